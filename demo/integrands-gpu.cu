@@ -1,0 +1,2 @@
+/* demo/integrands.cu -- the demo's integrands compiled by nvcc. */
+#include "integrands.c"

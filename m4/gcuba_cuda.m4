@@ -1,0 +1,78 @@
+# gcuba_cuda.m4 -- find nvcc and the CUDA runtime for gcuba.
+#
+# GCUBA_CHECK_CUDA
+#   --with-cuda[=DIR] / --without-cuda: default is to look for nvcc on PATH,
+#   then in /usr/local/cuda/bin, and use CUDA when it works.
+#   --with-cuda-arch=LIST: space- or comma-separated compute capabilities
+#   (default "80 90 100": A100, H100/H200, B200; PTX of the newest is
+#   embedded too, so later GPUs JIT-compile it).
+#   Sets have_cuda=yes|no and substitutes NVCC, NVCCFLAGS, CUDA_CPPFLAGS,
+#   CUDA_LDFLAGS, CUDA_LIBS, CUDA_ARCH_LIST, CUDA_GENCODE.
+AC_DEFUN([GCUBA_CHECK_CUDA], [
+AC_ARG_WITH([cuda],
+  [AS_HELP_STRING([--with-cuda@<:@=DIR@:>@],
+    [build the CUDA backend (default: when nvcc is found on PATH or in /usr/local/cuda); DIR is the toolkit root])],
+  [], [with_cuda=check])
+AC_ARG_WITH([cuda-arch],
+  [AS_HELP_STRING([--with-cuda-arch=LIST],
+    [compute capabilities to build for (default: "80 90 100")])],
+  [], [with_cuda_arch="80 90 100"])
+AC_ARG_VAR([NVCC], [CUDA compiler])
+AC_ARG_VAR([NVCCFLAGS], [flags for the CUDA compiler])
+
+have_cuda=no
+CUDA_HOME=
+AS_CASE([$with_cuda],
+  [no], [],
+  [yes|check], [
+    AS_IF([test -z "$NVCC"],
+      [AC_PATH_PROG([NVCC], [nvcc], [], [$PATH$PATH_SEPARATOR/usr/local/cuda/bin])])],
+  [
+    AS_IF([test -x "$with_cuda/bin/nvcc"], [NVCC="$with_cuda/bin/nvcc"],
+      [AC_MSG_ERROR([--with-cuda=$with_cuda: no $with_cuda/bin/nvcc])])
+  ])
+
+AS_IF([test "x$with_cuda" != xno && test -n "$NVCC"], [
+  CUDA_HOME=`dirname "$NVCC"`
+  CUDA_HOME=`cd "$CUDA_HOME/.." && pwd`
+  CUDA_ARCH_LIST=`echo "$with_cuda_arch" | tr ',' ' '`
+  CUDA_GENCODE=
+  cuda_last=
+  for a in $CUDA_ARCH_LIST; do
+    CUDA_GENCODE="$CUDA_GENCODE -gencode=arch=compute_$a,code=sm_$a"
+    cuda_last=$a
+  done
+  AS_IF([test -n "$cuda_last"],
+    [CUDA_GENCODE="$CUDA_GENCODE -gencode=arch=compute_$cuda_last,code=compute_$cuda_last"])
+  CUDA_CPPFLAGS="-I$CUDA_HOME/include"
+  cuda_libdir="$CUDA_HOME/lib64"
+  AS_IF([test -d "$cuda_libdir"], [], [cuda_libdir="$CUDA_HOME/lib"])
+  CUDA_LDFLAGS="-L$cuda_libdir -Wl,-rpath,$cuda_libdir"
+  CUDA_LIBS="$CUDA_LDFLAGS -lcudart -lstdc++"
+  AS_IF([test -z "$NVCCFLAGS"], [NVCCFLAGS="-O3"])
+
+  AC_MSG_CHECKING([whether $NVCC builds and links a kernel for $CUDA_ARCH_LIST])
+  cat > conftest.cu <<_GCUBA_EOF
+__global__ void k(double *x) { x[[threadIdx.x]] *= 2; }
+int main(void) { k<<<1, 1>>>(0); return (int)cudaSuccess; }
+_GCUBA_EOF
+  AS_IF([$NVCC -std=c++17 $CUDA_GENCODE -c conftest.cu -o conftest.$OBJEXT >&AS_MESSAGE_LOG_FD 2>&1 &&
+         $CC conftest.$OBJEXT -o conftest$EXEEXT $CUDA_LIBS >&AS_MESSAGE_LOG_FD 2>&1],
+    [have_cuda=yes], [have_cuda=no])
+  rm -f conftest.cu conftest.$OBJEXT conftest$EXEEXT
+  AC_MSG_RESULT([$have_cuda])
+  AS_IF([test "x$have_cuda" = xno && test "x$with_cuda" != xcheck],
+    [AC_MSG_ERROR([CUDA requested but $NVCC cannot build for $CUDA_ARCH_LIST (see config.log)])])
+])
+AS_IF([test "x$have_cuda" = xyes], [
+  AC_DEFINE([HAVE_CUDA], [1], [Define to 1 when the CUDA backend is built.])
+], [
+  CUDA_CPPFLAGS= CUDA_LDFLAGS= CUDA_LIBS= CUDA_ARCH_LIST= CUDA_GENCODE=
+])
+AC_SUBST([CUDA_HOME])
+AC_SUBST([CUDA_CPPFLAGS])
+AC_SUBST([CUDA_LDFLAGS])
+AC_SUBST([CUDA_LIBS])
+AC_SUBST([CUDA_ARCH_LIST])
+AC_SUBST([CUDA_GENCODE])
+])

@@ -1,0 +1,77 @@
+/* src/api/cuhre.c -- gCuhre and llgCuhre: Cuba's argument lists, checked,
+   then the driver (src/cuhre/).  The int entry point widens its counts
+   and calls the 64-bit one's body.  This file is part of gcuba. */
+#include <limits.h>
+#include "common/common.h"
+#include "cuhre/cuhre.h"
+
+static void cuhre(gcuba_call *c)
+{
+  int i;
+  c->verbose = gcuba_env_verbose(c->flags);
+  c->nregions = 0;
+  c->neval = 0;
+  c->fail = 0;
+  if (gcuba_check_common(c, 2, GCUBA_CUHRE_MAXDIM)) return;
+  for (i = 0; i < c->ncomp; ++i) {
+    c->integral[i] = 0;
+    c->error[i] = 0;
+    c->prob[i] = 0;
+  }
+  gcuba_run_init();
+  gcuba_cuhre_run(c);
+  gcuba_run_exit();
+}
+
+void llgCuhre(const int ndim, const int ncomp, gintegrand_t integrand,
+              void *userdata, const long long int nvec,
+              const gcubareal epsrel, const gcubareal epsabs,
+              const int flags, const long long int mineval,
+              const long long int maxeval, const int key,
+              const char *statefile, void *spin, int *nregions,
+              long long int *neval, int *fail, gcubareal integral[],
+              gcubareal error[], gcubareal prob[])
+{
+  gcuba_call c = {0};
+  c.routine = "llgCuhre";
+  c.ndim = ndim;
+  c.ncomp = ncomp;
+  c.integrand = integrand;
+  c.userdata = userdata;
+  c.nvec = nvec;
+  c.epsrel = epsrel;
+  c.epsabs = epsabs;
+  c.flags = flags;
+  c.mineval = mineval;
+  c.maxeval = maxeval;
+  c.key = key;
+  c.statefile = statefile && *statefile ? statefile : NULL;
+  c.spin = spin;
+  c.integral = integral;
+  c.error = error;
+  c.prob = prob;
+  if (!nregions || !neval || !fail) {
+    c.verbose = gcuba_env_verbose(flags);
+    gcuba_fail(&c, GCUBA_FAIL_NULL, "nregions, neval or fail is NULL");
+    if (fail) *fail = c.fail;
+    return;
+  }
+  cuhre(&c);
+  *nregions = c.nregions > INT_MAX ? INT_MAX : (int)c.nregions;
+  *neval = c.neval;
+  *fail = c.fail;
+}
+
+void gCuhre(const int ndim, const int ncomp, gintegrand_t integrand,
+            void *userdata, const int nvec, const gcubareal epsrel,
+            const gcubareal epsabs, const int flags, const int mineval,
+            const int maxeval, const int key, const char *statefile,
+            void *spin, int *nregions, int *neval, int *fail,
+            gcubareal integral[], gcubareal error[], gcubareal prob[])
+{
+  long long n = 0;
+  llgCuhre(ndim, ncomp, integrand, userdata, nvec, epsrel, epsabs, flags,
+           mineval, maxeval, key, statefile, spin, nregions,
+           neval ? &n : NULL, fail, integral, error, prob);
+  if (neval) *neval = n > INT_MAX ? INT_MAX : (int)n;
+}

@@ -1,0 +1,68 @@
+/* src/common/common.h -- what every part of libgcuba shares: the
+   argument block of one call, logging, environment, backend choice.
+   This file is part of gcuba. */
+#ifndef GCUBA_COMMON_H
+#define GCUBA_COMMON_H
+
+#include <stddef.h>
+#include "gcuba.h"
+
+/* One call's arguments and outputs, 64-bit counts (ll entry points; the
+   int ones convert).  Shared by Cuhre and Vegas. */
+typedef struct gcuba_call {
+  const char *routine;          /* "gCuhre", ... for messages */
+  int ndim, ncomp;
+  gintegrand_t integrand;
+  void *userdata;
+  long long nvec;
+  double epsrel, epsabs;
+  int flags;                    /* as passed */
+  int verbose;                  /* effective verbosity 0..3 */
+  int seed;                     /* Vegas */
+  long long mineval, maxeval;
+  int key;                      /* Cuhre */
+  long long nstart, nincrease, nbatch; /* Vegas */
+  int gridno;                   /* Vegas */
+  const char *statefile;        /* NULL when none */
+  void *spin;
+  /* outputs */
+  long long nregions;
+  long long neval;
+  int fail;
+  double *integral, *error, *prob;
+} gcuba_call;
+
+/* Backend kinds */
+enum { GCUBA_BK_CPU = 0, GCUBA_BK_GPU = 1 };
+
+/* logging: to stderr when level <= c->verbose */
+void gcuba_log(const gcuba_call *c, int level, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* sets c->fail = fail and says why at verbosity >= 1; returns fail */
+int gcuba_fail(gcuba_call *c, int fail, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* argument checks shared by the routines; 0 or a fail code (logged) */
+int gcuba_check_common(gcuba_call *c, int mindim, int maxdim);
+
+/* environment and settings (src/common/env.c) */
+int gcuba_env_verbose(int flags);     /* max(flags & 3, GCUBAVERBOSE) */
+int gcuba_threads(void);              /* CPU threads to use, >= 1 */
+/* backend for this call: GCUBA_BK_CPU/GPU, or a negative fail code;
+   gpu_impl: whether the routine has a GPU backend in this build */
+int gcuba_choose_backend(gcuba_call *c, int gpu_impl);
+void gcuba_set_last_backend(int bk);
+void gcuba_run_init(void);            /* gcubainit's hook */
+void gcuba_run_exit(void);            /* gcubaexit's hook */
+
+/* CUDA side (cuda/device.cu, or cuda/stub.c without CUDA) */
+int gcuba_cuda_device_count(void);
+const char *gcuba_cuda_device_name(int dev, char *buf, size_t n);
+
+#endif

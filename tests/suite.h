@@ -1,0 +1,65 @@
+/* tests/suite.h -- the test suite's integrands (suite.inc), their true
+   values, and helpers shared by the test programs.  The objects built by
+   cc end in _c (suite-c.c), those built by nvcc in _cu (suite-cu.cu).
+   This file is part of gcuba. */
+#ifndef GCUBA_TESTS_SUITE_H
+#define GCUBA_TESTS_SUITE_H
+
+#include "gcuba.h"
+
+struct suite_param {
+  double a; /* factor */
+  int k;    /* power of each x_i */
+};
+
+#define SUITE_FUNCS(X) \
+  X(f1) X(f2) X(f3) X(f4) X(f5) X(f6) X(f7) X(f8) X(f43c) X(fparam) \
+  X(fabort) X(fnan)
+
+#define SUITE_DECL_C_(n) GCUBA_DECLARE_INTEGRAND(n##_c);
+#define SUITE_DECL_CU_(n) GCUBA_DECLARE_INTEGRAND(n##_cu);
+SUITE_FUNCS(SUITE_DECL_C_)
+SUITE_FUNCS(SUITE_DECL_CU_)
+
+/* The suite's cases with their true values (../shared/reference). */
+struct suite_case {
+  const char *name; /* "f4" */
+  int family;       /* 1..8 */
+  int d;
+  double truth;
+};
+
+static const struct suite_case suite_cases[] = {
+  {"f1", 1, 8, 3.4395579521832516e-05},
+  {"f2", 2, 6, 1.2868879901109878e+13},
+  {"f3", 3, 3, 1.0846560846560847e-02},
+  {"f3", 3, 8, 2.2751965817917756e-10},
+  {"f4", 4, 5, 1.791326036748786e-06},
+  {"f4", 4, 6, 1.2700170928250806e-07},
+  {"f4", 4, 8, 6.3838021900043837e-10},
+  {"f5", 5, 8, 2.425217625641885e-06},
+  {"f6", 6, 5, 1.9102946875697125e+05},
+  {"f6", 6, 6, 1.5477367885091207e+08},
+  {"f7", 7, 8, 1.4953692837579778e+06},
+  {"f8", 8, 8, 8.8798511754142762e+03},
+};
+#define SUITE_NCASES ((int)(sizeof suite_cases / sizeof suite_cases[0]))
+
+/* descriptor of family 1..8 built by cc (gpu = 0) or by nvcc (gpu = 1;
+   NULL when this build has no CUDA objects linked) */
+static inline gintegrand_t suite_family(int family, int gpu)
+{
+#ifdef SUITE_HAVE_CU
+  gintegrand_t cu[] = {f1_cu, f2_cu, f3_cu, f4_cu, f5_cu, f6_cu, f7_cu, f8_cu};
+#endif
+  gintegrand_t c[] = {f1_c, f2_c, f3_c, f4_c, f5_c, f6_c, f7_c, f8_c};
+  if (family < 1 || family > 8) return 0;
+#ifdef SUITE_HAVE_CU
+  if (gpu) return cu[family - 1];
+#else
+  if (gpu) return 0;
+#endif
+  return c[family - 1];
+}
+
+#endif
