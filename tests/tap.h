@@ -12,16 +12,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#if defined(__GNUC__)
+#define TAP_UNUSED __attribute__((unused))
+#else
+#define TAP_UNUSED
+#endif
+
 static int tap_planned = -1, tap_run = 0, tap_failed = 0;
 
-static void plan(int n)
+TAP_UNUSED static void plan(int n)
 {
   tap_planned = n;
   if (n > 0) printf("1..%d\n", n);
   fflush(stdout);
 }
 
-static void diag(const char *fmt, ...)
+TAP_UNUSED static void diag(const char *fmt, ...)
 {
   va_list ap;
   va_start(ap, fmt);
@@ -32,7 +38,7 @@ static void diag(const char *fmt, ...)
   fflush(stdout);
 }
 
-static int ok(int cond, const char *fmt, ...)
+TAP_UNUSED static int ok(int cond, const char *fmt, ...)
 {
   va_list ap;
   ++tap_run;
@@ -46,14 +52,14 @@ static int ok(int cond, const char *fmt, ...)
   return cond;
 }
 
-static void skip_all(const char *reason)
+TAP_UNUSED static void skip_all(const char *reason)
 {
   printf("1..0 # SKIP %s\n", reason);
   fflush(stdout);
   exit(0);
 }
 
-static int done(void)
+TAP_UNUSED static int done(void)
 {
   if (tap_planned <= 0) printf("1..%d\n", tap_run);
   else if (tap_planned != tap_run) {
@@ -65,7 +71,7 @@ static int done(void)
 }
 
 /* |a - b| <= tol * |b|, with b the reference */
-static int close_rel(double a, double b, double tol)
+TAP_UNUSED static int close_rel(double a, double b, double tol)
 {
   double d = a - b;
   if (d < 0) d = -d;
