@@ -1,7 +1,462 @@
-/* src/cuhre/driver.c -- the gCuhre driver loop.  This file is part of gcuba. */
+/* src/cuhre/driver.c -- the gCuhre driver: PAGANI's breadth-first loop
+   over a backend (backend.h), with an error-budget selection policy.
+
+   Each iteration the backend evaluates every active region with the
+   chosen Genz-Malik rule (two-level error for children of one parent)
+   and returns the sums; the driver forms the totals I = finished +
+   active, E likewise, and stops on Cuba's test E_c <= max(epsabs,
+   epsrel |I_c|) for every component c, on maxeval, or when memory cannot
+   hold another split.  Otherwise it classifies: regions whose error is
+   small relative to their own estimate are finished (PAGANI; off with
+   GCUBA_NORELFINISH), and so are the regions of smallest normalised error
+   err_c/B_c as long as the errors they carry into the finished total stay
+   within a fraction ALPHA of the error budget still free (the threshold
+   classification, here done every iteration: it is what keeps PAGANI's
+   split-everything loop from evaluating regions that are already good
+   enough).  When the survivors would not fit in memory after a split the
+   threshold rises until they do; if that spends more than the free budget
+   the run stops with the best estimate and fail = 1.  All other regions
+   are bisected along their split axis.
+
+   The result is always the final total and its error (Cuba's flags bit 2
+   behaviour); prob is Cuba's chi^2 probability of the sequence of
+   iteration totals.  This file is part of gcuba. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "cuhre/cuhre.h"
+#include "cuhre/backend.h"
+#include "common/chisq.h"
+#include "common/state.h"
+
+/* the regions split in one iteration carry GAMMA times the excess of
+   the error over the tolerance (in units of the tolerance) */
+#define GAMMA 0.5
+/* the fewest regions split per iteration, per CPU thread */
+#define MINBATCH_PER_THREAD 16
+
+typedef struct {
+  gcuba_call *c;
+  const gcuba_cuhre_ops *ops;
+  void *ctx;
+  gcuba_rule rule;
+  int ncomp;
+  long long iter, maxregions;
+  double *finavg, *finerr;          /* finished totals */
+  double *sumavg, *sumerr;          /* active sums of this iteration */
+  double *tot, *err, *budget;       /* this iteration's totals [ncomp] */
+  double *allow, *a, *e;            /* scratch [ncomp] */
+  long long nfinished;              /* regions finished so far */
+  long long minbatch;               /* fewest regions split per iteration */
+  gcuba_hist *hist;
+  double gamma, batchfrac;
+  int norel;                        /* relative-error finishing is off */
+  gcuba_vegas_combine_t *chi;       /* per component, over iterations */
+} cuhre;
+
+/* Most active regions the backend may hold: GCUBA_MEMLIMIT (bytes, K/M/G
+   suffix) or a quarter of the physical memory, over the bytes a region
+   needs. */
+static long long max_regions(gcuba_call *c)
+{
+  const char *s = getenv("GCUBA_MEMLIMIT");
+  double bytes = 0;
+  long long per = gcuba_cuhre_region_bytes(c->ndim, c->ncomp), n;
+  if (s && *s) {
+    char *end;
+    bytes = strtod(s, &end);
+    switch (*end) {
+    case 'k': case 'K': bytes *= 1024; ++end; break;
+    case 'm': case 'M': bytes *= 1048576; ++end; break;
+    case 'g': case 'G': bytes *= 1073741824; ++end; break;
+    }
+    if (*end || !(bytes > 0)) {
+      gcuba_fail(c, GCUBA_FAIL_ENV, "GCUBA_MEMLIMIT=%s", s);
+      return -1;
+    }
+  } else {
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    bytes = pages > 0 && psize > 0 ? 0.25 * pages * (double)psize : 1e9;
+  }
+  n = (long long)(bytes / per);
+  return n < 2 ? 2 : n;
+}
+
+static uint64_t signature(const cuhre *t)
+{
+  const gcuba_call *c = t->c;
+  int v[4];
+  const char *name = c->integrand->name ? c->integrand->name : "";
+  v[0] = c->ndim;
+  v[1] = c->ncomp;
+  v[2] = t->rule.key;
+  v[3] = t->rule.npoints;
+  return gcuba_fnv1a(name, strlen(name),
+                     gcuba_fnv1a(v, sizeof v, GCUBA_FNV_SEED));
+}
+
+/* driver state + the backend's leaves, to c->statefile */
+static int save_state(cuhre *t)
+{
+  gcuba_call *c = t->c;
+  gcuba_region_set s;
+  gcuba_buf b = {0};
+  size_t nc = sizeof(double) * t->ncomp;
+  int rc;
+  memset(&s, 0, sizeof s);
+  rc = t->ops->save(t->ctx, &s);
+  if (!rc) {
+    long long nn = (s.n - s.nold) / 2;
+    gcuba_buf_put(&b, &t->iter, sizeof t->iter);
+    gcuba_buf_put(&b, &t->nfinished, sizeof t->nfinished);
+    gcuba_buf_put(&b, &c->neval, sizeof c->neval);
+    gcuba_buf_put(&b, t->finavg, nc);
+    gcuba_buf_put(&b, t->finerr, nc);
+    gcuba_buf_put(&b, t->chi, sizeof *t->chi * t->ncomp);
+    gcuba_buf_put(&b, &s.n, sizeof s.n);
+    gcuba_buf_put(&b, &s.nold, sizeof s.nold);
+    gcuba_buf_put(&b, &s.haveparents, sizeof s.haveparents);
+    gcuba_buf_put(&b, s.lo, sizeof(double) * s.n * c->ndim);
+    gcuba_buf_put(&b, s.w, sizeof(double) * s.n * c->ndim);
+    gcuba_buf_put(&b, s.avg, nc * s.nold);
+    gcuba_buf_put(&b, s.err, nc * s.nold);
+    gcuba_buf_put(&b, s.dims, sizeof(int) * t->ncomp * s.nold);
+    gcuba_buf_put(&b, s.pavg, nc * nn);
+    gcuba_buf_put(&b, s.perr, nc * nn);
+    rc = b.bad ? gcuba_fail(c, GCUBA_FAIL_NOMEM, "state buffer")
+               : gcuba_state_write(c, "cuhre", signature(t), &b);
+  } else
+    rc = gcuba_fail(c, rc, "saving the regions");
+  free(s.lo);
+  free(s.w);
+  free(s.avg);
+  free(s.err);
+  free(s.dims);
+  free(s.pavg);
+  free(s.perr);
+  gcuba_buf_free(&b);
+  return rc;
+}
+
+/* 1 resumed, 0 no state file, < 0 fail code */
+static int load_state(cuhre *t)
+{
+  gcuba_call *c = t->c;
+  gcuba_region_set s;
+  gcuba_buf b = {0};
+  size_t nc = sizeof(double) * t->ncomp, need;
+  long long nn;
+  int rc = gcuba_state_read(c, "cuhre", signature(t), &b);
+  if (rc <= 0) return rc;
+  memset(&s, 0, sizeof s);
+  gcuba_buf_get(&b, &t->iter, sizeof t->iter);
+  gcuba_buf_get(&b, &t->nfinished, sizeof t->nfinished);
+  gcuba_buf_get(&b, &c->neval, sizeof c->neval);
+  gcuba_buf_get(&b, t->finavg, nc);
+  gcuba_buf_get(&b, t->finerr, nc);
+  gcuba_buf_get(&b, t->chi, sizeof *t->chi * t->ncomp);
+  gcuba_buf_get(&b, &s.n, sizeof s.n);
+  gcuba_buf_get(&b, &s.nold, sizeof s.nold);
+  gcuba_buf_get(&b, &s.haveparents, sizeof s.haveparents);
+  nn = (s.n - s.nold) / 2;
+  need = b.bad || s.n < 0 || s.nold < 0 || s.nold > s.n ||
+                 s.n > t->maxregions
+             ? (size_t)-1
+             : (size_t)s.n * 2 * c->ndim * 8 + nc * (2 * s.nold + 2 * nn) +
+                   sizeof(int) * t->ncomp * s.nold;
+  if (need != b.n - b.pos) {
+    gcuba_buf_free(&b);
+    return gcuba_fail(c, GCUBA_FAIL_STATE, "%s: inconsistent contents",
+                      c->statefile);
+  }
+  s.lo = (double *)(b.p + b.pos);
+  s.w = s.lo + s.n * c->ndim;
+  s.avg = s.w + s.n * c->ndim;
+  s.err = s.avg + s.nold * t->ncomp;
+  s.dims = (int *)(s.err + s.nold * t->ncomp);
+  s.pavg = (double *)(b.p + b.pos + (size_t)s.n * 2 * c->ndim * 8 +
+                      nc * 2 * s.nold + sizeof(int) * t->ncomp * s.nold);
+  s.perr = s.pavg + nn * t->ncomp;
+  rc = t->ops->load(t->ctx, &s);
+  gcuba_buf_free(&b);
+  if (rc) return gcuba_fail(c, rc, "loading the regions");
+  gcuba_log(c, 1, "resuming at iteration %lld, %lld evaluations, %lld "
+            "regions", t->iter + 1, c->neval, s.n);
+  return 1;
+}
+
+/* Thresholds of this iteration (after the first): split the leaves of
+   largest key until their keys add up to GAMMA times the excess of the
+   error over the budget (in budget units), but at least a minimum batch;
+   evict (finish) the leaves of smallest key when the partition would not
+   fit in memory.  Returns 0, or 1 when memory cannot hold a useful
+   split. */
+static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
+{
+  gcuba_call *c = t->c;
+  gcuba_hist *h = t->hist;
+  long long n = t->ops->nleaves(t->ctx), nsplit = 0, nkeep, room, minbatch;
+  double keys = 0, target = t->gamma * excess;
+  int j, top;
+
+  t->ops->hist(t->ctx, cl, h, t->e);
+  if (cl->relfinish) {
+    /* relative-error finishing spends the budget of integrands whose
+       regions cancel (sign changes): then it is switched off for good */
+    int comp;
+    for (comp = 0; comp < t->ncomp; ++comp)
+      if (t->finerr[comp] + t->e[comp] > 0.5 * t->budget[comp]) break;
+    if (comp < t->ncomp) {
+      gcuba_log(c, 2, "relative-error finishing off: the finished errors "
+                "would take %.3g of the tolerance %.3g (component %d)",
+                t->finerr[comp] + t->e[comp], t->budget[comp], comp + 1);
+      t->norel = 1;
+      cl->relfinish = 0;
+      t->ops->hist(t->ctx, cl, h, t->e);
+    }
+  }
+  nkeep = n - h->nrel;
+  minbatch = (long long)(t->batchfrac * nkeep);
+  if (minbatch < t->minbatch) minbatch = t->minbatch;
+  cl->fin_thresh = -1;
+  cl->split_thresh = HUGE_VAL;
+  cl->split_max = -1;
+  /* from the largest keys down */
+  for (top = GCUBA_HIST_BINS - 1; top >= 0; --top) {
+    nsplit += h->count[top];
+    keys += h->keysum[top];
+    if (keys >= target && nsplit >= minbatch) break;
+  }
+  if (top < 0) top = 0;
+  /* maxeval: split no more than the evaluations left allow */
+  {
+    long long left = (c->maxeval - c->neval) / (2 * t->rule.npoints);
+    if (left < 1) left = 1;
+    if (nsplit > left) {
+      cl->split_max = left;
+      nsplit = left;
+    }
+  }
+  cl->split_thresh = top > 0 ? gcuba_hist_edge(top) : 0;
+  nkeep -= nsplit;
+  /* memory: each split adds one leaf */
+  room = t->maxregions - (nkeep + nsplit);
+  if (nsplit <= room) return 0;
+  if (room > 0 && room >= minbatch / 4) {
+    gcuba_log(c, 2, "memory for %lld regions: splitting %lld instead of "
+              "%lld", t->maxregions, room, nsplit);
+    cl->split_max = room;
+    return 0;
+  }
+  /* evict the smallest keys, a quarter of the kept leaves at least */
+  {
+    long long ne = 0, want = nsplit - room;
+    if (want < (nkeep + 3) / 4) want = (nkeep + 3) / 4;
+    for (j = 0; j < top; ++j) {
+      ne += h->count[j];
+      if (ne >= want) break;
+    }
+    if (j >= top || room + ne <= 0) return 1; /* nothing to evict */
+    cl->fin_thresh = gcuba_hist_edge(j + 1);
+    gcuba_log(c, 1, "memory for %lld regions: finishing %lld regions of "
+              "smallest error", t->maxregions, ne);
+    if (nsplit > room + ne) cl->split_max = room + ne;
+  }
+  return 0;
+}
+
+static void report(cuhre *t, long long nact)
+{
+  gcuba_call *c = t->c;
+  int comp;
+  if (c->verbose < 1) return;
+  fprintf(stderr, "\nIteration %lld:  %lld integrand evaluations so far, "
+          "%lld active regions\n", t->iter + 1, c->neval, nact);
+  for (comp = 0; comp < t->ncomp; ++comp) {
+    double chi2;
+    int ndof;
+    gcuba_vegas_combine_result(&t->chi[comp], 0, NULL, NULL, &chi2, &ndof,
+                               NULL);
+    fprintf(stderr, "[%d] %.15g +- %.6g  \tchisq %g (%d df)\n", comp + 1,
+            t->tot[comp], t->err[comp], chi2, ndof);
+  }
+  fflush(stderr);
+}
+
+static void run(cuhre *t)
+{
+  gcuba_call *c = t->c;
+  const int nc = t->ncomp, np = t->rule.npoints;
+  int comp, rc, ndiv[GCUBA_CUHRE_MAXDIM], d, resumed;
+  gcuba_classify cl;
+
+  resumed = c->statefile ? load_state(t) : 0;
+  if (resumed < 0) return;
+  if (!resumed) {
+    /* uniform start: two parts along each of the first 10 axes */
+    for (d = 0; d < c->ndim; ++d) ndiv[d] = d < 10 ? 2 : 1;
+    if ((rc = t->ops->init(t->ctx, ndiv))) {
+      gcuba_fail(c, rc, "initial regions");
+      return;
+    }
+    for (comp = 0; comp < nc; ++comp)
+      gcuba_vegas_combine_init(&t->chi[comp]);
+  }
+  cl.epsrel = c->epsrel;
+  cl.epsabs = c->epsabs;
+  cl.budget = t->budget;
+
+  for (;;) {
+    long long nnew = t->ops->nnew(t->ctx), nleaves;
+    int converged = 1, worst = 0;
+    double excess = 0;
+    if ((rc = t->ops->eval(t->ctx, t->sumavg, t->sumerr))) {
+      gcuba_fail(c, rc, rc == GCUBA_FAIL_ABORT ? "at iteration %lld"
+                 : "at iteration %lld (the estimate so far is returned)",
+                 t->iter + 1);
+      break;
+    }
+    nleaves = t->ops->nleaves(t->ctx);
+    c->neval += nnew * np;
+    c->nregions = t->nfinished + nleaves;
+    for (comp = 0; comp < nc; ++comp) {
+      double b, r;
+      t->tot[comp] = t->finavg[comp] + t->sumavg[comp];
+      t->err[comp] = t->finerr[comp] + t->sumerr[comp];
+      b = fabs(t->tot[comp]) * c->epsrel;
+      t->budget[comp] = b > c->epsabs ? b : c->epsabs;
+      if (!(t->budget[comp] > 0)) t->budget[comp] = 1e-300;
+      r = t->err[comp] / t->budget[comp] - 1;
+      if (!(t->err[comp] <= t->budget[comp])) converged = 0;
+      if (r > excess) {
+        excess = r;
+        worst = comp;
+      }
+      gcuba_vegas_combine_add(&t->chi[comp], t->tot[comp],
+                              t->err[comp] * t->err[comp], 2);
+    }
+    report(t, nleaves);
+    /* accept only once every leaf carries the two-level error */
+    if (converged && c->neval >= c->mineval && t->iter > 0) break;
+    if (nleaves == 0 || t->finerr[worst] > t->budget[worst]) {
+      c->fail = 1;
+      gcuba_log(c, 1, "the finished regions' error %.3g of component %d is "
+                "above its tolerance %.3g (an integrand changing sign? try "
+                "flags GCUBA_NORELFINISH)",
+                t->finerr[worst], worst + 1, t->budget[worst]);
+      break;
+    }
+    if (c->neval >= c->maxeval) {
+      c->fail = 1;
+      gcuba_log(c, 1, "maxeval %lld reached", c->maxeval);
+      break;
+    }
+    /* classification: everything is split at the first iteration (so that
+       every leaf gets the two-level error) and until mineval is reached */
+    if (t->iter == 0 || c->neval < c->mineval) {
+      cl.relfinish = 0;
+      cl.fin_thresh = -1;
+      cl.split_thresh = 0;
+      cl.split_max = -1;
+      if (2 * nleaves > t->maxregions) {
+        c->fail = 1;
+        gcuba_log(c, 1, "out of memory for regions (limit %lld): the best "
+                  "estimate is returned", t->maxregions);
+        break;
+      }
+    } else {
+      cl.relfinish = !(c->flags & GCUBA_NORELFINISH) && !t->norel;
+      if (choose_thresholds(t, &cl, excess)) {
+        c->fail = 1;
+        gcuba_log(c, 1, "out of memory for regions (limit %lld): the best "
+                  "estimate is returned", t->maxregions);
+        break;
+      }
+    }
+    if ((rc = t->ops->apply(t->ctx, &cl, t->finavg, t->finerr))) {
+      gcuba_fail(c, rc, "splitting the regions");
+      break;
+    }
+    t->nfinished += nleaves + t->ops->nnew(t->ctx) / 2 -
+                    t->ops->nleaves(t->ctx);
+    ++t->iter;
+    if (c->statefile && save_state(t)) break;
+  }
+
+  for (comp = 0; comp < nc; ++comp) {
+    double prob;
+    gcuba_vegas_combine_result(&t->chi[comp], 0, NULL, NULL, NULL, NULL,
+                               &prob);
+    c->integral[comp] = t->tot[comp];
+    c->error[comp] = t->err[comp];
+    c->prob[comp] = prob == GCUBA_CHISQ_NODOF ? 0 : prob;
+  }
+  if (c->fail == 0 && c->statefile) gcuba_state_remove(c);
+}
 
 void gcuba_cuhre_run(gcuba_call *c)
 {
-  gcuba_fail(c, GCUBA_FAIL_NOTAVAIL, "the Cuhre algorithm has not landed yet");
+  cuhre t;
+  int bk, fail = 0;
+  double *mem;
+  memset(&t, 0, sizeof t);
+  t.c = c;
+  t.ncomp = c->ncomp;
+  if (gcuba_rule_init(&t.rule, c->ndim, c->key)) {
+    gcuba_fail(c, GCUBA_FAIL_NDIM, "no rule for ndim = %d, key = %d",
+               c->ndim, c->key);
+    return;
+  }
+#ifdef HAVE_CUDA_CUHRE
+  bk = gcuba_choose_backend(c, 1);
+#else
+  bk = gcuba_choose_backend(c, 0);
+#endif
+  if (bk < 0) return;
+  t.ops = &gcuba_cuhre_cpu;
+#ifdef HAVE_CUDA_CUHRE
+  if (bk == GCUBA_BK_GPU) t.ops = &gcuba_cuhre_cuda;
+#endif
+  gcuba_set_last_backend(bk);
+  t.maxregions = max_regions(c);
+  if (t.maxregions < 0) return;
+  gcuba_log(c, 2, "ndim %d, ncomp %d, epsrel %g, epsabs %g, flags %d, "
+            "mineval %lld, maxeval %lld, key %d (degree-%d rule, %d points),"
+            " statefile %s, region limit %lld", c->ndim, c->ncomp, c->epsrel,
+            c->epsabs, c->flags, c->mineval, c->maxeval, c->key,
+            t.rule.degree, t.rule.npoints,
+            c->statefile ? c->statefile : "none", t.maxregions);
+  mem = (double *)calloc((size_t)c->ncomp * 10, sizeof(double));
+  t.chi = (gcuba_vegas_combine_t *)calloc((size_t)c->ncomp, sizeof *t.chi);
+  t.hist = (gcuba_hist *)malloc(sizeof *t.hist);
+  if (!mem || !t.chi || !t.hist) {
+    free(mem);
+    free(t.chi);
+    free(t.hist);
+    gcuba_fail(c, GCUBA_FAIL_NOMEM, "driver state");
+    return;
+  }
+  t.finavg = mem;
+  t.finerr = mem + c->ncomp;
+  t.sumavg = mem + 2 * c->ncomp;
+  t.sumerr = mem + 3 * c->ncomp;
+  t.tot = mem + 4 * c->ncomp;
+  t.err = mem + 5 * c->ncomp;
+  t.budget = mem + 6 * c->ncomp;
+  t.a = mem + 7 * c->ncomp;
+  t.e = mem + 8 * c->ncomp;
+  t.allow = mem + 9 * c->ncomp;
+  t.minbatch = (long long)MINBATCH_PER_THREAD * gcuba_threads();
+  t.gamma = getenv("G_GAMMA") ? atof(getenv("G_GAMMA")) : GAMMA;
+  t.batchfrac = getenv("G_BF") ? atof(getenv("G_BF")) : 0.05;
+  t.ctx = t.ops->create(c, &t.rule, t.maxregions, &fail);
+  if (t.ctx) {
+    run(&t);
+    t.ops->destroy(t.ctx);
+  }
+  free(mem);
+  free(t.chi);
+  free(t.hist);
 }

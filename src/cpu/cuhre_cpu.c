@@ -1,0 +1,443 @@
+/* src/cpu/cuhre_cpu.c -- the CPU backend of the Cuhre driver: the leaf
+   regions in host arrays (structure of arrays), each step an OpenMP loop
+   over regions.  Per-region work runs in parallel; every sum over regions
+   is taken afterwards in region order, so results are identical for any
+   number of threads.  Arrays are double-buffered (apply writes the next
+   partition into the second set), grow geometrically up to the region
+   limit and are reused from iteration to iteration.  This file is part
+   of gcuba. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cuhre/backend.h"
+#include "gcuba/gpu_ops.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* points generated and evaluated per integrand batch */
+#define CHUNK 512
+
+typedef int (*nvec_fn)(const int *ndim, const double x[], const int *ncomp,
+                       double f[], void *userdata, const int *nvec,
+                       const int *core);
+
+/* one set of region arrays */
+typedef struct {
+  double *lo, *w;    /* [cap*ndim] */
+  double *avg, *err; /* [cap*ncomp] */
+  int *dims;         /* [cap*ncomp] split axis per component */
+} arrays;
+
+typedef struct {
+  gcuba_call *c;
+  gcuba_rule rule;
+  int ndim, ncomp, np, nthreads;
+  long long n, nold, cap, maxregions;
+  int haveparents;      /* the new regions [nold, n) are children pairs */
+  arrays a, b;          /* current leaves, next partition */
+  double *pavg, *perr;  /* [cap/2*ncomp] parents of the new regions */
+  unsigned char *cls;   /* [cap] classification: 0 keep, 1 fin, 2 split */
+  long long *pos;       /* [cap+1] scratch for apply */
+  double *xbuf, *fbuf;  /* per thread: CHUNK*ndim, np*ncomp */
+  volatile int abort;
+} cpu;
+
+enum { KEEP = 0, FIN = 1, SPLIT = 2 };
+
+long long gcuba_cuhre_region_bytes(int ndim, int ncomp)
+{
+  return 2 * (8LL * (2 * ndim + 2 * ncomp) + 4LL * ncomp) + 8LL * ncomp +
+         1 + 8;
+}
+
+static int grow(void **p, long long n, size_t size)
+{
+  void *q = realloc(*p, (size_t)(n > 0 ? n : 1) * size);
+  if (!q) return -1;
+  *p = q;
+  return 0;
+}
+
+static int grow_arrays(arrays *a, long long cap, int ndim, int ncomp)
+{
+  return grow((void **)&a->lo, cap * ndim, sizeof(double)) ||
+         grow((void **)&a->w, cap * ndim, sizeof(double)) ||
+         grow((void **)&a->avg, cap * ncomp, sizeof(double)) ||
+         grow((void **)&a->err, cap * ncomp, sizeof(double)) ||
+         grow((void **)&a->dims, cap * ncomp, sizeof(int));
+}
+
+static void free_arrays(arrays *a)
+{
+  free(a->lo);
+  free(a->w);
+  free(a->avg);
+  free(a->err);
+  free(a->dims);
+}
+
+/* make room for n leaves (geometric growth, at most maxregions) */
+static int reserve(cpu *t, long long n)
+{
+  long long cap = t->cap ? t->cap : 1024;
+  if (n <= t->cap) return 0;
+  while (cap < n) cap *= 2;
+  if (cap > t->maxregions) cap = t->maxregions > n ? t->maxregions : n;
+  if (grow_arrays(&t->a, cap, t->ndim, t->ncomp) ||
+      grow_arrays(&t->b, cap, t->ndim, t->ncomp) ||
+      grow((void **)&t->pavg, (cap / 2 + 1) * t->ncomp, sizeof(double)) ||
+      grow((void **)&t->perr, (cap / 2 + 1) * t->ncomp, sizeof(double)) ||
+      grow((void **)&t->cls, cap, 1) ||
+      grow((void **)&t->pos, cap + 1, sizeof(long long)))
+    return -1;
+  t->cap = cap;
+  return 0;
+}
+
+static void destroy(void *ctx)
+{
+  cpu *t = (cpu *)ctx;
+  if (!t) return;
+  free_arrays(&t->a);
+  free_arrays(&t->b);
+  free(t->pavg);
+  free(t->perr);
+  free(t->cls);
+  free(t->pos);
+  free(t->xbuf);
+  free(t->fbuf);
+  free(t);
+}
+
+static void *create(gcuba_call *c, const gcuba_rule *r, long long maxregions,
+                    int *fail)
+{
+  cpu *t = (cpu *)calloc(1, sizeof *t);
+  if (!t) goto nomem;
+  t->c = c;
+  t->rule = *r;
+  t->ndim = c->ndim;
+  t->ncomp = c->ncomp;
+  t->np = gcuba_rule_npoints(r);
+  t->nthreads = gcuba_threads();
+  t->maxregions = maxregions;
+  t->xbuf = (double *)malloc(sizeof(double) * CHUNK * t->ndim * t->nthreads);
+  t->fbuf = (double *)malloc(sizeof(double) * (size_t)t->np * t->ncomp *
+                             t->nthreads);
+  if (!t->xbuf || !t->fbuf) goto nomem;
+  return t;
+nomem:
+  destroy(t);
+  *fail = gcuba_fail(c, GCUBA_FAIL_NOMEM, "allocating the region store");
+  return NULL;
+}
+
+static int init(void *ctx, const int *ndiv)
+{
+  cpu *t = (cpu *)ctx;
+  long long n = 1, i;
+  int d;
+  for (d = 0; d < t->ndim; ++d) n *= ndiv[d];
+  if (reserve(t, n)) return GCUBA_FAIL_NOMEM;
+  for (i = 0; i < n; ++i) {
+    long long k = i;
+    for (d = 0; d < t->ndim; ++d) {
+      int j = (int)(k % ndiv[d]);
+      k /= ndiv[d];
+      t->a.w[i * t->ndim + d] = 1.0 / ndiv[d];
+      t->a.lo[i * t->ndim + d] = (double)j / ndiv[d];
+    }
+  }
+  t->n = n;
+  t->nold = 0;
+  t->haveparents = 0;
+  return 0;
+}
+
+static long long nleaves(void *ctx) { return ((cpu *)ctx)->n; }
+static long long nnew(void *ctx) { return ((cpu *)ctx)->n - ((cpu *)ctx)->nold; }
+
+/* evaluate region i on thread tid; returns GCUBA_ST_* bits */
+static int eval_region(cpu *t, long long i, int tid)
+{
+  const int ndim = t->ndim, ncomp = t->ncomp, np = t->np;
+  const double *lo = t->a.lo + i * ndim, *w = t->a.w + i * ndim;
+  double *x = t->xbuf + (size_t)tid * CHUNK * ndim;
+  double *f = t->fbuf + (size_t)tid * np * ncomp;
+  gintegrand_t in = t->c->integrand;
+  void *ud = t->c->userdata;
+  int nv = t->c->nvec < CHUNK ? (int)t->c->nvec : CHUNK;
+  double u[GCUBA_RULE_MAXDIM], vol = 1;
+  int p0, p, d, st = 0, *dims = t->a.dims + i * ncomp;
+  long long k;
+
+  for (d = 0; d < ndim; ++d) vol *= w[d];
+  for (p0 = 0; p0 < np && !t->abort; p0 += CHUNK) {
+    int m = np - p0 < CHUNK ? np - p0 : CHUNK;
+    for (p = 0; p < m; ++p) {
+      gcuba_rule_point(&t->rule, p0 + p, u);
+      for (d = 0; d < ndim; ++d)
+        x[p * ndim + d] = lo[d] + w[d] * 0.5 * (1 + u[d]);
+    }
+    if (in->kind == GCUBA_DESC_NVEC) {
+      for (p = 0; p < m; p += nv) {
+        int k2 = m - p < nv ? m - p : nv;
+        if (((nvec_fn)in->fn)(&t->ndim, x + p * ndim, &t->ncomp,
+                              f + (size_t)(p0 + p) * ncomp, ud, &k2,
+                              &tid) == -999)
+          st |= GCUBA_ST_ABORT;
+      }
+    } else {
+      for (p = 0; p < m; ++p)
+        if (in->fn(&t->ndim, x + p * ndim, &t->ncomp,
+                   f + (size_t)(p0 + p) * ncomp, ud) == -999)
+          st |= GCUBA_ST_ABORT;
+    }
+    if (st) {
+      t->abort = 1;
+      return st;
+    }
+  }
+  for (k = 0; k < (long long)np * ncomp; ++k)
+    if (!isfinite(f[k])) return GCUBA_ST_NONFINITE;
+  dims[0] = gcuba_rule_widest(ndim, w);
+  gcuba_rule_apply(&t->rule, ncomp, f, vol, t->a.avg + i * ncomp,
+                   t->a.err + i * ncomp, dims);
+  return 0;
+}
+
+static int eval(void *ctx, double *sumavg, double *sumerr)
+{
+  cpu *t = (cpu *)ctx;
+  const int ncomp = t->ncomp;
+  long long i, n = t->n, n0 = t->nold;
+  int st = 0, c;
+  t->abort = 0;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 4) num_threads(t->nthreads) \
+    reduction(| : st)
+#endif
+  for (i = n0; i < n; ++i) {
+    int tid = 0;
+#ifdef _OPENMP
+    tid = omp_get_thread_num();
+#endif
+    if (!t->abort) st |= eval_region(t, i, tid);
+  }
+  if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
+  if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
+  if (t->haveparents) /* the new regions are pairs of children */
+    for (i = 0; i < (n - n0) / 2; ++i) {
+      double *a = t->a.avg + (n0 + 2 * i) * ncomp;
+      double *e = t->a.err + (n0 + 2 * i) * ncomp;
+      for (c = 0; c < ncomp; ++c)
+        gcuba_twolevel(t->pavg[i * ncomp + c], t->perr[i * ncomp + c], &a[c],
+                       &e[c], &a[ncomp + c], &e[ncomp + c]);
+    }
+  t->nold = n;
+  for (c = 0; c < ncomp; ++c) sumavg[c] = sumerr[c] = 0;
+  for (i = 0; i < n; ++i)
+    for (c = 0; c < ncomp; ++c) {
+      sumavg[c] += t->a.avg[i * ncomp + c];
+      sumerr[c] += t->a.err[i * ncomp + c];
+    }
+  return 0;
+}
+
+/* key of region i and the component that sets it */
+static double key(const cpu *t, long long i, const double *budget, int *comp)
+{
+  double k = -1;
+  int c;
+  for (c = 0; c < t->ncomp; ++c) {
+    double r = t->a.err[i * t->ncomp + c] / budget[c];
+    if (r > k) {
+      k = r;
+      *comp = c;
+    }
+  }
+  return k;
+}
+
+static int classify1(const cpu *t, long long i, const gcuba_classify *cl)
+{
+  int c, comp = 0;
+  double k;
+  if (cl->relfinish) {
+    for (c = 0; c < t->ncomp; ++c) {
+      double a = fabs(t->a.avg[i * t->ncomp + c]) * cl->epsrel;
+      if (t->a.err[i * t->ncomp + c] > (a > cl->epsabs ? a : cl->epsabs))
+        break;
+    }
+    if (c == t->ncomp) return FIN;
+  }
+  k = key(t, i, cl->budget, &comp);
+  if (k <= cl->fin_thresh) return FIN;
+  return k >= cl->split_thresh ? SPLIT : KEEP;
+}
+
+/* classify every leaf into t->cls; with fin != NULL add the finished
+   regions' results to fin/finerr (in leaf order) and count */
+static void classify(cpu *t, const gcuba_classify *cl, double *finavg,
+                     double *finerr, long long *nkeep, long long *nsplit)
+{
+  long long i, n = t->n;
+  int c;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(t->nthreads)
+#endif
+  for (i = 0; i < n; ++i) t->cls[i] = (unsigned char)classify1(t, i, cl);
+  *nkeep = *nsplit = 0;
+  for (i = 0; i < n; ++i) {
+    if (t->cls[i] == SPLIT && cl->split_max >= 0 && *nsplit >= cl->split_max)
+      t->cls[i] = KEEP;
+    if (t->cls[i] == FIN)
+      for (c = 0; c < t->ncomp; ++c) {
+        finavg[c] += t->a.avg[i * t->ncomp + c];
+        finerr[c] += t->a.err[i * t->ncomp + c];
+      }
+    else if (t->cls[i] == SPLIT)
+      ++*nsplit;
+    else
+      ++*nkeep;
+  }
+}
+
+static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
+                double *relerr)
+{
+  cpu *t = (cpu *)ctx;
+  gcuba_classify rel = *cl;
+  long long i;
+  int comp, c;
+  rel.fin_thresh = -1;
+  rel.split_thresh = HUGE_VAL;
+  memset(h, 0, sizeof *h);
+  for (c = 0; c < t->ncomp; ++c) relerr[c] = 0;
+  for (i = 0; i < t->n; ++i) {
+    double k;
+    int j;
+    if (classify1(t, i, &rel) == FIN) {
+      ++h->nrel;
+      for (c = 0; c < t->ncomp; ++c) relerr[c] += t->a.err[i * t->ncomp + c];
+      continue;
+    }
+    k = key(t, i, cl->budget, &comp);
+    j = gcuba_hist_bin(k);
+    ++h->count[j];
+    h->keysum[j] += k;
+  }
+  return 0;
+}
+
+static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
+                 double *finerr)
+{
+  cpu *t = (cpu *)ctx;
+  const int ndim = t->ndim, ncomp = t->ncomp;
+  long long i, nk = 0, ns = 0, nnext, nkeep, nsplit;
+  arrays sw;
+  classify(t, cl, finavg, finerr, &nkeep, &nsplit);
+  nnext = nkeep + 2 * nsplit;
+  if (reserve(t, nnext)) return GCUBA_FAIL_NOMEM;
+  /* destination of each leaf: kept ones first, in order, then the
+     children of the split ones, in order */
+  for (i = 0; i < t->n; ++i) {
+    if (t->cls[i] == KEEP) t->pos[i] = nk++;
+    else if (t->cls[i] == SPLIT) t->pos[i] = nkeep + 2 * ns++;
+    else t->pos[i] = -1;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static) num_threads(t->nthreads)
+#endif
+  for (i = 0; i < t->n; ++i) {
+    long long k = t->pos[i];
+    if (t->cls[i] == KEEP) {
+      memcpy(t->b.lo + k * ndim, t->a.lo + i * ndim, sizeof(double) * ndim);
+      memcpy(t->b.w + k * ndim, t->a.w + i * ndim, sizeof(double) * ndim);
+      memcpy(t->b.avg + k * ncomp, t->a.avg + i * ncomp,
+             sizeof(double) * ncomp);
+      memcpy(t->b.err + k * ncomp, t->a.err + i * ncomp,
+             sizeof(double) * ncomp);
+      memcpy(t->b.dims + k * ncomp, t->a.dims + i * ncomp,
+             sizeof(int) * ncomp);
+    } else if (t->cls[i] == SPLIT) {
+      long long par = (k - nkeep) / 2;
+      int d, ax, comp = 0;
+      double *l1 = t->b.lo + k * ndim, *w1 = t->b.w + k * ndim;
+      double *l2 = l1 + ndim, *w2 = w1 + ndim;
+      /* axis of the component furthest from its tolerance here */
+      key(t, i, cl->budget, &comp);
+      ax = t->a.dims[i * ncomp + comp];
+      for (d = 0; d < ndim; ++d) {
+        l1[d] = l2[d] = t->a.lo[i * ndim + d];
+        w1[d] = w2[d] = t->a.w[i * ndim + d];
+      }
+      w1[ax] = w2[ax] = 0.5 * w1[ax];
+      l2[ax] += w1[ax];
+      memcpy(t->pavg + par * ncomp, t->a.avg + i * ncomp,
+             sizeof(double) * ncomp);
+      memcpy(t->perr + par * ncomp, t->a.err + i * ncomp,
+             sizeof(double) * ncomp);
+    }
+  }
+  sw = t->a;
+  t->a = t->b;
+  t->b = sw;
+  t->n = nnext;
+  t->nold = nkeep;
+  t->haveparents = 1;
+  return 0;
+}
+
+static int load(void *ctx, const gcuba_region_set *s)
+{
+  cpu *t = (cpu *)ctx;
+  size_t nn = (size_t)(s->n - s->nold) / 2 * t->ncomp;
+  if (reserve(t, s->n)) return GCUBA_FAIL_NOMEM;
+  memcpy(t->a.lo, s->lo, sizeof(double) * s->n * t->ndim);
+  memcpy(t->a.w, s->w, sizeof(double) * s->n * t->ndim);
+  memcpy(t->a.avg, s->avg, sizeof(double) * s->nold * t->ncomp);
+  memcpy(t->a.err, s->err, sizeof(double) * s->nold * t->ncomp);
+  memcpy(t->a.dims, s->dims, sizeof(int) * s->nold * t->ncomp);
+  memcpy(t->pavg, s->pavg, sizeof(double) * nn);
+  memcpy(t->perr, s->perr, sizeof(double) * nn);
+  t->n = s->n;
+  t->nold = s->nold;
+  t->haveparents = s->haveparents;
+  return 0;
+}
+
+static int save(void *ctx, gcuba_region_set *s)
+{
+  cpu *t = (cpu *)ctx;
+  size_t nb = sizeof(double) * t->n * t->ndim;
+  size_t rb = sizeof(double) * t->nold * t->ncomp;
+  size_t pb = sizeof(double) * (size_t)((t->n - t->nold) / 2) * t->ncomp;
+  s->n = t->n;
+  s->nold = t->nold;
+  s->haveparents = t->haveparents;
+  s->lo = (double *)malloc(nb + 1);
+  s->w = (double *)malloc(nb + 1);
+  s->avg = (double *)malloc(rb + 1);
+  s->err = (double *)malloc(rb + 1);
+  s->dims = (int *)malloc(rb / 2 + 1);
+  s->pavg = (double *)malloc(pb + 1);
+  s->perr = (double *)malloc(pb + 1);
+  if (!s->lo || !s->w || !s->avg || !s->err || !s->dims || !s->pavg ||
+      !s->perr)
+    return GCUBA_FAIL_NOMEM;
+  memcpy(s->lo, t->a.lo, nb);
+  memcpy(s->w, t->a.w, nb);
+  memcpy(s->avg, t->a.avg, rb);
+  memcpy(s->err, t->a.err, rb);
+  memcpy(s->dims, t->a.dims, sizeof(int) * t->nold * t->ncomp);
+  memcpy(s->pavg, t->pavg, pb);
+  memcpy(s->perr, t->perr, pb);
+  return 0;
+}
+
+const gcuba_cuhre_ops gcuba_cuhre_cpu = {
+    "cpu", create, destroy, init, load, save, nleaves, nnew, eval, hist,
+    apply};

@@ -1,0 +1,143 @@
+/* src/vegas/grid.c -- the VEGAS importance map on the host: uniform
+   initialisation, damped refinement (Lepage 1978/1980, the same steps as in
+   Cuba's and m-Cubes' Vegas: three-point smoothing of the bin contributions,
+   normalisation, weights ((1 - r)/ln(1/r))^alpha, new edges at equal
+   cumulative weight with the weight spread uniformly inside each old bin),
+   the shared-grid variant, rebinning and validity check.  Edges are kept
+   strictly increasing even when contributions vanish or the grid gets very
+   fine.  This file is part of gcuba. */
+#include <math.h>
+#include <float.h>
+#include "vegas/grid.h"
+
+void gcuba_vegas_grid_init(double *grid, int nb, int ngrids)
+{
+  int g, i;
+  for (g = 0; g < ngrids; ++g) {
+    double *e = grid + (size_t)g * (nb + 1);
+    e[0] = 0;
+    for (i = 1; i < nb; ++i) e[i] = (double)i / (double)nb;
+    e[nb] = 1;
+  }
+}
+
+int gcuba_vegas_grid_check(const double *e, int nb)
+{
+  int i;
+  if (nb < 1 || e[0] != 0 || e[nb] != 1) return 0;
+  for (i = 1; i <= nb; ++i)
+    if (!(e[i] > e[i - 1])) return 0; /* also catches NaN */
+  return 1;
+}
+
+/* make x[0] = 0 < x[1] < ... < x[nb] = 1, moving as few edges as possible
+   by as little as possible (a few ulps), for edges that rounding or an
+   extremely fine grid made equal */
+static void strict(double *x, int nb)
+{
+  int i;
+  x[0] = 0;
+  x[nb] = 1;
+  for (i = 1; i < nb; ++i)
+    if (!(x[i] > x[i - 1])) x[i] = nextafter(x[i - 1], 2.0);
+  for (i = nb - 1; i > 0; --i)
+    if (!(x[i] < x[i + 1])) x[i] = nextafter(x[i + 1], -1.0);
+}
+
+/* ((1 - r)/ln(1/r))^alpha for r = m/tot, 0 < m <= tot, written with
+   1 - r = rest/tot and ln(1/r) = log1p(rest/m), rest = tot - m, so that r
+   near 1 (limit 1) and r near 0 (limit 0) stay accurate */
+static double damp(double m, double tot, double alpha)
+{
+  double rest = tot - m, q;
+  if (!(rest > 0)) return 1;
+  q = (rest / tot) / log1p(rest / m);
+  return pow(q, alpha);
+}
+
+int gcuba_vegas_grid_refine1(double *e, int nb, const double *d, int nrows,
+                             double alpha, double *scratch)
+{
+  double *w = scratch, *x = scratch + nb;
+  double smax = 0, tot, wsum, avg, acc, prev, cur;
+  int i, r, k;
+
+  for (i = 0; i < nb; ++i) {
+    double s = 0;
+    for (r = 0; r < nrows; ++r) s += d[(size_t)r * nb + i];
+    if (!(s >= 0) || s > DBL_MAX) return -1;
+    w[i] = s;
+    if (s > smax) smax = s;
+  }
+  if (nb < 2 || !(alpha > 0) || smax == 0) return 1;
+
+  /* normalise to max 1 (no overflow below), then smooth with the
+     neighbours: ends average two bins, inner bins three */
+  for (i = 0; i < nb; ++i) w[i] /= smax;
+  prev = w[0];
+  cur = w[1];
+  tot = w[0] = 0.5 * (prev + cur);
+  for (i = 1; i < nb - 1; ++i) {
+    double next = w[i + 1];
+    tot += w[i] = (prev + cur + next) / 3.0;
+    prev = cur;
+    cur = next;
+  }
+  tot += w[nb - 1] = 0.5 * (prev + cur);
+
+  /* damped importance of each bin; empty bins get none */
+  wsum = 0;
+  for (i = 0; i < nb; ++i) {
+    w[i] = w[i] > 0 ? damp(w[i], tot, alpha) : 0;
+    wsum += w[i];
+  }
+  if (!(wsum > 0) || wsum > DBL_MAX) return 1;
+
+  /* new edge j where the cumulative weight reaches j*wsum/nb, the weight
+     of old bin k being spread uniformly over [e[k], e[k+1]] */
+  avg = wsum / nb;
+  acc = 0;
+  k = -1;
+  x[0] = 0;
+  for (i = 1; i < nb; ++i) {
+    double target = avg * i, t;
+    while (acc < target && k < nb - 1) acc += w[++k];
+    t = w[k] > 0 ? 1 - (acc - target) / w[k] : 1;
+    if (t < 0) t = 0;
+    if (t > 1) t = 1;
+    x[i] = e[k] + t * (e[k + 1] - e[k]);
+  }
+  x[nb] = 1;
+  strict(x, nb);
+  for (i = 0; i <= nb; ++i) e[i] = x[i];
+  return 0;
+}
+
+int gcuba_vegas_grid_refine(double *grid, int nb, int ndim, int shared,
+                            const double *d, double alpha, double *scratch)
+{
+  int a, n = 0;
+  if (shared)
+    return gcuba_vegas_grid_refine1(grid, nb, d, ndim, alpha, scratch) != 0;
+  for (a = 0; a < ndim; ++a)
+    n += gcuba_vegas_grid_refine1(grid + (size_t)a * (nb + 1), nb,
+                                  d + (size_t)a * nb, 1, alpha, scratch) != 0;
+  return n;
+}
+
+void gcuba_vegas_grid_resize(const double *old, int nbold, double *grid,
+                             int nb, int ngrids)
+{
+  int g, i;
+  for (g = 0; g < ngrids; ++g) {
+    const double *o = old + (size_t)g * (nbold + 1);
+    double *e = grid + (size_t)g * (nb + 1);
+    for (i = 0; i <= nb; ++i) {
+      /* y = i/nb lies in old bin j at fraction rem/nb, exactly */
+      long long num = (long long)i * nbold, j = num / nb, rem = num % nb;
+      e[i] = j >= nbold ? 1 :
+        o[j] + ((double)rem / (double)nb) * (o[j + 1] - o[j]);
+    }
+    strict(e, nb);
+  }
+}

@@ -1,0 +1,54 @@
+/* src/vegas/grid.h -- host-side handling of the VEGAS importance map of
+   gcuba's Vegas: uniform initialisation, the damped refinement of Lepage's
+   VEGAS (smoothing, ((1 - r)/ln(1/r))^alpha weights, redistribution of the
+   edges into bins of equal weight) for per-axis grids and for the grid
+   shared by all axes (m-Cubes1D), rebinning to another bin count, and a
+   validity check.  A grid is nb+1 doubles e[0] = 0 < ... < e[nb] = 1; ndim
+   per-axis grids lie one after the other (axis a at a*(nb+1)), a shared grid
+   is a single one; see include/gcuba/vegas.h for the map itself and the bin
+   accumulators d[a*nb + b].  No global state, no allocation: the refinement
+   takes caller-provided scratch.  This file is part of gcuba. */
+#ifndef GCUBA_VEGAS_GRID_H
+#define GCUBA_VEGAS_GRID_H
+
+#include <stddef.h>
+
+/* Lepage's default damping exponent (also Cuba's and m-Cubes') */
+#define GCUBA_VEGAS_ALPHA 1.5
+
+/* number of doubles of scratch that gcuba_vegas_grid_refine* need */
+#define GCUBA_VEGAS_GRID_SCRATCH(nb) (2 * (size_t)(nb) + 1)
+
+/* ngrids grids of nb bins set to the identity map e[i] = i/nb */
+void gcuba_vegas_grid_init(double *grid, int nb, int ngrids);
+
+/* 1 when e[0..nb] is a valid grid: e[0] = 0, e[nb] = 1, finite, strictly
+   increasing; 0 otherwise */
+int gcuba_vegas_grid_check(const double *e, int nb);
+
+/* Refine the single grid e[0..nb] from the bin contributions
+   sum_{r < nrows} d[r*nb + b] (nrows = 1 for an axis of its own, ndim for
+   the shared grid).  scratch: GCUBA_VEGAS_GRID_SCRATCH(nb) doubles; d is not
+   modified.  Returns 0 when refined; 1 when the grid was left as it is for
+   lack of information (all contributions 0, nb < 2, or alpha <= 0, which
+   disables adaptation); -1 when left as it is because a contribution is
+   negative, infinite or NaN. */
+int gcuba_vegas_grid_refine1(double *e, int nb, const double *d, int nrows,
+                             double alpha, double *scratch);
+
+/* Refine ndim per-axis grids (shared = 0; grid a from row a of d) or the
+   one shared grid (shared != 0; from the sum of the ndim rows of d).
+   Returns the number of grids left unchanged (0: all refined). */
+int gcuba_vegas_grid_refine(double *grid, int nb, int ndim, int shared,
+                            const double *d, double alpha, double *scratch);
+
+/* Rebin ngrids grids of nbold bins (old) into grids of nb bins (grid; must
+   not overlap old): the new edge i is the old map at y = i/nb.  The map is
+   kept exactly when nb is a multiple of nbold (up to rounding of the
+   interpolation); otherwise the new map is the piecewise-linear
+   interpolation of the old one at the new knots, with the same cumulative
+   distribution at every new edge. */
+void gcuba_vegas_grid_resize(const double *old, int nbold, double *grid,
+                             int nb, int ngrids);
+
+#endif /* GCUBA_VEGAS_GRID_H */

@@ -1,0 +1,165 @@
+/* tests/test-cuhre-args.c -- every Cuhre argument does what Cuba
+   documents: ncomp > 1, nvec batches of a host function, mineval,
+   maxeval (neval exact, within maxeval plus one bisection), keys,
+   flags bits (LAST, GCUBA_NORELFINISH on a sign-changing integrand),
+   llgCuhre = gCuhre, thread-count independence, backend selection.
+   This file is part of gcuba. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tap.h"
+#include "suite.h"
+
+static int maxbatch, ncalls;
+
+/* the f4 Gaussian as a Cuba host function with nvec batches */
+static int gauss_nvec(const int *ndim, const double x[], const int *ncomp,
+                      double f[], void *userdata, const int *nvec,
+                      const int *core)
+{
+  int i, d;
+  (void)ncomp; (void)userdata; (void)core;
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+  ++ncalls;
+  if (*nvec > maxbatch) maxbatch = *nvec; /* racy max is fine: >= check */
+  for (i = 0; i < *nvec; ++i) {
+    double s = 0;
+    for (d = 0; d < *ndim; ++d) {
+      double t = x[i * *ndim + d] - 0.5;
+      s += t * t;
+    }
+    f[i] = exp(-625 * s);
+  }
+  return 0;
+}
+
+/* changes sign: sin(6 pi x) sin(6 pi y) + x/2, integral 1/4 */
+static int wave(const int *ndim, const double x[], const int *ncomp,
+                double f[], void *userdata)
+{
+  (void)ndim; (void)ncomp; (void)userdata;
+  f[0] = 10 * sin(6 * M_PI * x[0]) * sin(6 * M_PI * x[1]) + 0.5 * x[0];
+  return 0;
+}
+
+typedef struct {
+  int nregions, fail;
+  long long neval;
+  double integral[3], error[3], prob[3];
+} result;
+
+static void cuhre(result *r, int ndim, int ncomp, gintegrand_t f,
+                  long long nvec, double epsrel, int flags, long long mineval,
+                  long long maxeval, int key)
+{
+  llgCuhre(ndim, ncomp, f, NULL, nvec, epsrel, 1e-20, flags, mineval,
+           maxeval, key, NULL, NULL, &r->nregions, &r->neval, &r->fail,
+           r->integral, r->error, r->prob);
+}
+
+static int same(const result *a, const result *b, int ncomp)
+{
+  return a->fail == b->fail && a->neval == b->neval &&
+         a->nregions == b->nregions &&
+         !memcmp(a->integral, b->integral, sizeof(double) * ncomp) &&
+         !memcmp(a->error, b->error, sizeof(double) * ncomp);
+}
+
+int main(void)
+{
+  double g = sqrt(M_PI) / 25 * erf(12.5), truth3[3];
+  result a, b;
+  int c, one = 1, two = 2, ok3 = 1, n32, f32, nr32;
+  gintegrand_t hv = gcuba_host_integrand((gcuba_host_fn)gauss_nvec, 1);
+  gintegrand_t hw = gcuba_host_integrand(wave, 0);
+  plan(0);
+
+  /* ncomp = 3 */
+  truth3[0] = g * g * g;
+  truth3[1] = 1.0846560846560847e-02;
+  truth3[2] = 2;
+  cuhre(&a, 3, 3, f43c_c, 1, 1e-5, 0, 0, 100000000, 0);
+  for (c = 0; c < 3; ++c)
+    if (!(fabs(a.integral[c] - truth3[c]) <= 1e-5 * truth3[c] &&
+          a.error[c] <= 1e-5 * fabs(a.integral[c])))
+      ok3 = 0;
+  ok(a.fail == 0 && ok3, "ncomp = 3: fail %d, %.10g %.10g %.10g, neval %lld",
+     a.fail, a.integral[0], a.integral[1], a.integral[2], a.neval);
+
+  /* nvec: batches of at most nvec points, same answer as one by one */
+  ncalls = maxbatch = 0;
+  cuhre(&a, 5, 1, hv, 100, 1e-4, 0, 0, 100000000, 0);
+  ok(a.fail == 0 && maxbatch <= 100 && maxbatch > 1 &&
+         ncalls >= a.neval / 100,
+     "nvec = 100: %d calls for %lld points, largest batch %d", ncalls,
+     a.neval, maxbatch);
+  cuhre(&b, 5, 1, f4_c, 1, 1e-4, 0, 0, 100000000, 0);
+  ok(same(&a, &b, 1), "nvec batches give the same result as points");
+  ncalls = maxbatch = 0;
+  cuhre(&a, 5, 1, hv, 1, 1e-3, 0, 0, 100000000, 0);
+  ok(maxbatch == 1, "nvec = 1: one point per call");
+
+  /* mineval */
+  cuhre(&a, 3, 1, f3_c, 1, 1e-3, 0, 200000, 100000000, 0);
+  ok(a.fail == 0 && a.neval >= 200000, "mineval 200000: neval %lld",
+     a.neval);
+  /* maxeval: stops with fail 1 within one bisection of maxeval */
+  cuhre(&a, 6, 1, f4_c, 1, 1e-7, 0, 0, 3000000, 0);
+  ok(a.fail == 1 && a.neval >= 3000000 && a.neval <= 3000000 + 2 * 453,
+     "maxeval 3e6: fail %d, neval %lld", a.fail, a.neval);
+  ok(fabs(a.integral[0] - 1.2700170928250806e-07) <= 3 * a.error[0],
+     "  ... with the best estimate %.10g +- %.2e", a.integral[0],
+     a.error[0]);
+
+  /* llgCuhre and gCuhre agree */
+  cuhre(&a, 5, 1, f6_c, 1, 1e-4, 0, 0, 100000000, 0);
+  gCuhre(5, 1, f6_c, NULL, 1, 1e-4, 1e-20, 0, 0, 100000000, 0, NULL, NULL,
+         &nr32, &n32, &f32, b.integral, b.error, b.prob);
+  ok(f32 == a.fail && n32 == a.neval && nr32 == a.nregions &&
+         b.integral[0] == a.integral[0] && b.error[0] == a.error[0],
+     "gCuhre and llgCuhre agree");
+
+  /* flags: LAST changes nothing in gcuba; unknown keys mean key 0 */
+  cuhre(&b, 5, 1, f6_c, 1, 1e-4, GCUBA_LAST, 0, 100000000, 0);
+  ok(same(&a, &b, 1), "flags LAST: same result (gcuba always returns the "
+     "final total)");
+  cuhre(&b, 5, 1, f6_c, 1, 1e-4, 0, 0, 100000000, 5);
+  ok(same(&a, &b, 1), "key 5 falls back to the default rule, as in Cuba");
+  cuhre(&b, 5, 1, f6_c, 1, 1e-4, 0, 0, 100000000, 9);
+  ok(same(&a, &b, 1), "key 9 is the default rule in 5D");
+
+  /* sign changes: with and without relative-error finishing */
+  cuhre(&a, 2, 1, hw, 1, 1e-6, GCUBA_NORELFINISH, 0, 100000000, 0);
+  ok(a.fail == 0 && fabs(a.integral[0] - 0.25) <= 1e-6 * 0.25,
+     "sign-changing integrand, GCUBA_NORELFINISH: %.15g +- %.2e (fail %d)",
+     a.integral[0], a.error[0], a.fail);
+  cuhre(&a, 2, 1, hw, 1, 1e-6, 0, 0, 100000000, 0);
+  ok(a.fail == 0 && fabs(a.integral[0] - 0.25) <= 1e-6 * 0.25,
+     "sign-changing integrand, default flags: %.15g +- %.2e (fail %d)",
+     a.integral[0], a.error[0], a.fail);
+
+  /* thread count: bit-identical results */
+  gcubacores(&one, &one);
+  cuhre(&a, 5, 1, f6_c, 1, 1e-5, 0, 0, 100000000, 0);
+  gcubacores(&two, &one);
+  cuhre(&b, 5, 1, f6_c, 1, 1e-5, 0, 0, 100000000, 0);
+  ok(same(&a, &b, 1), "1 and 2 threads: identical results (%.17g)",
+     a.integral[0]);
+
+  /* backend selection */
+  setenv("GCUBA_DEVICE", "gpu", 1);
+  cuhre(&a, 3, 1, f3_c, 1, 1e-3, 0, 0, 1000000, 0);
+  ok(a.fail == GCUBA_FAIL_NODEVICE || a.fail == GCUBA_FAIL_NOTAVAIL,
+     "GCUBA_DEVICE=gpu with a host-only integrand: fail %d", a.fail);
+  setenv("GCUBA_DEVICE", "tpu", 1);
+  cuhre(&a, 3, 1, f3_c, 1, 1e-3, 0, 0, 1000000, 0);
+  ok(a.fail == GCUBA_FAIL_ENV, "GCUBA_DEVICE=tpu: fail %d", a.fail);
+  setenv("GCUBA_DEVICE", "cpu", 1);
+  cuhre(&a, 3, 1, f3_c, 1, 1e-3, 0, 0, 1000000, 0);
+  ok(a.fail == 0 && !strcmp(gcuba_last_backend(), "cpu"),
+     "GCUBA_DEVICE=cpu runs on the CPU");
+  unsetenv("GCUBA_DEVICE");
+  return done();
+}

@@ -1,0 +1,85 @@
+/* tests/test-cuhre-state.c -- gCuhre's state file: an interrupted run
+   (maxeval) leaves it, a rerun resumes from it and ends with exactly the
+   answer of an uninterrupted run; it is removed on success unless
+   GCUBA_KEEPSTATE; a corrupt, foreign or unwritable file gives a clear
+   negative fail code.  This file is part of gcuba. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "tap.h"
+#include "suite.h"
+
+typedef struct {
+  int nregions, fail;
+  long long neval;
+  double integral, error, prob;
+} result;
+
+static void run(result *r, int ndim, gintegrand_t f, long long maxeval,
+                int flags, const char *state)
+{
+  llgCuhre(ndim, 1, f, NULL, 1, 1e-5, 1e-20, flags, 0, maxeval, 0, state,
+           NULL, &r->nregions, &r->neval, &r->fail, &r->integral, &r->error,
+           &r->prob);
+}
+
+int main(void)
+{
+  char state[64];
+  result full, part, res;
+  FILE *f;
+  plan(0);
+  snprintf(state, sizeof state, "cuhre-state-%d.tmp", (int)getpid());
+  remove(state);
+
+  run(&full, 5, f6_c, 1000000000LL, 0, NULL);
+  run(&part, 5, f6_c, 2000000, 0, state);
+  ok(part.fail == 1 && access(state, F_OK) == 0,
+     "interrupted by maxeval: fail %d, state file kept", part.fail);
+  run(&res, 5, f6_c, 1000000000LL, 0, state);
+  ok(res.fail == 0 && res.integral == full.integral &&
+         res.error == full.error && res.neval == full.neval &&
+         res.nregions == full.nregions,
+     "resumed run = uninterrupted run: %.17g (neval %lld, %lld)",
+     res.integral, res.neval, full.neval);
+  ok(access(state, F_OK) != 0, "state file removed after success");
+
+  run(&res, 5, f6_c, 1000000000LL, GCUBA_KEEPSTATE, state);
+  ok(res.fail == 0 && access(state, F_OK) == 0,
+     "GCUBA_KEEPSTATE keeps the state file");
+  run(&res, 5, f6_c, 1000000000LL, 0, state);
+  ok(res.fail == 0 && res.integral == full.integral,
+     "rerun from a kept final state: same answer");
+
+  run(&part, 5, f6_c, 2000000, 0, state);
+  run(&res, 6, f6_c, 1000000000LL, 0, state);
+  ok(res.fail == GCUBA_FAIL_STATE, "state of another problem: fail %d",
+     res.fail);
+  run(&res, 5, f4_c, 1000000000LL, 0, state);
+  ok(res.fail == GCUBA_FAIL_STATE, "state of another integrand: fail %d",
+     res.fail);
+  /* flip one byte in the middle */
+  f = fopen(state, "r+b");
+  if (f) {
+    int ch;
+    fseek(f, 200, SEEK_SET);
+    ch = fgetc(f);
+    fseek(f, 200, SEEK_SET);
+    fputc(ch ^ 0x55, f);
+    fclose(f);
+  }
+  run(&res, 5, f6_c, 1000000000LL, 0, state);
+  ok(res.fail == GCUBA_FAIL_STATE, "corrupt state file: fail %d", res.fail);
+  f = fopen(state, "wb");
+  if (f) {
+    fputs("garbage", f);
+    fclose(f);
+  }
+  run(&res, 5, f6_c, 1000000000LL, 0, state);
+  ok(res.fail == GCUBA_FAIL_STATE, "not a state file: fail %d", res.fail);
+  remove(state);
+  run(&res, 5, f6_c, 1000000000LL, 0, "/nonexistent-dir/state");
+  ok(res.fail == GCUBA_FAIL_STATEIO, "unwritable state file: fail %d",
+     res.fail);
+  return done();
+}

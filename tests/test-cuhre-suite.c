@@ -1,0 +1,66 @@
+/* tests/test-cuhre-suite.c -- gCuhre on the test suite (CPU backend, or
+   whatever GCUBA_DEVICE selects): for each case and tolerance, fail = 0,
+   the reported error within the tolerance and the TRUE relative error
+   within epsrel.  Also every rule key.  This file is part of gcuba. */
+#include <math.h>
+#include <stdio.h>
+#include "tap.h"
+#include "suite.h"
+
+#ifdef SUITE_HAVE_CU
+#define GPU 1
+#else
+#define GPU 0
+#endif
+
+static void one(int family, int d, double truth, double epsrel, int key)
+{
+  int nregions, fail;
+  long long neval;
+  double integral, error, prob, rel, tol;
+  llgCuhre(d, 1, suite_family(family, GPU), NULL, 1, epsrel, 1e-20, 0, 0,
+           2000000000LL, key, NULL, NULL, &nregions, &neval, &fail,
+           &integral, &error, &prob);
+  rel = fabs(integral - truth) / fabs(truth);
+  tol = epsrel * fabs(integral);
+  ok(fail == 0 && error <= tol && rel <= epsrel && prob >= 0 && prob <= 1,
+     "f%d %dD epsrel %.0e key %d: fail %d, %.15g +- %.2e, true rel. error "
+     "%.2e, neval %lld, nregions %d, prob %.3f", family, d, epsrel, key,
+     fail, integral, error, rel, neval, nregions, prob);
+}
+
+int main(void)
+{
+  /* (family, d, truth, deepest epsrel that runs in about a second) */
+  static const struct {
+    int family, d;
+    double truth, deepest;
+  } cases[] = {
+    {3, 3, 1.0846560846560847e-02, 1e-9},
+    {4, 5, 1.791326036748786e-06, 1e-5},
+    {4, 6, 1.2700170928250806e-07, 1e-4},
+    {6, 5, 1.9102946875697125e+05, 1e-6},
+    {6, 6, 1.5477367885091207e+08, 1e-4},
+    {7, 8, 1.4953692837579778e+06, 1e-5},
+    {8, 8, 8.8798511754142762e+03, 1e-6},
+    {3, 8, 2.2751965817917756e-10, 1e-3},
+  };
+  double g = sqrt(M_PI) / 25 * erf(12.5);
+  int i;
+  plan(0);
+  for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
+    double eps;
+    for (eps = 1e-3; eps >= cases[i].deepest * 0.99; eps /= 10)
+      one(cases[i].family, cases[i].d, cases[i].truth, eps, 0);
+  }
+  /* the other rules: key 7 and 9 in 3D, key 7 in 5D; key 13 (2D), 11
+     (3D) are the defaults there */
+  one(3, 3, 1.0846560846560847e-02, 1e-6, 7);
+  one(3, 3, 1.0846560846560847e-02, 1e-6, 9);
+  one(3, 3, 1.0846560846560847e-02, 1e-6, 11);
+  one(4, 5, 1.791326036748786e-06, 1e-4, 7);
+  one(4, 2, g * g, 1e-8, 13);
+  one(4, 2, g * g, 1e-6, 9);
+  one(4, 3, g * g * g, 1e-6, 0);
+  return done();
+}

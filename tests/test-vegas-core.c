@@ -1,0 +1,686 @@
+/* tests/test-vegas-core.c -- TAP tests of the numerical core of gcuba's
+   Vegas: the Philox random numbers (known answers, reproducibility, range,
+   moments, correlations), stratification and cube numbering, the importance
+   map and its Jacobian, the per-cube estimate, grid refinement (variance
+   reduction on a peaked integrand, robustness with empty or extreme bins,
+   shared grid), rebinning, the chi-square probability (closed forms,
+   quantiles, Cuba's convention) and the combination of iterations.
+   This file is part of gcuba. */
+#include <math.h>
+#include <string.h>
+#include <stdint.h>
+#include "tap.h"
+#include "gcuba/vegas.h"
+#include "vegas/grid.h"
+#include "common/chisq.h"
+
+#define PI 3.14159265358979323846
+#define NBMAX 512
+#define DMAX 8
+
+static double sq(double x) { return x * x; }
+
+/* ---------------------------------------------------------------- RNG */
+
+static double corr(const double *a, const double *b, long n)
+{
+  double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
+  long i;
+  for (i = 0; i < n; ++i) ma += a[i], mb += b[i];
+  ma /= n;
+  mb /= n;
+  for (i = 0; i < n; ++i) {
+    sab += (a[i] - ma) * (b[i] - mb);
+    saa += sq(a[i] - ma);
+    sbb += sq(b[i] - mb);
+  }
+  return sab / sqrt(saa * sbb);
+}
+
+#define NC 200000
+static double ca[NC], cb[NC];
+
+static void test_rng(void)
+{
+  uint32_t w[4];
+  double u[7], v[7];
+  long i, n = 0, bad = 0;
+  double s = 0, s2 = 0, mean, var, lim = 5 / sqrt((double)NC), r;
+  int j, k, same;
+
+  /* known answers of Philox-4x32-10 (Random123's kat_vectors) through our
+     counter layout: ctr = {sample lo, sample hi, iter, block},
+     key = {seed lo, seed hi} */
+  gcuba_vegas_philox(0, 0, 0, 0, w);
+  ok(w[0] == 0x6627e8d5u && w[1] == 0xe169c58du && w[2] == 0xbc57ac4cu &&
+     w[3] == 0x9b00dbd8u, "philox4x32-10 known answer, zero counter and key");
+  gcuba_vegas_philox(0x299f31d0a4093822ull, 0x13198a2eu,
+                     0x85a308d3243f6a88ull, 0x03707344u, w);
+  ok(w[0] == 0xd16cfe09u && w[1] == 0x94fdccebu && w[2] == 0x5001e420u &&
+     w[3] == 0x24126ea1u, "philox4x32-10 known answer, pi digits");
+
+  /* reproducible, and dimension d of a sample does not depend on ndim */
+  gcuba_vegas_uniforms(42, 3, 123456789012ull, 7, u);
+  gcuba_vegas_uniforms(42, 3, 123456789012ull, 7, v);
+  ok(memcmp(u, v, sizeof u) == 0, "same (seed, iter, sample) -> same bits");
+  gcuba_vegas_uniforms(42, 3, 123456789012ull, 3, v);
+  ok(memcmp(u, v, 3 * sizeof *u) == 0, "first dims same for ndim 3 and 7");
+  gcuba_vegas_uniforms(43, 3, 123456789012ull, 7, v);
+  same = 0;
+  for (j = 0; j < 7; ++j) same += u[j] == v[j];
+  ok(same == 0, "another seed gives other numbers");
+
+  ok(gcuba_vegas_u01(0, 0) > 0 && gcuba_vegas_u01(0, 0) == GCUBA_VEGAS_2M53 &&
+     gcuba_vegas_u01(0xffffffffu, 0xffffffffu) < 1 &&
+     gcuba_vegas_u01(0xffffffffu, 0xffffffffu) == 1 - GCUBA_VEGAS_2M53,
+     "extreme words map to 2^-53 and 1 - 2^-53");
+
+  /* 1e6 draws: range, mean 1/2, variance 1/12 */
+  for (i = 0; i < 250000; ++i) {
+    double x[4];
+    gcuba_vegas_uniforms(12345, 1, (uint64_t)i, 4, x);
+    for (k = 0; k < 4; ++k) {
+      if (!(x[k] > 0 && x[k] < 1)) ++bad;
+      s += x[k];
+      s2 += sq(x[k] - 0.5);
+      ++n;
+    }
+  }
+  mean = s / n;
+  var = s2 / n - sq(mean - 0.5);
+  ok(bad == 0, "1e6 uniforms all in (0,1)");
+  ok(fabs(mean - 0.5) < 5 * sqrt(1.0 / 12 / n), "mean %.6f ~ 0.5", mean);
+  ok(fabs(var - 1.0 / 12) < 5 * sqrt(1.0 / 180 / n),
+     "variance %.6f ~ 1/12", var);
+
+  /* uncorrelated: iterations, neighbouring samples, dims in one block,
+     dims in different blocks, seeds */
+  for (i = 0; i < NC; ++i) {
+    double x[3], y[3];
+    gcuba_vegas_uniforms(7, 1, (uint64_t)i, 3, x);
+    gcuba_vegas_uniforms(7, 2, (uint64_t)i, 3, y);
+    ca[i] = x[0];
+    cb[i] = y[0];
+  }
+  r = corr(ca, cb, NC);
+  ok(fabs(r) < lim, "iter 1 vs iter 2: corr %.2e", r);
+  for (i = 0; i < NC; ++i) {
+    double x[3], y[3];
+    gcuba_vegas_uniforms(7, 1, (uint64_t)i, 3, x);
+    gcuba_vegas_uniforms(7, 1, (uint64_t)i + 1, 3, y);
+    ca[i] = x[2];
+    cb[i] = y[2];
+  }
+  r = corr(ca, cb, NC);
+  ok(fabs(r) < lim, "sample i vs i+1: corr %.2e", r);
+  for (i = 0; i < NC; ++i) {
+    double x[3];
+    gcuba_vegas_uniforms(7, 1, (uint64_t)i, 3, x);
+    ca[i] = x[0];
+    cb[i] = x[1];
+  }
+  r = corr(ca, cb, NC);
+  ok(fabs(r) < lim, "dim 0 vs dim 1: corr %.2e", r);
+  for (i = 0; i < NC; ++i) {
+    double x[3];
+    gcuba_vegas_uniforms(7, 1, (uint64_t)i, 3, x);
+    ca[i] = x[1];
+    cb[i] = x[2];
+  }
+  r = corr(ca, cb, NC);
+  ok(fabs(r) < lim, "dim 1 vs dim 2 (next block): corr %.2e", r);
+  for (i = 0; i < NC; ++i) {
+    double x[1], y[1];
+    gcuba_vegas_uniforms(7, 1, (uint64_t)i, 1, x);
+    gcuba_vegas_uniforms(8, 1, (uint64_t)i, 1, y);
+    ca[i] = x[0];
+    cb[i] = y[0];
+  }
+  r = corr(ca, cb, NC);
+  ok(fabs(r) < lim, "seed 7 vs seed 8: corr %.2e", r);
+}
+
+/* ---------------------------------------------------- stratification */
+
+static void test_strat(void)
+{
+  gcuba_vegas_strat_t s;
+  static const long long ncalls[] = { 1, 2, 3, 7, 100, 999, 1000, 4096,
+    65536, 100000, 1000000, 123456789, 1000000000, 4000000000000000000ll };
+  int c[DMAX], nd, i, okall = 1, rt = 1;
+  long cube;
+  double u[3], y[3];
+
+  gcuba_vegas_strat(1000, 3, 0, &s);
+  ok(s.g == 7 && s.ncubes == 343 && s.npg == 2 && s.calls == 686,
+     "ncall 1000, 3D: g %d ncubes %ld npg %ld calls %ld", s.g,
+     (long)s.ncubes, (long)s.npg, (long)s.calls);
+  gcuba_vegas_strat(2000, 3, 0, &s);
+  ok(s.g == 10 && s.ncubes == 1000 && s.npg == 2,
+     "ncall 2000, 3D: g = 10 exactly (pow rounding)");
+  gcuba_vegas_strat(1000000, 2, 0, &s);
+  ok(s.g == 707 && s.npg == 2 && s.calls == 999698, "ncall 1e6, 2D");
+  gcuba_vegas_strat(100000, 20, 0, &s);
+  ok(s.g == 1 && s.ncubes == 1 && s.npg == 100000, "ncall 1e5, 20D: g = 1");
+  gcuba_vegas_strat(1, 4, 0, &s);
+  ok(s.g == 1 && s.npg == 2 && s.calls == 2, "ncall 1: npg 2");
+  gcuba_vegas_strat(1000000000, 1, 1000000, &s);
+  ok(s.g == 1000000 && s.npg == 1000, "maxcubes caps g^d");
+  gcuba_vegas_strat(1000000, 3, 1, &s);
+  ok(s.g == 1 && s.npg == 1000000, "maxcubes 1: plain importance sampling");
+
+  for (nd = 1; nd <= 12; ++nd)
+    for (i = 0; i < (int)(sizeof ncalls / sizeof *ncalls); ++i) {
+      int64_t n = ncalls[i], p2 = 1;
+      int a;
+      gcuba_vegas_strat(n, nd, 0, &s);
+      for (a = 0; a < nd && p2 < n; ++a) p2 *= s.g + 1;
+      if (s.g < 1 || s.npg < 2 || s.calls != s.ncubes * s.npg ||
+          (n >= 2 && s.calls > n) || (n >= 2 && 2 * s.ncubes > n) ||
+          (s.g < 2147483646 && a == nd && 2 * p2 <= n)) okall = 0;
+    }
+  ok(okall, "g maximal with 2 g^d <= ncall, npg >= 2, calls <= ncall");
+
+  for (cube = 0; cube < 125; ++cube) {
+    gcuba_vegas_cube_coords(cube, 5, 3, c);
+    if (c[0] * 25 + c[1] * 5 + c[2] != cube) rt = 0;
+  }
+  gcuba_vegas_cube_coords(1, 5, 3, c);
+  ok(rt && c[0] == 0 && c[1] == 0 && c[2] == 1,
+     "cube unranking round-trips, last axis fastest");
+
+  c[0] = c[1] = c[2] = 2;
+  u[0] = u[1] = u[2] = 1 - GCUBA_VEGAS_2M53;
+  gcuba_vegas_point(3, 3, c, u, y);
+  ok(y[0] < 1 && y[0] > 0.99, "last point of the last cube of g = 3 < 1");
+  c[0] = 2147483645;
+  gcuba_vegas_point(1, 2147483646, c, u, y);
+  ok(y[0] < 1, "last point of the last cube of g = 2^31-2 < 1");
+}
+
+/* ------------------------------------------------------------- map */
+
+static double grid[DMAX * (NBMAX + 1)], grid2[DMAX * (NBMAX + 1)];
+static double dacc[DMAX * NBMAX], scratch[2 * NBMAX + 1];
+
+static void test_map(void)
+{
+  const int nb = 50;
+  double y[3], x[3], xp = -1, jmax = 0, s = 0, s2 = 0, est, sig, jac;
+  int b[3], i, a, mono = 1, inbin = 1, range = 1;
+  long n, N = 200000;
+
+  gcuba_vegas_grid_init(grid, 64, 3);
+  for (i = 0; i < 1000; ++i) {
+    gcuba_vegas_uniforms(5, 0, (uint64_t)i, 3, y);
+    jac = gcuba_vegas_map(grid, 64, 0, 3, y, x, b);
+    if (fabs(jac - 1) > jmax) jmax = fabs(jac - 1);
+    for (a = 0; a < 3; ++a)
+      if (fabs(x[a] - y[a]) > 1e-15) mono = 0;
+  }
+  ok(jmax < 1e-13 && mono, "uniform grid: x = y, Jacobian 1 (dev %.1e)", jmax);
+
+  /* a non-uniform grid: axis 0 e_i = (i/nb)^2, axis 1 e_i = sqrt(i/nb),
+     axis 2 e_i = sin(pi i / (2 nb)) */
+  for (i = 0; i <= nb; ++i) {
+    double t = (double)i / nb;
+    grid[i] = t * t;
+    grid[(nb + 1) + i] = sqrt(t);
+    grid[2 * (nb + 1) + i] = sin(PI / 2 * t);
+  }
+  grid[2 * (nb + 1) + nb] = 1;
+  ok(gcuba_vegas_grid_check(grid, nb) &&
+     gcuba_vegas_grid_check(grid + nb + 1, nb) &&
+     gcuba_vegas_grid_check(grid + 2 * (nb + 1), nb), "test grids are valid");
+
+  mono = 1;
+  for (i = 0; i < 100000; ++i) {
+    y[0] = y[1] = y[2] = i / 100000.0;
+    gcuba_vegas_map(grid, nb, 0, 3, y, x, b);
+    if (!(x[0] > xp) && i > 0) mono = 0;
+    xp = x[0];
+    for (a = 0; a < 3; ++a) {
+      const double *e = grid + a * (nb + 1);
+      if (!(x[a] >= e[b[a]] && x[a] < e[b[a] + 1])) inbin = 0;
+      if (!(x[a] >= 0 && x[a] < 1)) range = 0;
+    }
+  }
+  ok(mono, "map is strictly increasing");
+  ok(inbin, "x lies in the bin reported");
+  y[0] = y[1] = y[2] = 0;
+  gcuba_vegas_map(grid, nb, 0, 3, y, x, b);
+  ok(x[0] == 0 && x[1] == 0 && x[2] == 0 && b[0] == 0, "y = 0 -> x = 0");
+  y[0] = y[1] = y[2] = 1 - GCUBA_VEGAS_2M53;
+  gcuba_vegas_map(grid, nb, 0, 3, y, x, b);
+  ok(range && x[0] < 1 && x[1] < 1 && x[2] < 1 && b[0] == nb - 1,
+     "[0,1) -> [0,1): largest y < 1 gives x < 1 in the last bin");
+
+  /* shared: all axes through the sqrt grid; y = 0.31 is mid-bin 15,
+     y = 0.71 mid-bin 35 */
+  y[0] = 0.31;
+  y[1] = 0.31;
+  y[2] = 0.71;
+  jac = gcuba_vegas_map(grid + nb + 1, nb, 1, 3, y, x, b);
+  {
+    double w15 = sqrt(0.32) - sqrt(0.30), w35 = sqrt(0.72) - sqrt(0.70);
+    ok(x[0] == x[1] && b[2] == 35 &&
+       fabs(x[0] - (sqrt(0.30) + 0.5 * w15)) < 1e-14 &&
+       fabs(x[2] - (sqrt(0.70) + 0.5 * w35)) < 1e-14 &&
+       close_rel(jac, nb * w15 * nb * w15 * nb * w35, 1e-12),
+       "shared grid: every axis through the same map, J = prod nb dx");
+  }
+
+  /* plain MC of f = prod 3 x^2 (integral 1) through the non-uniform map */
+  for (n = 0; n < N; ++n) {
+    double f;
+    gcuba_vegas_uniforms(99, 0, (uint64_t)n, 3, y);
+    jac = gcuba_vegas_map(grid, nb, 0, 3, y, x, b);
+    f = 27 * sq(x[0] * x[1] * x[2]) * jac;
+    s += f;
+    s2 += f * f;
+  }
+  est = s / N;
+  sig = sqrt((s2 / N - est * est) / (N - 1));
+  ok(fabs(est - 1) < 5 * sig, "MC through non-uniform map: %.5f +- %.5f", est,
+     sig);
+}
+
+/* -------------------------------------------- stratified estimates */
+
+/* one iteration of stratified VEGAS on f, through grid (nb bins, shared or
+   per axis); accumulates d when d != NULL */
+static void iterate(double (*f)(const double *, int), int ndim,
+                    const gcuba_vegas_strat_t *st, uint64_t seed,
+                    uint32_t iter, const double *g, int nb, int shared,
+                    double *d, double *ip, double *vp)
+{
+  int64_t cube, k;
+  int c[DMAX], b[DMAX];
+  double x[DMAX], I = 0, V = 0;
+  if (d) memset(d, 0, sizeof(double) * ndim * nb);
+  for (cube = 0; cube < st->ncubes; ++cube) {
+    double s1 = 0, s2 = 0, ci, cv;
+    gcuba_vegas_cube_coords(cube, st->g, ndim, c);
+    for (k = 0; k < st->npg; ++k) {
+      double jac = gcuba_vegas_sample(seed, iter, st, cube, k, c, g, nb,
+                                      shared, x, b);
+      double fj = f(x, ndim) * jac;
+      s1 += fj;
+      s2 += fj * fj;
+      if (d) gcuba_vegas_bin_add(d, nb, ndim, b, fj);
+    }
+    gcuba_vegas_cube_estimate(s1, s2, st->npg, st->ncubes, &ci, &cv);
+    I += ci;
+    V += cv;
+  }
+  *ip = I;
+  *vp = V;
+}
+
+static double fexp(const double *x, int n)
+{
+  double s = 0;
+  int a;
+  for (a = 0; a < n; ++a) s += x[a];
+  return exp(s);
+}
+
+static double fpeak(const double *x, int n)
+{
+  double s = 0;
+  int a;
+  for (a = 0; a < n; ++a) s += sq(x[a] - 0.3);
+  return exp(-100 * s);
+}
+
+static void test_estimate(void)
+{
+  gcuba_vegas_strat_t st;
+  double ci, cv, I, V, i1, v1, sumv = 0, m = 0, m2 = 0, ex, ratio;
+  int r, R = 200;
+
+  /* hand-computed: two cubes of 3 samples {1,2,3}, {4,4,4}:
+     I = (2 + 4)/2 = 3, Var = (1/3 + 0)/4 = 1/12 */
+  gcuba_vegas_cube_estimate(6, 14, 3, 2, &i1, &v1);
+  gcuba_vegas_cube_estimate(12, 48, 3, 2, &ci, &cv);
+  ok(close_rel(i1 + ci, 3, 1e-15) && close_rel(v1 + cv, 1.0 / 12, 1e-14) &&
+     cv == 0, "cube estimate: I %.15g Var %.15g", i1 + ci, v1 + cv);
+
+  /* reported variance agrees with the spread over independent seeds */
+  gcuba_vegas_grid_init(grid, 32, 2);
+  gcuba_vegas_strat(1000, 2, 0, &st);
+  ex = sq(exp(1.0) - 1);
+  for (r = 0; r < R; ++r) {
+    iterate(fexp, 2, &st, 1000 + r, 0, grid, 32, 0, NULL, &I, &V);
+    m += I;
+    m2 += I * I;
+    sumv += V;
+  }
+  m /= R;
+  m2 = (m2 / R - m * m) * R / (R - 1);
+  ratio = m2 / (sumv / R);
+  ok(ratio > 0.6 && ratio < 1.5,
+     "stratified variance matches the spread (ratio %.3f)", ratio);
+  ok(fabs(m - ex) < 5 * sqrt(sumv / R / R), "stratified mean %.7f vs %.7f",
+     m, ex);
+}
+
+/* ------------------------------------------------------- refinement */
+
+static void adapt(int shared, int64_t maxcubes, const char *what)
+{
+  const int nd = 3, nb = 64, niter = 10;
+  const double i1 = sqrt(PI) / 20 * (erf(7.0) + erf(3.0));
+  const double ex = i1 * i1 * i1;
+  gcuba_vegas_strat_t st;
+  gcuba_vegas_combine_t cmb;
+  double I, V, v0 = 0, res, err, chi2, prob, inside = 0;
+  int it, i, bad = 0, ndof;
+
+  gcuba_vegas_strat(20000, nd, maxcubes, &st);
+  gcuba_vegas_grid_init(grid, nb, shared ? 1 : nd);
+  gcuba_vegas_combine_init(&cmb);
+  for (it = 0; it < niter; ++it) {
+    iterate(fpeak, nd, &st, 2024, (uint32_t)it, grid, nb, shared, dacc, &I,
+            &V);
+    if (it == 0) v0 = V;
+    if (it >= 5) gcuba_vegas_combine_add(&cmb, I, V, (double)st.calls);
+    if (gcuba_vegas_grid_refine(grid, nb, nd, shared, dacc,
+                                GCUBA_VEGAS_ALPHA, scratch) != 0) ++bad;
+  }
+  for (i = 0; i < (shared ? 1 : nd); ++i)
+    if (!gcuba_vegas_grid_check(grid + i * (nb + 1), nb)) ++bad;
+  for (i = 0; i < nb; ++i) {
+    double mid = 0.5 * (grid[i] + grid[i + 1]);
+    inside += mid > 0.1 && mid < 0.5;
+  }
+  gcuba_vegas_combine_result(&cmb, 0, &res, &err, &chi2, &ndof, &prob);
+  diag("%s: g %d npg %ld; var first %.3e last %.3e (x%.0f); %.0f of %d bins"
+       " in (0.1, 0.5); I %.7f +- %.7f (exact %.7f) chi2 %.2f/%d",
+       what, st.g, (long)st.npg, v0, V, v0 / V, inside, nb, res, err, ex,
+       chi2, ndof);
+  ok(bad == 0, "%s: every refinement succeeded, grids valid", what);
+  ok(inside >= 0.75 * nb, "%s: bins concentrate near 0.3", what);
+  ok(v0 / V > (maxcubes == 1 ? 100 : 10), "%s: variance down by %.0f", what,
+     v0 / V);
+  ok(fabs(res - ex) < 5 * err, "%s: adapted integral within 5 sigma", what);
+}
+
+static void test_refine(void)
+{
+  const int nb = 50;
+  double e[NBMAX + 1], dd[NBMAX], e0[NBMAX + 1], w0, w1, avg;
+  int i, k, rc, good;
+
+  memset(e, 0, sizeof e);
+  memset(dd, 0, sizeof dd);
+
+  adapt(0, 1, "per-axis grids, no stratification");
+  adapt(0, 0, "per-axis grids, stratified");
+  adapt(1, 1, "shared grid, no stratification");
+
+  /* constant contributions leave a uniform grid uniform */
+  gcuba_vegas_grid_init(e, nb, 1);
+  for (i = 0; i < nb; ++i) dd[i] = 2.5;
+  rc = gcuba_vegas_grid_refine1(e, nb, dd, 1, 1.5, scratch);
+  good = rc == 0;
+  for (i = 0; i <= nb; ++i)
+    if (fabs(e[i] - (double)i / nb) > 1e-14) good = 0;
+  ok(good, "constant contributions: uniform grid stays uniform");
+
+  /* hand-computed: nb = 3, d = {0, 3, 0}: smoothed {1/2, 1/3, 1/2} (in
+     units of 3), r = {3/8, 1/4, 3/8}, w_i = ((1 - r)/ln(1/r))^1.5, edges at
+     cumulative weight W/3 and 2W/3 */
+  gcuba_vegas_grid_init(e, 3, 1);
+  dd[0] = 0;
+  dd[1] = 3;
+  dd[2] = 0;
+  gcuba_vegas_grid_refine1(e, 3, dd, 1, 1.5, scratch);
+  w0 = pow(0.625 / log(8.0 / 3), 1.5);
+  w1 = pow(0.75 / log(4.0), 1.5);
+  avg = (2 * w0 + w1) / 3;
+  ok(fabs(e[1] - avg / w0 / 3) < 1e-14 && fabs(e[1] + e[2] - 1) < 1e-14,
+     "nb 3 hand-computed refinement: e1 %.15f", e[1]);
+
+  /* empty bins, a single non-empty bin, huge values: valid, no NaN */
+  gcuba_vegas_grid_init(e, nb, 1);
+  memset(dd, 0, sizeof dd);
+  dd[10] = 1;
+  rc = gcuba_vegas_grid_refine1(e, nb, dd, 1, 1.5, scratch);
+  ok(rc == 0 && gcuba_vegas_grid_check(e, nb), "one non-empty bin: valid");
+  memset(dd, 0, sizeof dd);
+  dd[0] = 1e300;
+  dd[nb - 1] = 1e300;
+  dd[20] = 1e-300;
+  rc = gcuba_vegas_grid_refine1(e, nb, dd, 1, 1.5, scratch);
+  ok(rc == 0 && gcuba_vegas_grid_check(e, nb), "1e300 and 1e-300: valid");
+
+  memcpy(e0, e, sizeof e);
+  memset(dd, 0, sizeof dd);
+  rc = gcuba_vegas_grid_refine1(e, nb, dd, 1, 1.5, scratch);
+  ok(rc == 1 && memcmp(e, e0, sizeof e) == 0, "all zero: grid unchanged, 1");
+  dd[5] = NAN;
+  rc = gcuba_vegas_grid_refine1(e, nb, dd, 1, 1.5, scratch);
+  ok(rc == -1 && memcmp(e, e0, sizeof e) == 0, "NaN: grid unchanged, -1");
+  dd[5] = 1;
+  rc = gcuba_vegas_grid_refine1(e, nb, dd, 1, 0, scratch);
+  ok(rc == 1 && memcmp(e, e0, sizeof e) == 0, "alpha 0: no adaptation");
+
+  /* repeated refinement towards a point and towards the edge x = 0 (the
+     grid shrinks geometrically until edges meet in floating point) */
+  good = 1;
+  gcuba_vegas_grid_init(e, nb, 1);
+  for (k = 0; k < 300; ++k) {
+    memset(dd, 0, sizeof dd);
+    for (i = 0; i < nb; ++i)
+      if (e[i] <= 0.3 && 0.3 < e[i + 1]) dd[i] = 1;
+    if (gcuba_vegas_grid_refine1(e, nb, dd, 1, 1.5, scratch) != 0 ||
+        !gcuba_vegas_grid_check(e, nb)) good = 0;
+  }
+  ok(good && e[nb / 2] > 0.29 && e[nb / 2] < 0.31,
+     "300 refinements on a spike at 0.3: valid, bins at 0.3");
+  good = 1;
+  gcuba_vegas_grid_init(e, nb, 1);
+  for (k = 0; k < 3000; ++k) {
+    memset(dd, 0, sizeof dd);
+    dd[0] = 1;
+    if (gcuba_vegas_grid_refine1(e, nb, dd, 1, 1.5, scratch) != 0 ||
+        !gcuba_vegas_grid_check(e, nb)) good = 0;
+  }
+  diag("after 3000 refinements towards 0: e[1] = %g, e[%d] = %g", e[1],
+       nb - 1, e[nb - 1]);
+  ok(good, "3000 refinements towards x = 0: strictly increasing, no NaN");
+
+  /* shared grid = one grid refined from the summed rows */
+  gcuba_vegas_grid_init(grid, nb, 1);
+  gcuba_vegas_grid_init(e, nb, 1);
+  for (k = 0; k < 3; ++k)
+    for (i = 0; i < nb; ++i) dacc[k * nb + i] = 1 + sin(i + 3.0 * k);
+  for (i = 0; i < nb; ++i)
+    dd[i] = dacc[i] + dacc[nb + i] + dacc[2 * nb + i];
+  gcuba_vegas_grid_refine(grid, nb, 3, 1, dacc, 1.5, scratch);
+  gcuba_vegas_grid_refine1(e, nb, dd, 1, 1.5, scratch);
+  good = 1;
+  for (i = 0; i <= nb; ++i)
+    if (fabs(e[i] - grid[i]) > 1e-15) good = 0;
+  ok(good, "shared refinement sums the axes' contributions");
+}
+
+/* ------------------------------------------------------------ resize */
+
+static void test_resize(void)
+{
+  double y[1], x1[1], x2[1], j1, j2, dx = 0, dj = 0;
+  int i, good = 1;
+
+  gcuba_vegas_grid_init(grid, 128, 2);
+  gcuba_vegas_grid_resize(grid, 128, grid2, 500, 2);
+  for (i = 0; i <= 500; ++i)
+    if (fabs(grid2[501 + i] - i / 500.0) > 1e-15) good = 0;
+  ok(good, "uniform 128 -> 500 bins stays uniform");
+
+  for (i = 0; i <= 50; ++i) grid[i] = sq(i / 50.0);
+  gcuba_vegas_grid_resize(grid, 50, grid2, 150, 1);
+  for (i = 0; i < 10000; ++i) {
+    y[0] = (i + 0.37) / 10000;
+    j1 = gcuba_vegas_map(grid, 50, 0, 1, y, x1, NULL);
+    j2 = gcuba_vegas_map(grid2, 150, 0, 1, y, x2, NULL);
+    if (fabs(x1[0] - x2[0]) > dx) dx = fabs(x1[0] - x2[0]);
+    if (fabs(j1 - j2) > dj) dj = fabs(j1 - j2);
+  }
+  ok(gcuba_vegas_grid_check(grid2, 150) && dx < 1e-14 && dj < 1e-11,
+     "50 -> 150 bins keeps the map (dx %.1e, dJ %.1e)", dx, dj);
+
+  gcuba_vegas_grid_resize(grid, 50, grid2, 37, 1);
+  good = gcuba_vegas_grid_check(grid2, 37);
+  for (i = 0; i <= 37; ++i) {
+    y[0] = i / 37.0;
+    if (i < 37) gcuba_vegas_map(grid, 50, 0, 1, y, x1, NULL);
+    else x1[0] = 1;
+    if (fabs(grid2[i] - x1[0]) > 1e-14) good = 0;
+  }
+  ok(good, "50 -> 37 bins: valid, new edges on the old map");
+}
+
+/* ------------------------------------------------------------ chisq */
+
+static void test_chisq(void)
+{
+  static const double xs[] = { 1e-6, 0.01, 0.5, 1, 2, 3.7, 5, 10, 30, 80 };
+  static const struct { double x; int k; double p; } tab[] = {
+    { 3.8414588206941244691, 1, 0.95 },
+    { 5.9914645471079802105, 2, 0.95 },
+    { 11.07049769351635188, 5, 0.95 },
+    { 18.307038053275144003, 10, 0.95 },
+    { 23.209251158954357102, 10, 0.99 },
+    { 3.9402991361190600947, 10, 0.05 },
+    { 0.45493642311957275194, 1, 0.5 },
+    { 0.11483180189911703915, 3, 0.01 },
+    { 124.34211340400407469, 100, 0.95 },
+    { 1074.6794488034409643, 1000, 0.95 },
+    /* P values computed with mpmath at 40 digits */
+    { 1000, 1000, 0.50594714617076035805 },
+    { 1100, 1000, 0.98538559187370480595 },
+    { 900, 1000, 0.010717238091289741557 },
+    { 5200, 5000, 0.97618100197925934549 },
+    { 10, 3, 0.9814338645369567667 },
+    { 0.1, 7, 2.3114187985968838217e-6 },
+    { 50, 25, 0.99786884808089682335 },
+    { 200, 150, 0.99602681402917838867 },
+    { 1e-5, 1, 0.0025231283168055979416 },
+    { 100000, 100000, 0.50059470810479331139 },
+    { 100500, 100000, 0.86814518839661622151 },
+  };
+  double dmax = 0, qmax = 0, x, p, prev;
+  int i, good = 1;
+
+  for (i = 0; i < (int)(sizeof xs / sizeof *xs); ++i) {
+    x = xs[i];
+    dmax = fmax(dmax, fabs(gcuba_chisq_prob(x, 2) - (1 - exp(-x / 2))));
+    dmax = fmax(dmax, fabs(gcuba_chisq_prob(x, 1) - erf(sqrt(x / 2))));
+    dmax = fmax(dmax, fabs(gcuba_chisq_prob(x, 3) - (erf(sqrt(x / 2)) -
+                sqrt(2 * x / PI) * exp(-x / 2))));
+    dmax = fmax(dmax, fabs(gcuba_chisq_prob(x, 4) -
+                (1 - exp(-x / 2) * (1 + x / 2))));
+    qmax = fmax(qmax, fabs(gcuba_chisq_q(x, 2) / exp(-x / 2) - 1));
+  }
+  ok(dmax < 1e-13, "ndof 1-4 closed forms (P = 1 - exp(-x/2) for 2): "
+     "max dev %.1e", dmax);
+  ok(qmax < 1e-12, "upper tail exp(-x/2) for ndof 2, relative %.1e", qmax);
+  dmax = 0;
+  for (i = 0; i < (int)(sizeof tab / sizeof *tab); ++i)
+    dmax = fmax(dmax, fabs(gcuba_chisq_prob(tab[i].x, tab[i].k) - tab[i].p));
+  ok(dmax < 1e-10, "tabulated quantiles and reference values: max dev %.1e",
+     dmax);
+  ok(fabs(gcuba_chisq_q(60, 10) / 3.6243009520614880262e-9 - 1) < 1e-10,
+     "far tail Q(chi2 60, ndof 10) = 3.62e-9");
+
+  /* Cuba's convention: prob -> 1 for chi^2 >> ndof (inconsistent) */
+  ok(gcuba_chisq_prob(100, 10) > 0.999 && gcuba_chisq_prob(1, 10) < 0.001,
+     "prob near 1 means large chi^2");
+  ok(gcuba_chisq_prob(3, 0) == -999 && gcuba_chisq_prob(3, -1) == -999 &&
+     gcuba_chisq_prob(0, 5) == 0 && gcuba_chisq_prob(-1, 5) == 0 &&
+     gcuba_chisq_prob(HUGE_VAL, 5) == 1 && gcuba_chisq_prob(1e9, 5) == 1,
+     "edge cases: ndof 0 -> -999, chi2 <= 0 -> 0, huge -> 1");
+  prev = -1;
+  for (i = 0; i <= 400; ++i) {
+    p = gcuba_chisq_prob(i * 0.1, 7);
+    if (p < prev || p < 0 || p > 1) good = 0;
+    prev = p;
+  }
+  ok(good, "prob non-decreasing in chi2, within [0,1]");
+}
+
+/* ---------------------------------------------------------- combine */
+
+static void test_combine(void)
+{
+  gcuba_vegas_combine_t c;
+  double I, E, X, P, v, s = 0, si = 0, m, x2;
+  int nd, i, good = 1;
+
+  gcuba_vegas_combine_init(&c);
+  gcuba_vegas_combine_add(&c, 1.0, 0.01, 1000);
+  gcuba_vegas_combine_result(&c, 0, &I, &E, &X, &nd, &P);
+  ok(I == 1 && close_rel(E, 0.1, 1e-15) && X == 0 && nd == 0 && P == -999,
+     "one iteration: I, its error, chi2 0, ndof 0, prob -999");
+  gcuba_vegas_combine_add(&c, 1.2, 0.04, 1000);
+  gcuba_vegas_combine_add(&c, 0.9, 0.01, 1000);
+  /* w = 100, 25, 100: I = 220/225 = 44/45, error 1/15,
+     chi2 = 100 (1/45)^2 + 25 (2/9)^2 + 100 (7/90)^2 = 17/9 */
+  gcuba_vegas_combine_result(&c, 0, &I, &E, &X, &nd, &P);
+  ok(close_rel(I, 44.0 / 45, 1e-14) && close_rel(E, 1.0 / 15, 1e-14),
+     "weighted mean %.15f, error %.15f", I, E);
+  ok(close_rel(X, 17.0 / 9, 1e-13) && nd == 2 &&
+     close_rel(P, 1 - exp(-17.0 / 18), 1e-12),
+     "chi2 %.15f on %d dof, prob %.12f", X, nd, P);
+  gcuba_vegas_combine_result(&c, 1, &I, &E, &X, &nd, &P);
+  ok(I == 0.9 && close_rel(E, 0.1, 1e-15) && close_rel(X, 17.0 / 9, 1e-13) &&
+     nd == 2, "last-iteration flag: I and error of the last, chi2 as before");
+
+  /* large common offset: shifted sums match a two-pass computation */
+  gcuba_vegas_combine_init(&c);
+  for (i = 0; i < 10; ++i) {
+    double Ii = 1e8 + sin(3.0 * i), vi = 0.5 + 0.1 * i;
+    gcuba_vegas_combine_add(&c, Ii, vi, 1e6);
+    s += 1 / vi;
+    si += Ii / vi;
+  }
+  m = si / s;
+  x2 = 0;
+  for (i = 0; i < 10; ++i)
+    x2 += sq(1e8 + sin(3.0 * i) - m) / (0.5 + 0.1 * i);
+  gcuba_vegas_combine_result(&c, 0, &I, &E, &X, &nd, &P);
+  ok(close_rel(I, m, 1e-15) && close_rel(E, 1 / sqrt(s), 1e-14) &&
+     close_rel(X, x2, 1e-6) && nd == 9,
+     "offset 1e8: chi2 %.10f vs two-pass %.10f", X, x2);
+
+  /* zero variance: Cuba's floor 2^-104/(calls-1), finite result */
+  gcuba_vegas_combine_init(&c);
+  gcuba_vegas_combine_add(&c, 2.0, 0.0, 1001);
+  gcuba_vegas_combine_add(&c, 2.0, 0.0, 1001);
+  gcuba_vegas_combine_result(&c, 0, &I, &E, &X, &nd, &P);
+  v = ldexp(1.0, -104) / 1000;
+  ok(I == 2 && close_rel(E, sqrt(v / 2), 1e-14) && X == 0 && P == 0,
+     "zero variance floored as in Cuba: error %.3e", E);
+
+  /* empty */
+  gcuba_vegas_combine_init(&c);
+  gcuba_vegas_combine_result(&c, 0, &I, &E, &X, &nd, &P);
+  good = I == 0 && E == 0 && X == 0 && nd == -1 && P == -999;
+  ok(good, "no iteration: zeros, ndof -1");
+}
+
+int main(void)
+{
+  plan(0);
+  test_rng();
+  test_strat();
+  test_map();
+  test_estimate();
+  test_refine();
+  test_resize();
+  test_chisq();
+  test_combine();
+  return done();
+}
