@@ -4,9 +4,8 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <pthread.h>
+#include "common.cuh"
 
-extern "C" int gcuba_cuda_device_count(void);
-extern "C" const char *gcuba_cuda_device_name(int dev, char *buf, size_t n);
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
 static int ndevices;
@@ -37,4 +36,15 @@ const char *gcuba_cuda_device_name(int dev, char *buf, size_t n)
     snprintf(buf, n, "%s, sm_%d%d, %.1f GiB", p.name, p.major, p.minor,
              p.totalGlobalMem / 1073741824.0);
   return buf;
+}
+
+int gcuba_cuda_check(gcuba_call *c, cudaError_t e, const char *what,
+                     const char *file, int line)
+{
+  if (e == cudaSuccess) return 0;
+  (void)cudaGetLastError(); /* clear a non-sticky error */
+  return gcuba_fail(c, e == cudaErrorMemoryAllocation ? GCUBA_FAIL_DEVMEM
+                                                      : GCUBA_FAIL_CUDA,
+                    "%s: %s (%s:%d)", what, cudaGetErrorString(e), file,
+                    line);
 }

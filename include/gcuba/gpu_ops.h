@@ -11,11 +11,20 @@
 #define GCUBA_ST_ABORT 1   /* the integrand returned -999 */
 #define GCUBA_ST_NONFINITE 2 /* the integrand produced NaN or Inf */
 
+/* argument blocks of the algorithm launchers: cuhre_kernels.cuh and
+   vegas_kernels.cuh */
+struct gcuba_cuhre_launch;
+struct gcuba_vegas_launch;
+
 struct gcuba_gpu_ops {
   int abi; /* GCUBA_ABI_VERSION of the header that instantiated it */
   /* f[i*ncomp + c] = integrand at x[i*ndim ...], 0 <= i < n */
   int (*eval_points)(int ndim, int ncomp, long long n, const double *x,
                      double *f, void *userdata, int *status, void *stream);
+  /* Cuhre: apply the rule to a batch of regions */
+  int (*cuhre_eval)(const struct gcuba_cuhre_launch *a, void *stream);
+  /* Vegas: sample one iteration */
+  int (*vegas_iter)(const struct gcuba_vegas_launch *a, void *stream);
 };
 
 #endif

@@ -49,12 +49,16 @@ static int gcuba_launch_eval_points(int ndim, int ncomp, long long n,
   return (int)cudaPeekAtLastError();
 }
 
+#include "gcuba/cuhre_kernels.cuh"
+#include "gcuba/vegas_kernels.cuh"
+
 template <class F> struct gcuba_gpu_table {
   static const struct gcuba_gpu_ops ops;
 };
 
 template <class F>
 const struct gcuba_gpu_ops gcuba_gpu_table<F>::ops = {
-    GCUBA_ABI_VERSION, gcuba_launch_eval_points<F>};
+    GCUBA_ABI_VERSION, gcuba_launch_eval_points<F>,
+    gcuba_cuhre_launch_eval<F>, gcuba_vegas_launch_iter<F>};
 
 #endif

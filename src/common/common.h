@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include "gcuba.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One call's arguments and outputs, 64-bit counts (ll entry points; the
    int ones convert).  Shared by Cuhre and Vegas. */
 typedef struct gcuba_call {
@@ -65,4 +69,7 @@ void gcuba_run_exit(void);            /* gcubaexit's hook */
 int gcuba_cuda_device_count(void);
 const char *gcuba_cuda_device_name(int dev, char *buf, size_t n);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

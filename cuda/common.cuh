@@ -1,0 +1,24 @@
+/* cuda/common.cuh -- what the CUDA backends share: one macro that checks
+   every CUDA call and launch, recording call, file and line, and turning
+   the error into a gcuba fail code.  Never compiled out.
+   This file is part of gcuba. */
+#ifndef GCUBA_CUDA_COMMON_CUH
+#define GCUBA_CUDA_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include "common/common.h"
+
+/* 0 on success; else logs (verbosity >= 1) and returns GCUBA_FAIL_DEVMEM
+   for cudaErrorMemoryAllocation, GCUBA_FAIL_CUDA otherwise, and sets
+   c->fail.  The sticky-free error state is cleared. */
+int gcuba_cuda_check(gcuba_call *c, cudaError_t e, const char *what,
+                     const char *file, int line);
+
+#define GCUBA_CK(c, call) \
+  gcuba_cuda_check((c), (cudaError_t)(call), #call, __FILE__, __LINE__)
+
+/* checks a kernel launch just made (cudaPeekAtLastError) */
+#define GCUBA_CK_LAUNCH(c, what) \
+  gcuba_cuda_check((c), cudaPeekAtLastError(), what, __FILE__, __LINE__)
+
+#endif
