@@ -24,6 +24,8 @@
    GCUBA_FAIL_ABI): recompile the integrand file against this header. */
 #define GCUBA_ABI_VERSION 1
 
+#include <stddef.h>
+
 typedef double gcubareal;
 
 /* The integrand function, as in Cuba: x[ndim] in the unit hypercube in,
@@ -176,6 +178,17 @@ const char *gcuba_last_backend(void);
 
 /* Number of usable CUDA devices (0 without CUDA, driver or device). */
 int gcuba_device_count(void);
+
+/* userdata on the GPU.  The GPU integrand receives a device pointer.
+   gcuba_userdata_size(n): for the following calls made by this thread,
+   copy n bytes at `userdata' to device memory before integrating and pass
+   the copy (a plain parameter struct: pointers inside it are not
+   followed and must themselves point to device memory).  0 (the default)
+   passes userdata unchanged, which is right for NULL and for pointers to
+   device or managed memory; a host pointer without a size is refused on
+   the GPU (fail GCUBA_FAIL_PARAM).  The CPU backend always passes userdata
+   unchanged. */
+void gcuba_userdata_size(size_t bytes);
 
 /* An integrand made from a plain Cuba host function (integrand_t),
    evaluated on CPU threads.  nvec_form != 0: f is called with Cuba's

@@ -8,7 +8,7 @@
 #include "tap.h"
 #include "gcuba.h"
 
-static void gpu_required_or_skip(void)
+TAP_UNUSED static void gpu_required_or_skip(void)
 {
   const char *req = getenv("GCUBA_TEST_REQUIRE_GPU");
   if (gcuba_device_count() > 0) return;
@@ -18,5 +18,25 @@ static void gpu_required_or_skip(void)
     exit(1);
   }
   skip_all("no CUDA device");
+}
+
+/* Start of a test battery: in its GPU build (SUITE_GPU) skip or fail
+   without a device and run everything with GCUBA_DEVICE=gpu. */
+TAP_UNUSED static void battery_start(void)
+{
+#ifdef SUITE_GPU
+  gpu_required_or_skip();
+  setenv("GCUBA_DEVICE", "gpu", 1);
+#endif
+}
+
+/* the backend a battery runs on, restored after a host-only detour */
+TAP_UNUSED static void battery_backend(void)
+{
+#ifdef SUITE_GPU
+  setenv("GCUBA_DEVICE", "gpu", 1);
+#else
+  unsetenv("GCUBA_DEVICE");
+#endif
 }
 #endif

@@ -21,6 +21,17 @@ struct suite_param {
 SUITE_FUNCS(SUITE_DECL_C_)
 SUITE_FUNCS(SUITE_DECL_CU_)
 
+/* S(f4): the object a test battery runs: f4_cu in its GPU build
+   (SUITE_GPU, nvcc-built integrands, GCUBA_DEVICE=gpu), f4_c else.
+   SUITE_BACKEND is 1 in the GPU build. */
+#ifdef SUITE_GPU
+#define S(n) n##_cu
+#define SUITE_BACKEND 1
+#else
+#define S(n) n##_c
+#define SUITE_BACKEND 0
+#endif
+
 /* The suite's cases with their true values (../shared/reference). */
 struct suite_case {
   const char *name; /* "f4" */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "tap.h"
 #include "suite.h"
+#include "gpu.h"
 
 static int maxbatch, ncalls;
 
@@ -74,13 +75,14 @@ int main(void)
   int c, one = 1, two = 2, ok3 = 1, n32, f32, nr32;
   gintegrand_t hv = gcuba_host_integrand((gcuba_host_fn)gauss_nvec, 1);
   gintegrand_t hw = gcuba_host_integrand(wave, 0);
+  battery_start();
   plan(0);
 
   /* ncomp = 3 */
   truth3[0] = g * g * g;
   truth3[1] = 1.0846560846560847e-02;
   truth3[2] = 2;
-  cuhre(&a, 3, 3, f43c_c, 1, 1e-5, 0, 0, 100000000, 0);
+  cuhre(&a, 3, 3, S(f43c), 1, 1e-5, 0, 0, 100000000, 0);
   for (c = 0; c < 3; ++c)
     if (!(fabs(a.integral[c] - truth3[c]) <= 1e-5 * truth3[c] &&
           a.error[c] <= 1e-5 * fabs(a.integral[c])))
@@ -88,7 +90,9 @@ int main(void)
   ok(a.fail == 0 && ok3, "ncomp = 3: fail %d, %.10g %.10g %.10g, neval %lld",
      a.fail, a.integral[0], a.integral[1], a.integral[2], a.neval);
 
-  /* nvec: batches of at most nvec points, same answer as one by one */
+  /* nvec: batches of at most nvec points, same answer as one by one
+     (host functions: CPU backend) */
+  setenv("GCUBA_DEVICE", "auto", 1);
   ncalls = maxbatch = 0;
   cuhre(&a, 5, 1, hv, 100, 1e-4, 0, 0, 100000000, 0);
   ok(a.fail == 0 && maxbatch <= 100 && maxbatch > 1 &&
@@ -100,13 +104,14 @@ int main(void)
   ncalls = maxbatch = 0;
   cuhre(&a, 5, 1, hv, 1, 1e-3, 0, 0, 100000000, 0);
   ok(maxbatch == 1, "nvec = 1: one point per call");
+  battery_backend();
 
   /* mineval */
-  cuhre(&a, 3, 1, f3_c, 1, 1e-3, 0, 200000, 100000000, 0);
+  cuhre(&a, 3, 1, S(f3), 1, 1e-3, 0, 200000, 100000000, 0);
   ok(a.fail == 0 && a.neval >= 200000, "mineval 200000: neval %lld",
      a.neval);
   /* maxeval: stops with fail 1 within one bisection of maxeval */
-  cuhre(&a, 6, 1, f4_c, 1, 1e-7, 0, 0, 3000000, 0);
+  cuhre(&a, 6, 1, S(f4), 1, 1e-7, 0, 0, 3000000, 0);
   ok(a.fail == 1 && a.neval >= 3000000 && a.neval <= 3000000 + 2 * 453,
      "maxeval 3e6: fail %d, neval %lld", a.fail, a.neval);
   ok(fabs(a.integral[0] - 1.2700170928250806e-07) <= 3 * a.error[0],
@@ -114,23 +119,24 @@ int main(void)
      a.error[0]);
 
   /* llgCuhre and gCuhre agree */
-  cuhre(&a, 5, 1, f6_c, 1, 1e-4, 0, 0, 100000000, 0);
-  gCuhre(5, 1, f6_c, NULL, 1, 1e-4, 1e-20, 0, 0, 100000000, 0, NULL, NULL,
+  cuhre(&a, 5, 1, S(f6), 1, 1e-4, 0, 0, 100000000, 0);
+  gCuhre(5, 1, S(f6), NULL, 1, 1e-4, 1e-20, 0, 0, 100000000, 0, NULL, NULL,
          &nr32, &n32, &f32, b.integral, b.error, b.prob);
   ok(f32 == a.fail && n32 == a.neval && nr32 == a.nregions &&
          b.integral[0] == a.integral[0] && b.error[0] == a.error[0],
      "gCuhre and llgCuhre agree");
 
   /* flags: LAST changes nothing in gcuba; unknown keys mean key 0 */
-  cuhre(&b, 5, 1, f6_c, 1, 1e-4, GCUBA_LAST, 0, 100000000, 0);
+  cuhre(&b, 5, 1, S(f6), 1, 1e-4, GCUBA_LAST, 0, 100000000, 0);
   ok(same(&a, &b, 1), "flags LAST: same result (gcuba always returns the "
      "final total)");
-  cuhre(&b, 5, 1, f6_c, 1, 1e-4, 0, 0, 100000000, 5);
+  cuhre(&b, 5, 1, S(f6), 1, 1e-4, 0, 0, 100000000, 5);
   ok(same(&a, &b, 1), "key 5 falls back to the default rule, as in Cuba");
-  cuhre(&b, 5, 1, f6_c, 1, 1e-4, 0, 0, 100000000, 9);
+  cuhre(&b, 5, 1, S(f6), 1, 1e-4, 0, 0, 100000000, 9);
   ok(same(&a, &b, 1), "key 9 is the default rule in 5D");
 
   /* sign changes: with and without relative-error finishing */
+  setenv("GCUBA_DEVICE", "auto", 1);
   cuhre(&a, 2, 1, hw, 1, 1e-6, GCUBA_NORELFINISH, 0, 100000000, 0);
   ok(a.fail == 0 && fabs(a.integral[0] - 0.25) <= 1e-6 * 0.25,
      "sign-changing integrand, GCUBA_NORELFINISH: %.15g +- %.2e (fail %d)",
@@ -139,27 +145,32 @@ int main(void)
   ok(a.fail == 0 && fabs(a.integral[0] - 0.25) <= 1e-6 * 0.25,
      "sign-changing integrand, default flags: %.15g +- %.2e (fail %d)",
      a.integral[0], a.error[0], a.fail);
+  battery_backend();
 
   /* thread count: bit-identical results */
   gcubacores(&one, &one);
-  cuhre(&a, 5, 1, f6_c, 1, 1e-5, 0, 0, 100000000, 0);
+  cuhre(&a, 5, 1, S(f6), 1, 1e-5, 0, 0, 100000000, 0);
   gcubacores(&two, &one);
-  cuhre(&b, 5, 1, f6_c, 1, 1e-5, 0, 0, 100000000, 0);
+  cuhre(&b, 5, 1, S(f6), 1, 1e-5, 0, 0, 100000000, 0);
   ok(same(&a, &b, 1), "1 and 2 threads: identical results (%.17g)",
      a.integral[0]);
 
   /* backend selection */
   setenv("GCUBA_DEVICE", "gpu", 1);
-  cuhre(&a, 3, 1, f3_c, 1, 1e-3, 0, 0, 1000000, 0);
+  cuhre(&a, 3, 1, S(f3), 1, 1e-3, 0, 0, 1000000, 0);
   ok(a.fail == GCUBA_FAIL_NODEVICE || a.fail == GCUBA_FAIL_NOTAVAIL,
      "GCUBA_DEVICE=gpu with a host-only integrand: fail %d", a.fail);
   setenv("GCUBA_DEVICE", "tpu", 1);
-  cuhre(&a, 3, 1, f3_c, 1, 1e-3, 0, 0, 1000000, 0);
+  cuhre(&a, 3, 1, S(f3), 1, 1e-3, 0, 0, 1000000, 0);
   ok(a.fail == GCUBA_FAIL_ENV, "GCUBA_DEVICE=tpu: fail %d", a.fail);
   setenv("GCUBA_DEVICE", "cpu", 1);
-  cuhre(&a, 3, 1, f3_c, 1, 1e-3, 0, 0, 1000000, 0);
+  cuhre(&a, 3, 1, S(f3), 1, 1e-3, 0, 0, 1000000, 0);
   ok(a.fail == 0 && !strcmp(gcuba_last_backend(), "cpu"),
      "GCUBA_DEVICE=cpu runs on the CPU");
-  unsetenv("GCUBA_DEVICE");
+  battery_backend();
+  cuhre(&a, 3, 1, S(f3), 1, 1e-3, 0, 0, 1000000, 0);
+  ok(a.fail == 0 && !strcmp(gcuba_last_backend(), SUITE_BACKEND ? "gpu"
+                                                                : "cpu"),
+     "the battery's backend: %s", gcuba_last_backend());
   return done();
 }

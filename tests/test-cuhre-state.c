@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "tap.h"
 #include "suite.h"
+#include "gpu.h"
 
 typedef struct {
   int nregions, fail;
@@ -28,15 +29,16 @@ int main(void)
   char state[64];
   result full, part, res;
   FILE *f;
+  battery_start();
   plan(0);
   snprintf(state, sizeof state, "cuhre-state-%d.tmp", (int)getpid());
   remove(state);
 
-  run(&full, 5, f6_c, 1000000000LL, 0, NULL);
-  run(&part, 5, f6_c, 2000000, 0, state);
+  run(&full, 5, S(f6), 1000000000LL, 0, NULL);
+  run(&part, 5, S(f6), 2000000, 0, state);
   ok(part.fail == 1 && access(state, F_OK) == 0,
      "interrupted by maxeval: fail %d, state file kept", part.fail);
-  run(&res, 5, f6_c, 1000000000LL, 0, state);
+  run(&res, 5, S(f6), 1000000000LL, 0, state);
   ok(res.fail == 0 && res.integral == full.integral &&
          res.error == full.error && res.neval == full.neval &&
          res.nregions == full.nregions,
@@ -44,18 +46,18 @@ int main(void)
      res.integral, res.neval, full.neval);
   ok(access(state, F_OK) != 0, "state file removed after success");
 
-  run(&res, 5, f6_c, 1000000000LL, GCUBA_KEEPSTATE, state);
+  run(&res, 5, S(f6), 1000000000LL, GCUBA_KEEPSTATE, state);
   ok(res.fail == 0 && access(state, F_OK) == 0,
      "GCUBA_KEEPSTATE keeps the state file");
-  run(&res, 5, f6_c, 1000000000LL, 0, state);
+  run(&res, 5, S(f6), 1000000000LL, 0, state);
   ok(res.fail == 0 && res.integral == full.integral,
      "rerun from a kept final state: same answer");
 
-  run(&part, 5, f6_c, 2000000, 0, state);
-  run(&res, 6, f6_c, 1000000000LL, 0, state);
+  run(&part, 5, S(f6), 2000000, 0, state);
+  run(&res, 6, S(f6), 1000000000LL, 0, state);
   ok(res.fail == GCUBA_FAIL_STATE, "state of another problem: fail %d",
      res.fail);
-  run(&res, 5, f4_c, 1000000000LL, 0, state);
+  run(&res, 5, S(f4), 1000000000LL, 0, state);
   ok(res.fail == GCUBA_FAIL_STATE, "state of another integrand: fail %d",
      res.fail);
   /* flip one byte in the middle */
@@ -68,17 +70,17 @@ int main(void)
     fputc(ch ^ 0x55, f);
     fclose(f);
   }
-  run(&res, 5, f6_c, 1000000000LL, 0, state);
+  run(&res, 5, S(f6), 1000000000LL, 0, state);
   ok(res.fail == GCUBA_FAIL_STATE, "corrupt state file: fail %d", res.fail);
   f = fopen(state, "wb");
   if (f) {
     fputs("garbage", f);
     fclose(f);
   }
-  run(&res, 5, f6_c, 1000000000LL, 0, state);
+  run(&res, 5, S(f6), 1000000000LL, 0, state);
   ok(res.fail == GCUBA_FAIL_STATE, "not a state file: fail %d", res.fail);
   remove(state);
-  run(&res, 5, f6_c, 1000000000LL, 0, "/nonexistent-dir/state");
+  run(&res, 5, S(f6), 1000000000LL, 0, "/nonexistent-dir/state");
   ok(res.fail == GCUBA_FAIL_STATEIO, "unwritable state file: fail %d",
      res.fail);
   return done();

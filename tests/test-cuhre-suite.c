@@ -6,19 +6,15 @@
 #include <stdio.h>
 #include "tap.h"
 #include "suite.h"
+#include "gpu.h"
 
-#ifdef SUITE_HAVE_CU
-#define GPU 1
-#else
-#define GPU 0
-#endif
 
 static void one(int family, int d, double truth, double epsrel, int key)
 {
   int nregions, fail;
   long long neval;
   double integral, error, prob, rel, tol;
-  llgCuhre(d, 1, suite_family(family, GPU), NULL, 1, epsrel, 1e-20, 0, 0,
+  llgCuhre(d, 1, suite_family(family, SUITE_BACKEND), NULL, 1, epsrel, 1e-20, 0, 0,
            2000000000LL, key, NULL, NULL, &nregions, &neval, &fail,
            &integral, &error, &prob);
   rel = fabs(integral - truth) / fabs(truth);
@@ -47,6 +43,7 @@ int main(void)
   };
   double g = sqrt(M_PI) / 25 * erf(12.5);
   int i;
+  battery_start();
   plan(0);
   for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
     double eps;
@@ -62,5 +59,28 @@ int main(void)
   one(4, 2, g * g, 1e-8, 13);
   one(4, 2, g * g, 1e-6, 9);
   one(4, 3, g * g * g, 1e-6, 0);
+#ifdef SUITE_GPU
+  /* the GPU and the CPU backends agree within their errors */
+  {
+    static const int fam[] = {3, 4, 6, 8}, dim[] = {3, 5, 5, 8};
+    int k;
+    for (k = 0; k < 4; ++k) {
+      int nr, fl[2];
+      long long ne;
+      double in[2], er[2], pr;
+      llgCuhre(dim[k], 1, suite_family(fam[k], 1), NULL, 1, 1e-5, 1e-20, 0,
+               0, 2000000000LL, 0, NULL, NULL, &nr, &ne, &fl[0], &in[0],
+               &er[0], &pr);
+      setenv("GCUBA_DEVICE", "cpu", 1);
+      llgCuhre(dim[k], 1, suite_family(fam[k], 0), NULL, 1, 1e-5, 1e-20, 0,
+               0, 2000000000LL, 0, NULL, NULL, &nr, &ne, &fl[1], &in[1],
+               &er[1], &pr);
+      battery_backend();
+      ok(fl[0] == 0 && fl[1] == 0 && fabs(in[0] - in[1]) <= er[0] + er[1],
+         "f%d %dD: GPU %.15g +- %.2e, CPU %.15g +- %.2e", fam[k], dim[k],
+         in[0], er[0], in[1], er[1]);
+    }
+  }
+#endif
   return done();
 }

@@ -62,6 +62,7 @@ int gcuba_threads(void);              /* CPU threads to use, >= 1 */
    gpu_impl: whether the routine has a GPU backend in this build */
 int gcuba_choose_backend(gcuba_call *c, int gpu_impl);
 void gcuba_set_last_backend(int bk);
+size_t gcuba_userdata_bytes(void);    /* gcuba_userdata_size's value */
 void gcuba_run_init(void);            /* gcubainit's hook */
 void gcuba_run_exit(void);            /* gcubaexit's hook */
 

@@ -22,6 +22,7 @@ static int accel_set = -1;   /* from gcubaaccel, -1 = not called */
 static void (*init_fn)(void *), (*exit_fn)(void *);
 static void *init_arg, *exit_arg;
 static GCUBA_TLS int last_backend = GCUBA_BK_CPU;
+static GCUBA_TLS size_t userdata_bytes;
 
 static int env_int(const char *name, int *val)
 {
@@ -133,3 +134,7 @@ int gcuba_choose_backend(gcuba_call *c, int gpu_impl)
             gcuba_threads() > 1 ? "s" : "");
   return GCUBA_BK_CPU;
 }
+
+void gcuba_userdata_size(size_t bytes) { userdata_bytes = bytes; }
+
+size_t gcuba_userdata_bytes(void) { return userdata_bytes; }

@@ -110,7 +110,7 @@ static void destroy(void *ctx)
   free(t);
 }
 
-static void *create(gcuba_call *c, const gcuba_rule *r, long long maxregions,
+static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
                     int *fail)
 {
   cpu *t = (cpu *)calloc(1, sizeof *t);
@@ -121,7 +121,7 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long maxregions,
   t->ncomp = c->ncomp;
   t->np = gcuba_rule_npoints(r);
   t->nthreads = gcuba_threads();
-  t->maxregions = maxregions;
+  t->maxregions = *maxregions;
   t->xbuf = (double *)malloc(sizeof(double) * CHUNK * t->ndim * t->nthreads);
   t->fbuf = (double *)malloc(sizeof(double) * (size_t)t->np * t->ncomp *
                              t->nthreads);
@@ -326,8 +326,9 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
     k = key(t, i, cl->budget, &comp);
     j = gcuba_hist_bin(k);
     ++h->count[j];
-    h->keysum[j] += k;
   }
+  for (c = 0; c < GCUBA_HIST_BINS; ++c)
+    h->keysum[c] = (double)h->count[c] * gcuba_hist_mid(c);
   return 0;
 }
 

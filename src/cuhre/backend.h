@@ -7,6 +7,7 @@
 #ifndef GCUBA_CUHRE_BACKEND_H
 #define GCUBA_CUHRE_BACKEND_H
 
+#include <math.h>
 #include "common/common.h"
 #include "gcuba/rule.h"
 
@@ -40,7 +41,8 @@ typedef struct gcuba_classify {
 
 typedef struct gcuba_hist {
   long long count[GCUBA_HIST_BINS]; /* regions not finished by relfinish */
-  double keysum[GCUBA_HIST_BINS];   /* sum of their keys */
+  double keysum[GCUBA_HIST_BINS];   /* count * gcuba_hist_mid(bin): the
+                                       same on every backend */
   long long nrel;                   /* regions finished by relfinish */
 } gcuba_hist;
 
@@ -57,9 +59,10 @@ typedef struct gcuba_region_set {
 
 typedef struct gcuba_cuhre_ops {
   const char *name;
-  /* A region store for call c and rule r holding at most maxregions
-     leaves.  NULL on failure with *fail set. */
-  void *(*create)(gcuba_call *c, const gcuba_rule *r, long long maxregions,
+  /* A region store for call c and rule r holding at most *maxregions
+     leaves (the backend may lower it to what its memory holds).  NULL on
+     failure with *fail set. */
+  void *(*create)(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
                   int *fail);
   void (*destroy)(void *ctx);
   /* the uniform initial split: ndiv[d] equal parts along axis d */
@@ -86,13 +89,19 @@ typedef struct gcuba_cuhre_ops {
                double *finerr);
 } gcuba_cuhre_ops;
 
+#ifdef __cplusplus
+extern "C" {
+#endif
 extern const gcuba_cuhre_ops gcuba_cuhre_cpu;
+/* bytes the CPU backend needs per leaf region */
+long long gcuba_cuhre_region_bytes(int ndim, int ncomp);
 #ifdef HAVE_CUDA
 extern const gcuba_cuhre_ops gcuba_cuhre_cuda;
 #endif
+#ifdef __cplusplus
+}
+#endif
 
-/* bytes the CPU backend needs per active region */
-long long gcuba_cuhre_region_bytes(int ndim, int ncomp);
 
 
 /* bin of a key (shared by every backend) */
@@ -106,11 +115,15 @@ GCUBA_HD static inline int gcuba_hist_bin(double key)
       (int)((2 * m - 1) * GCUBA_HIST_PEROCT);
   return e < 0 ? 0 : e >= GCUBA_HIST_BINS ? GCUBA_HIST_BINS - 1 : e;
 }
-/* lower edge of bin j */
+/* lower edge of bin j, and its middle */
 static inline double gcuba_hist_edge(int j)
 {
   return ldexp(1 + (double)(j % GCUBA_HIST_PEROCT) / GCUBA_HIST_PEROCT,
                GCUBA_HIST_LOG2MIN + j / GCUBA_HIST_PEROCT);
+}
+static inline double gcuba_hist_mid(int j)
+{
+  return 0.5 * (gcuba_hist_edge(j) + gcuba_hist_edge(j + 1));
 }
 
 #endif

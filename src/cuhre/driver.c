@@ -53,6 +53,10 @@ typedef struct {
   gcuba_hist *hist;
   double gamma, batchfrac;
   int norel;                        /* relative-error finishing is off */
+  int capped;                       /* this split was cut short by maxeval:
+                                       its state is not saved, so that a
+                                       resumed run follows the path of an
+                                       uninterrupted one */
   gcuba_vegas_combine_t *chi;       /* per component, over iterations */
 } cuhre;
 
@@ -237,6 +241,7 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
     if (nsplit > left) {
       cl->split_max = left;
       nsplit = left;
+      t->capped = 1;
     }
   }
   cl->split_thresh = top > 0 ? gcuba_hist_edge(top) : 0;
@@ -367,6 +372,7 @@ static void run(cuhre *t)
         break;
       }
     } else {
+      t->capped = 0;
       cl.relfinish = !(c->flags & GCUBA_NORELFINISH) && !t->norel;
       if (choose_thresholds(t, &cl, excess)) {
         c->fail = 1;
@@ -382,7 +388,7 @@ static void run(cuhre *t)
     t->nfinished += nleaves + t->ops->nnew(t->ctx) / 2 -
                     t->ops->nleaves(t->ctx);
     ++t->iter;
-    if (c->statefile && save_state(t)) break;
+    if (c->statefile && !t->capped && save_state(t)) break;
   }
 
   for (comp = 0; comp < nc; ++comp) {
@@ -409,14 +415,15 @@ void gcuba_cuhre_run(gcuba_call *c)
                c->ndim, c->key);
     return;
   }
-#ifdef HAVE_CUDA_CUHRE
-  bk = gcuba_choose_backend(c, 1);
+#ifdef HAVE_CUDA
+  /* the GPU kernels hold up to 8 components; more run on the CPU */
+  bk = gcuba_choose_backend(c, c->ncomp <= 8);
 #else
   bk = gcuba_choose_backend(c, 0);
 #endif
   if (bk < 0) return;
   t.ops = &gcuba_cuhre_cpu;
-#ifdef HAVE_CUDA_CUHRE
+#ifdef HAVE_CUDA
   if (bk == GCUBA_BK_GPU) t.ops = &gcuba_cuhre_cuda;
 #endif
   gcuba_set_last_backend(bk);
@@ -451,7 +458,7 @@ void gcuba_cuhre_run(gcuba_call *c)
   t.minbatch = (long long)MINBATCH_PER_THREAD * gcuba_threads();
   t.gamma = getenv("G_GAMMA") ? atof(getenv("G_GAMMA")) : GAMMA;
   t.batchfrac = getenv("G_BF") ? atof(getenv("G_BF")) : 0.05;
-  t.ctx = t.ops->create(c, &t.rule, t.maxregions, &fail);
+  t.ctx = t.ops->create(c, &t.rule, &t.maxregions, &fail);
   if (t.ctx) {
     run(&t);
     t.ops->destroy(t.ctx);

@@ -1,0 +1,748 @@
+/* cuda/cuhre.cu -- the CUDA backend of the Cuhre driver
+   (src/cuhre/backend.h): the leaf regions live in device memory in the
+   same layout as the CPU backend's; the rule is applied by the kernel
+   instantiated for the integrand (gcuba/cuhre_kernels.cuh), everything
+   else -- two-level error, sums, key histogram, classification, scans,
+   compaction and splitting -- is here, compiled once.  Buffers are sized
+   from cudaMemGetInfo (and GCUBA_MEMLIMIT), allocated at the start and
+   grown geometrically; nothing is allocated inside an iteration except
+   when the partition outgrows its buffers.  One stream per call; every
+   CUDA call and launch is checked (GCUBA_CK).  Reductions use a fixed
+   grid and a fixed order, so results do not change from run to run.
+   This file is part of gcuba. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cub/device/device_scan.cuh>
+#include "common.cuh"
+#include "cuhre/backend.h"
+#include "gcuba/cuhre_kernels.cuh"
+
+#define RED_BLOCKS 256
+#define RED_THREADS 256
+
+typedef struct {
+  double *lo, *w, *avg, *err;
+  int *dims;
+} darrays;
+
+typedef struct {
+  gcuba_call *c;
+  gcuba_rule rule;
+  int ndim, ncomp, np, threads;
+  long long n, nold, cap, maxregions;
+  int haveparents;
+  cudaStream_t stream;
+  darrays a, b;
+  double *pavg, *perr;      /* [cap/2*ncomp] */
+  unsigned char *cls;       /* [cap] */
+  long long *keeppos, *splitpos; /* [cap+1] exclusive scans */
+  int *flags;               /* [cap] scan input */
+  gcuba_rule *drule;
+  gcuba_cuhre_code *dcode;
+  double *dbudget;          /* [ncomp] */
+  double *dpart;            /* [ncomp*RED_BLOCKS*2] reduction partials */
+  double *dsum;             /* [2*ncomp] */
+  long long *dhcount;       /* [GCUBA_HIST_BINS] */
+  long long *dcounts;       /* [4] */
+  int *dstatus;
+  void *dtemp;              /* CUB temporary storage */
+  size_t tempbytes;
+  void *duser;              /* userdata as the kernels see it */
+  double *hbuf;             /* host staging [2*ncomp + 4] */
+} gpu;
+
+enum { KEEP = 0, FIN = 1, SPLIT = 2 };
+
+#define CK(call)                              \
+  do {                                        \
+    int rc_ = GCUBA_CK(t->c, call);           \
+    if (rc_) return rc_;                      \
+  } while (0)
+#define CKL(what)                             \
+  do {                                        \
+    int rc_ = GCUBA_CK_LAUNCH(t->c, what);    \
+    if (rc_) return rc_;                      \
+  } while (0)
+
+/* bytes of device memory per leaf region */
+static long long region_bytes(int ndim, int ncomp)
+{
+  return 2 * (8LL * (2 * ndim + 2 * ncomp) + 4LL * ncomp) + 8LL * ncomp +
+         1 + 2 * 8 + 4;
+}
+
+static void free_arrays(darrays *a)
+{
+  cudaFree(a->lo);
+  cudaFree(a->w);
+  cudaFree(a->avg);
+  cudaFree(a->err);
+  cudaFree(a->dims);
+  memset(a, 0, sizeof *a);
+}
+
+static int alloc_arrays(gpu *t, darrays *a, long long cap)
+{
+  CK(cudaMalloc(&a->lo, sizeof(double) * cap * t->ndim));
+  CK(cudaMalloc(&a->w, sizeof(double) * cap * t->ndim));
+  CK(cudaMalloc(&a->avg, sizeof(double) * cap * t->ncomp));
+  CK(cudaMalloc(&a->err, sizeof(double) * cap * t->ncomp));
+  CK(cudaMalloc(&a->dims, sizeof(int) * cap * t->ncomp));
+  return 0;
+}
+
+static size_t scan_bytes(long long n)
+{
+  size_t bytes = 0;
+  cub::DeviceScan::ExclusiveSum(NULL, bytes, (const int *)NULL,
+                                (long long *)NULL, (int)n);
+  return bytes;
+}
+
+/* make room for n leaves: new buffers, the live data copied over */
+static int reserve(gpu *t, long long n)
+{
+  long long cap = t->cap ? t->cap : 65536, keep = t->n;
+  darrays na;
+  double *np2, *ne2;
+  if (n <= t->cap) return 0;
+  while (cap < n) cap *= 2;
+  if (cap > t->maxregions) cap = t->maxregions > n ? t->maxregions : n;
+  memset(&na, 0, sizeof na);
+  if (alloc_arrays(t, &na, cap)) {
+    free_arrays(&na);
+    return t->c->fail;
+  }
+  if (keep > 0) {
+    CK(cudaMemcpyAsync(na.lo, t->a.lo, sizeof(double) * keep * t->ndim,
+                       cudaMemcpyDeviceToDevice, t->stream));
+    CK(cudaMemcpyAsync(na.w, t->a.w, sizeof(double) * keep * t->ndim,
+                       cudaMemcpyDeviceToDevice, t->stream));
+    CK(cudaMemcpyAsync(na.avg, t->a.avg, sizeof(double) * keep * t->ncomp,
+                       cudaMemcpyDeviceToDevice, t->stream));
+    CK(cudaMemcpyAsync(na.err, t->a.err, sizeof(double) * keep * t->ncomp,
+                       cudaMemcpyDeviceToDevice, t->stream));
+    CK(cudaMemcpyAsync(na.dims, t->a.dims, sizeof(int) * keep * t->ncomp,
+                       cudaMemcpyDeviceToDevice, t->stream));
+  }
+  CK(cudaMalloc(&np2, sizeof(double) * (cap / 2 + 1) * t->ncomp));
+  CK(cudaMalloc(&ne2, sizeof(double) * (cap / 2 + 1) * t->ncomp));
+  if (keep > t->nold && t->haveparents) {
+    size_t pb = sizeof(double) * ((keep - t->nold) / 2) * t->ncomp;
+    CK(cudaMemcpyAsync(np2, t->pavg, pb, cudaMemcpyDeviceToDevice,
+                       t->stream));
+    CK(cudaMemcpyAsync(ne2, t->perr, pb, cudaMemcpyDeviceToDevice,
+                       t->stream));
+  }
+  CK(cudaStreamSynchronize(t->stream));
+  free_arrays(&t->a);
+  free_arrays(&t->b);
+  cudaFree(t->pavg);
+  cudaFree(t->perr);
+  cudaFree(t->cls);
+  cudaFree(t->keeppos);
+  cudaFree(t->splitpos);
+  cudaFree(t->flags);
+  cudaFree(t->dtemp);
+  t->a = na;
+  t->pavg = np2;
+  t->perr = ne2;
+  t->cls = NULL;
+  t->keeppos = t->splitpos = NULL;
+  t->flags = NULL;
+  t->dtemp = NULL;
+  if (alloc_arrays(t, &t->b, cap)) return t->c->fail;
+  CK(cudaMalloc(&t->cls, cap));
+  CK(cudaMalloc(&t->keeppos, sizeof(long long) * (cap + 1)));
+  CK(cudaMalloc(&t->splitpos, sizeof(long long) * (cap + 1)));
+  CK(cudaMalloc(&t->flags, sizeof(int) * (cap + 1)));
+  t->tempbytes = scan_bytes(cap + 1);
+  CK(cudaMalloc(&t->dtemp, t->tempbytes));
+  t->cap = cap;
+  gcuba_log(t->c, 2, "device region store: %lld regions", cap);
+  return 0;
+}
+
+static void destroy(void *ctx)
+{
+  gpu *t = (gpu *)ctx;
+  if (!t) return;
+  if (t->stream) cudaStreamSynchronize(t->stream);
+  free_arrays(&t->a);
+  free_arrays(&t->b);
+  cudaFree(t->pavg);
+  cudaFree(t->perr);
+  cudaFree(t->cls);
+  cudaFree(t->keeppos);
+  cudaFree(t->splitpos);
+  cudaFree(t->flags);
+  cudaFree(t->drule);
+  cudaFree(t->dcode);
+  cudaFree(t->dbudget);
+  cudaFree(t->dpart);
+  cudaFree(t->dsum);
+  cudaFree(t->dhcount);
+  cudaFree(t->dcounts);
+  cudaFree(t->dstatus);
+  cudaFree(t->dtemp);
+  if (t->duser && t->duser != t->c->userdata) cudaFree(t->duser);
+  if (t->hbuf) cudaFreeHost(t->hbuf);
+  if (t->stream) cudaStreamDestroy(t->stream);
+  (void)cudaGetLastError();
+  free(t);
+}
+
+/* The point codes of the rule (see gcuba_cuhre_code). */
+static int make_codes(gpu *t)
+{
+  size_t n = (size_t)t->np * t->ndim;
+  gcuba_cuhre_code *h = (gcuba_cuhre_code *)malloc(n);
+  double u[GCUBA_RULE_MAXDIM];
+  int p, d;
+  if (!h) return gcuba_fail(t->c, GCUBA_FAIL_NOMEM, "rule codes");
+  for (p = 0; p < t->np; ++p) {
+    const gcuba_rule_set *s =
+        &t->rule.set[gcuba_rule_set_of_point(&t->rule, p)];
+    gcuba_rule_point(&t->rule, p, u);
+    for (d = 0; d < t->ndim; ++d)
+      h[(size_t)p * t->ndim + d] =
+          u[d] == 0 ? 0
+          : u[d] == s->a ? 1
+          : u[d] == -s->a ? -1
+          : u[d] == s->b ? 2
+                         : -2;
+  }
+  if (GCUBA_CK(t->c, cudaMalloc(&t->dcode, n)) ||
+      GCUBA_CK(t->c, cudaMemcpy(t->dcode, h, n, cudaMemcpyHostToDevice))) {
+    free(h);
+    return t->c->fail;
+  }
+  free(h);
+  return 0;
+}
+
+/* userdata as the kernels see it: NULL, a pointer the device can already
+   use (device or managed memory), or a device copy of
+   gcuba_userdata_size() bytes of the host struct */
+static int device_userdata(gpu *t)
+{
+  void *u = t->c->userdata;
+  size_t size = gcuba_userdata_bytes();
+  cudaPointerAttributes at;
+  t->duser = NULL;
+  if (!u) return 0;
+  if (cudaPointerGetAttributes(&at, u) == cudaSuccess &&
+      (at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged)) {
+    t->duser = u;
+    return 0;
+  }
+  (void)cudaGetLastError();
+  if (size == 0)
+    return gcuba_fail(t->c, GCUBA_FAIL_PARAM,
+                      "userdata is a host pointer: tell gcuba its size with "
+                      "gcuba_userdata_size() to have it copied to the GPU");
+  CK(cudaMalloc(&t->duser, size));
+  CK(cudaMemcpyAsync(t->duser, u, size, cudaMemcpyHostToDevice, t->stream));
+  return 0;
+}
+
+static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
+                    int *fail)
+{
+  gpu *t = (gpu *)calloc(1, sizeof *t);
+  size_t freeb = 0, totalb = 0;
+  long long per, fit;
+  if (!t) {
+    *fail = gcuba_fail(c, GCUBA_FAIL_NOMEM, "CUDA backend");
+    return NULL;
+  }
+  t->c = c;
+  t->rule = *r;
+  t->ndim = c->ndim;
+  t->ncomp = c->ncomp;
+  t->np = r->npoints;
+  t->threads = t->np >= 512 ? 128 : t->np >= 128 ? 64 : 32;
+  if (c->ncomp > 2 && t->threads > 64) t->threads = 64;
+  if (GCUBA_CK(c, cudaStreamCreateWithFlags(&t->stream,
+                                            cudaStreamNonBlocking)) ||
+      GCUBA_CK(c, cudaMemGetInfo(&freeb, &totalb)))
+    goto fail;
+  /* leave room for CUB's temporaries and the rest: 85% of what is free */
+  per = region_bytes(t->ndim, t->ncomp);
+  fit = (long long)(0.85 * (double)freeb / per);
+  if (*maxregions > fit) *maxregions = fit;
+  t->maxregions = *maxregions;
+  if (GCUBA_CK(c, cudaMalloc(&t->drule, sizeof *r)) ||
+      GCUBA_CK(c, cudaMemcpy(t->drule, r, sizeof *r,
+                             cudaMemcpyHostToDevice)) ||
+      make_codes(t) ||
+      GCUBA_CK(c, cudaMalloc(&t->dbudget, sizeof(double) * c->ncomp)) ||
+      GCUBA_CK(c, cudaMalloc(&t->dpart,
+                             sizeof(double) * c->ncomp * RED_BLOCKS * 2)) ||
+      GCUBA_CK(c, cudaMalloc(&t->dsum, sizeof(double) * 2 * c->ncomp)) ||
+      GCUBA_CK(c, cudaMalloc(&t->dhcount,
+                             sizeof(long long) * GCUBA_HIST_BINS)) ||
+      GCUBA_CK(c, cudaMalloc(&t->dcounts, sizeof(long long) * 4)) ||
+      GCUBA_CK(c, cudaMalloc(&t->dstatus, sizeof(int))) ||
+      GCUBA_CK(c, cudaMallocHost(&t->hbuf,
+                                 sizeof(double) * (2 * c->ncomp + 4))) ||
+      device_userdata(t))
+    goto fail;
+  return t;
+fail:
+  *fail = c->fail ? c->fail : GCUBA_FAIL_CUDA;
+  destroy(t);
+  return NULL;
+}
+
+__global__ void k_init(long long n, int ndim, const int *ndiv, double *lo,
+                       double *w)
+{
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  long long k = i;
+  for (int d = 0; d < ndim; ++d) {
+    int j = (int)(k % ndiv[d]);
+    k /= ndiv[d];
+    w[i * ndim + d] = 1.0 / ndiv[d];
+    lo[i * ndim + d] = (double)j / ndiv[d];
+  }
+}
+
+static unsigned nblocks(long long n, int threads)
+{
+  long long b = (n + threads - 1) / threads;
+  return (unsigned)(b < 1 ? 1 : b);
+}
+
+static int init(void *ctx, const int *ndiv)
+{
+  gpu *t = (gpu *)ctx;
+  long long n = 1;
+  int d, *dd, rc;
+  for (d = 0; d < t->ndim; ++d) n *= ndiv[d];
+  if ((rc = reserve(t, n))) return rc;
+  CK(cudaMalloc(&dd, sizeof(int) * t->ndim));
+  CK(cudaMemcpy(dd, ndiv, sizeof(int) * t->ndim, cudaMemcpyHostToDevice));
+  k_init<<<nblocks(n, 256), 256, 0, t->stream>>>(n, t->ndim, dd, t->a.lo,
+                                                 t->a.w);
+  CKL("k_init");
+  CK(cudaStreamSynchronize(t->stream));
+  CK(cudaFree(dd));
+  t->n = n;
+  t->nold = 0;
+  t->haveparents = 0;
+  return 0;
+}
+
+static long long nleaves(void *ctx) { return ((gpu *)ctx)->n; }
+static long long nnew(void *ctx) { return ((gpu *)ctx)->n - ((gpu *)ctx)->nold; }
+
+__global__ void k_twolevel(long long npairs, long long first, int ncomp,
+                           const double *pavg, const double *perr,
+                           double *avg, double *err)
+{
+  long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= npairs * ncomp) return;
+  long long i = k / ncomp;
+  int c = (int)(k % ncomp);
+  double *a = avg + (first + 2 * i) * ncomp, *e = err + (first + 2 * i) * ncomp;
+  gcuba_twolevel(pavg[i * ncomp + c], perr[i * ncomp + c], &a[c], &e[c],
+                 &a[ncomp + c], &e[ncomp + c]);
+}
+
+/* Sums over the leaves i in [0, n) of v[i*ncomp + c] (masked by cls ==
+   want when cls != NULL): part[b*ncomp + c] per block, then out[c]; the
+   same grid and order every time. */
+__global__ void k_sum1(long long n, int ncomp, const double *v,
+                       const unsigned char *cls, int want, double *part)
+{
+  __shared__ double sh[RED_THREADS];
+  for (int c = 0; c < ncomp; ++c) {
+    double s = 0;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (long long)gridDim.x * blockDim.x)
+      if (!cls || cls[i] == want) s += v[i * ncomp + c];
+    sh[threadIdx.x] = s;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h /= 2) {
+      if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) part[blockIdx.x * ncomp + c] = sh[0];
+    __syncthreads();
+  }
+}
+
+__global__ void k_sum2(int nb, int ncomp, const double *part, double *out)
+{
+  int c = blockIdx.x * blockDim.x + threadIdx.x;
+  if (c >= ncomp) return;
+  double s = 0;
+  for (int b = 0; b < nb; ++b) s += part[b * ncomp + c];
+  out[c] = s;
+}
+
+static int sums(gpu *t, const double *v, const unsigned char *cls, int want,
+                double *out)
+{
+  k_sum1<<<RED_BLOCKS, RED_THREADS, 0, t->stream>>>(t->n, t->ncomp, v, cls,
+                                                    want, t->dpart);
+  CKL("k_sum1");
+  k_sum2<<<nblocks(t->ncomp, 128), 128, 0, t->stream>>>(RED_BLOCKS, t->ncomp,
+                                                        t->dpart, out);
+  CKL("k_sum2");
+  return 0;
+}
+
+static int eval(void *ctx, double *sumavg, double *sumerr)
+{
+  gpu *t = (gpu *)ctx;
+  struct gcuba_cuhre_launch a;
+  int status = 0, rc;
+  long long chunk = 1LL << 30;
+  CK(cudaMemsetAsync(t->dstatus, 0, sizeof(int), t->stream));
+  a.ndim = t->ndim;
+  a.ncomp = t->ncomp;
+  a.lo = t->a.lo;
+  a.w = t->a.w;
+  a.avg = t->a.avg;
+  a.err = t->a.err;
+  a.dims = t->a.dims;
+  a.rule = t->drule;
+  a.code = t->dcode;
+  a.userdata = t->duser;
+  a.status = t->dstatus;
+  a.threads = t->threads;
+  for (a.first = t->nold; a.first < t->n; a.first += chunk) {
+    a.n = t->n - a.first < chunk ? t->n - a.first : chunk;
+    rc = t->c->integrand->gpu->cuhre_eval(&a, t->stream);
+    if (rc) return GCUBA_CK(t->c, (cudaError_t)rc);
+  }
+  if (t->haveparents && t->n > t->nold) {
+    long long np2 = (t->n - t->nold) / 2;
+    k_twolevel<<<nblocks(np2 * t->ncomp, 256), 256, 0, t->stream>>>(
+        np2, t->nold, t->ncomp, t->pavg, t->perr, t->a.avg, t->a.err);
+    CKL("k_twolevel");
+  }
+  if ((rc = sums(t, t->a.avg, NULL, 0, t->dsum)) ||
+      (rc = sums(t, t->a.err, NULL, 0, t->dsum + t->ncomp)))
+    return rc;
+  CK(cudaMemcpyAsync(t->hbuf, t->dsum, sizeof(double) * 2 * t->ncomp,
+                     cudaMemcpyDeviceToHost, t->stream));
+  CK(cudaMemcpyAsync(&t->hbuf[2 * t->ncomp], t->dstatus, sizeof(int),
+                     cudaMemcpyDeviceToHost, t->stream));
+  CK(cudaStreamSynchronize(t->stream));
+  memcpy(&status, &t->hbuf[2 * t->ncomp], sizeof(int));
+  if (status & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
+  if (status & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
+  memcpy(sumavg, t->hbuf, sizeof(double) * t->ncomp);
+  memcpy(sumerr, t->hbuf + t->ncomp, sizeof(double) * t->ncomp);
+  t->nold = t->n;
+  return 0;
+}
+
+/* the classification of one leaf (as the CPU backend's classify1) */
+__device__ static double d_key(const double *err, long long i, int ncomp,
+                               const double *budget, int *comp)
+{
+  double k = -1;
+  for (int c = 0; c < ncomp; ++c) {
+    double r = err[i * ncomp + c] / budget[c];
+    if (r > k) {
+      k = r;
+      *comp = c;
+    }
+  }
+  return k;
+}
+
+struct dclassify {
+  int relfinish;
+  double epsrel, epsabs, fin_thresh, split_thresh;
+};
+
+__device__ static int d_classify(const darrays a, long long i, int ncomp,
+                                 const double *budget, dclassify cl)
+{
+  int comp = 0;
+  double k;
+  if (cl.relfinish) {
+    int c;
+    for (c = 0; c < ncomp; ++c) {
+      double r = fabs(a.avg[i * ncomp + c]) * cl.epsrel;
+      if (a.err[i * ncomp + c] > (r > cl.epsabs ? r : cl.epsabs)) break;
+    }
+    if (c == ncomp) return FIN;
+  }
+  k = d_key(a.err, i, ncomp, budget, &comp);
+  if (k <= cl.fin_thresh) return FIN;
+  return k >= cl.split_thresh ? SPLIT : KEEP;
+}
+
+__global__ void k_classify(long long n, int ncomp, darrays a,
+                           const double *budget, dclassify cl,
+                           unsigned char *cls, int *flags, int which)
+{
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  int k = d_classify(a, i, ncomp, budget, cl);
+  cls[i] = (unsigned char)k;
+  flags[i] = k == which;
+}
+
+__global__ void k_hist(long long n, const unsigned char *cls,
+                       const double *err, int ncomp, const double *budget,
+                       long long *count)
+{
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  int comp = 0;
+  if (i >= n || cls[i] == FIN) return;
+  atomicAdd((unsigned long long *)&count[gcuba_hist_bin(
+                d_key(err, i, ncomp, budget, &comp))],
+            1ULL);
+}
+
+static dclassify dcl(const gcuba_classify *cl)
+{
+  dclassify d;
+  d.relfinish = cl->relfinish;
+  d.epsrel = cl->epsrel;
+  d.epsabs = cl->epsabs;
+  d.fin_thresh = cl->fin_thresh;
+  d.split_thresh = cl->split_thresh;
+  return d;
+}
+
+static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
+                double *relerr)
+{
+  gpu *t = (gpu *)ctx;
+  gcuba_classify rel = *cl;
+  long long nrel = 0;
+  int j, rc;
+  rel.fin_thresh = -1;
+  rel.split_thresh = HUGE_VAL;
+  memset(h, 0, sizeof *h);
+  CK(cudaMemcpyAsync(t->dbudget, cl->budget, sizeof(double) * t->ncomp,
+                     cudaMemcpyHostToDevice, t->stream));
+  k_classify<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
+      t->n, t->ncomp, t->a, t->dbudget, dcl(&rel), t->cls, t->flags, FIN);
+  CKL("k_classify");
+  CK(cudaMemsetAsync(t->dhcount, 0, sizeof(long long) * GCUBA_HIST_BINS,
+                     t->stream));
+  k_hist<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
+      t->n, t->cls, t->a.err, t->ncomp, t->dbudget, t->dhcount);
+  CKL("k_hist");
+  if ((rc = sums(t, t->a.err, t->cls, FIN, t->dsum))) return rc;
+  CK(cudaMemcpyAsync(h->count, t->dhcount, sizeof(long long) * GCUBA_HIST_BINS,
+                     cudaMemcpyDeviceToHost, t->stream));
+  CK(cudaMemcpyAsync(relerr, t->dsum, sizeof(double) * t->ncomp,
+                     cudaMemcpyDeviceToHost, t->stream));
+  CK(cudaStreamSynchronize(t->stream));
+  for (j = 0; j < GCUBA_HIST_BINS; ++j) {
+    h->keysum[j] = (double)h->count[j] * gcuba_hist_mid(j);
+    nrel += h->count[j];
+  }
+  h->nrel = t->n - nrel;
+  return 0;
+}
+
+/* split_max: the SPLIT leaves past the first split_max become KEEP */
+__global__ void k_limit(long long n, unsigned char *cls,
+                        const long long *splitpos, long long split_max,
+                        int *flags)
+{
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if (cls[i] == SPLIT && split_max >= 0 && splitpos[i] >= split_max)
+    cls[i] = KEEP;
+  flags[i] = cls[i] == KEEP;
+}
+
+__global__ void k_flags(long long n, const unsigned char *cls, int which,
+                        int *flags)
+{
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) flags[i] = cls[i] == which;
+}
+
+__global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
+                          darrays b, const unsigned char *cls,
+                          const long long *keeppos,
+                          const long long *splitpos, long long nkeep,
+                          const double *budget, double *pavg, double *perr)
+{
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  if (cls[i] == KEEP) {
+    long long k = keeppos[i];
+    for (int d = 0; d < ndim; ++d) {
+      b.lo[k * ndim + d] = a.lo[i * ndim + d];
+      b.w[k * ndim + d] = a.w[i * ndim + d];
+    }
+    for (int c = 0; c < ncomp; ++c) {
+      b.avg[k * ncomp + c] = a.avg[i * ncomp + c];
+      b.err[k * ncomp + c] = a.err[i * ncomp + c];
+      b.dims[k * ncomp + c] = a.dims[i * ncomp + c];
+    }
+  } else if (cls[i] == SPLIT) {
+    long long par = splitpos[i], k = nkeep + 2 * par;
+    int comp = 0, ax;
+    d_key(a.err, i, ncomp, budget, &comp);
+    ax = a.dims[i * ncomp + comp];
+    for (int d = 0; d < ndim; ++d) {
+      double l = a.lo[i * ndim + d], w = a.w[i * ndim + d];
+      if (d == ax) {
+        w *= 0.5;
+        b.lo[k * ndim + d] = l;
+        b.lo[(k + 1) * ndim + d] = l + w;
+      } else
+        b.lo[k * ndim + d] = b.lo[(k + 1) * ndim + d] = l;
+      b.w[k * ndim + d] = b.w[(k + 1) * ndim + d] = w;
+    }
+    for (int c = 0; c < ncomp; ++c) {
+      pavg[par * ncomp + c] = a.avg[i * ncomp + c];
+      perr[par * ncomp + c] = a.err[i * ncomp + c];
+    }
+  }
+}
+
+static int scan(gpu *t, long long n, long long *out)
+{
+  size_t bytes = t->tempbytes;
+  CK(cub::DeviceScan::ExclusiveSum(t->dtemp, bytes, t->flags, out, (int)n,
+                                   t->stream));
+  return 0;
+}
+
+static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
+                 double *finerr)
+{
+  gpu *t = (gpu *)ctx;
+  long long cnt[2], nkeep, nsplit, nnext;
+  darrays sw;
+  int c, rc;
+  CK(cudaMemcpyAsync(t->dbudget, cl->budget, sizeof(double) * t->ncomp,
+                     cudaMemcpyHostToDevice, t->stream));
+  /* classify, flag the splits and number them */
+  k_classify<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
+      t->n, t->ncomp, t->a, t->dbudget, dcl(cl), t->cls, t->flags, SPLIT);
+  CKL("k_classify");
+  CK(cudaMemsetAsync(t->flags + t->n, 0, sizeof(int), t->stream));
+  if ((rc = scan(t, t->n + 1, t->splitpos))) return rc;
+  k_limit<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
+      t->n, t->cls, t->splitpos, cl->split_max, t->flags);
+  CKL("k_limit");
+  if ((rc = scan(t, t->n + 1, t->keeppos))) return rc;
+  k_flags<<<nblocks(t->n, 256), 256, 0, t->stream>>>(t->n, t->cls, SPLIT,
+                                                     t->flags);
+  CKL("k_flags");
+  if ((rc = scan(t, t->n + 1, t->splitpos))) return rc;
+  /* the finished sums */
+  if ((rc = sums(t, t->a.avg, t->cls, FIN, t->dsum)) ||
+      (rc = sums(t, t->a.err, t->cls, FIN, t->dsum + t->ncomp)))
+    return rc;
+  CK(cudaMemcpyAsync(t->hbuf, t->dsum, sizeof(double) * 2 * t->ncomp,
+                     cudaMemcpyDeviceToHost, t->stream));
+  CK(cudaMemcpyAsync(&cnt[0], t->keeppos + t->n, sizeof(long long),
+                     cudaMemcpyDeviceToHost, t->stream));
+  CK(cudaMemcpyAsync(&cnt[1], t->splitpos + t->n, sizeof(long long),
+                     cudaMemcpyDeviceToHost, t->stream));
+  CK(cudaStreamSynchronize(t->stream));
+  for (c = 0; c < t->ncomp; ++c) {
+    finavg[c] += t->hbuf[c];
+    finerr[c] += t->hbuf[t->ncomp + c];
+  }
+  nkeep = cnt[0];
+  nsplit = cnt[1];
+  nnext = nkeep + 2 * nsplit;
+  if (nnext > t->cap) {
+    /* grow: the classification must be redone on the moved data */
+    gcuba_log(t->c, 2, "growing the device region store to %lld", nnext);
+    {
+      long long n = t->n;
+      t->nold = n; /* everything is evaluated */
+      if ((rc = reserve(t, nnext))) return rc;
+    }
+    for (c = 0; c < t->ncomp; ++c) {
+      finavg[c] -= t->hbuf[c];
+      finerr[c] -= t->hbuf[t->ncomp + c];
+    }
+    return apply(ctx, cl, finavg, finerr);
+  }
+  k_scatter<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
+      t->n, t->ndim, t->ncomp, t->a, t->b, t->cls, t->keeppos, t->splitpos,
+      nkeep, t->dbudget, t->pavg, t->perr);
+  CKL("k_scatter");
+  CK(cudaStreamSynchronize(t->stream));
+  sw = t->a;
+  t->a = t->b;
+  t->b = sw;
+  t->n = nnext;
+  t->nold = nkeep;
+  t->haveparents = 1;
+  return 0;
+}
+
+static int load(void *ctx, const gcuba_region_set *s)
+{
+  gpu *t = (gpu *)ctx;
+  size_t nn = (size_t)(s->n - s->nold) / 2 * t->ncomp;
+  int rc;
+  t->n = 0;
+  if ((rc = reserve(t, s->n))) return rc;
+  CK(cudaMemcpy(t->a.lo, s->lo, sizeof(double) * s->n * t->ndim,
+                cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(t->a.w, s->w, sizeof(double) * s->n * t->ndim,
+                cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(t->a.avg, s->avg, sizeof(double) * s->nold * t->ncomp,
+                cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(t->a.err, s->err, sizeof(double) * s->nold * t->ncomp,
+                cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(t->a.dims, s->dims, sizeof(int) * s->nold * t->ncomp,
+                cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(t->pavg, s->pavg, sizeof(double) * nn,
+                cudaMemcpyHostToDevice));
+  CK(cudaMemcpy(t->perr, s->perr, sizeof(double) * nn,
+                cudaMemcpyHostToDevice));
+  t->n = s->n;
+  t->nold = s->nold;
+  t->haveparents = s->haveparents;
+  return 0;
+}
+
+static int save(void *ctx, gcuba_region_set *s)
+{
+  gpu *t = (gpu *)ctx;
+  size_t nb = sizeof(double) * t->n * t->ndim;
+  size_t rb = sizeof(double) * t->nold * t->ncomp;
+  size_t pb = sizeof(double) * (size_t)((t->n - t->nold) / 2) * t->ncomp;
+  s->n = t->n;
+  s->nold = t->nold;
+  s->haveparents = t->haveparents;
+  s->lo = (double *)malloc(nb + 1);
+  s->w = (double *)malloc(nb + 1);
+  s->avg = (double *)malloc(rb + 1);
+  s->err = (double *)malloc(rb + 1);
+  s->dims = (int *)malloc(rb / 2 + 1);
+  s->pavg = (double *)malloc(pb + 1);
+  s->perr = (double *)malloc(pb + 1);
+  if (!s->lo || !s->w || !s->avg || !s->err || !s->dims || !s->pavg ||
+      !s->perr)
+    return GCUBA_FAIL_NOMEM;
+  CK(cudaMemcpy(s->lo, t->a.lo, nb, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(s->w, t->a.w, nb, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(s->avg, t->a.avg, rb, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(s->err, t->a.err, rb, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(s->dims, t->a.dims, sizeof(int) * t->nold * t->ncomp,
+                cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(s->pavg, t->pavg, pb, cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(s->perr, t->perr, pb, cudaMemcpyDeviceToHost));
+  return 0;
+}
+
+extern "C" const gcuba_cuhre_ops gcuba_cuhre_cuda = {
+    "gpu", create, destroy, init, load, save, nleaves, nnew, eval, hist,
+    apply};
