@@ -11,6 +11,7 @@
    grid and a fixed order, so results do not change from run to run.
    This file is part of gcuba. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cub/device/device_scan.cuh>
@@ -19,6 +20,12 @@
 #include "gcuba/cuhre_kernels.cuh"
 
 #define RED_BLOCKS 256
+/* regions split per iteration at least, per multiprocessor: a batch
+   evaluated in one launch costs about the same as a smaller one
+   (GCUBA_GPU_BATCH overrides, for experiments) */
+#ifndef GCUBA_GPU_BATCH_PER_SM
+#define GCUBA_GPU_BATCH_PER_SM 16
+#endif
 #define RED_THREADS 256
 
 typedef struct {
@@ -32,6 +39,8 @@ typedef struct {
   int ndim, ncomp, np, threads;
   long long n, nold, cap, maxregions;
   int haveparents;
+  long long minbatch_;
+  int dev;
   cudaStream_t stream;
   darrays a, b;
   double *pavg, *perr;      /* [cap/2*ncomp] */
@@ -39,7 +48,7 @@ typedef struct {
   long long *keeppos, *splitpos; /* [cap+1] exclusive scans */
   int *flags;               /* [cap] scan input */
   gcuba_rule *drule;
-  gcuba_cuhre_code *dcode;
+  double *du;               /* [ndim*np] the rule's points */
   double *dbudget;          /* [ncomp] */
   double *dpart;            /* [ncomp*RED_BLOCKS*2] reduction partials */
   double *dsum;             /* [2*ncomp] */
@@ -164,9 +173,8 @@ static int reserve(gpu *t, long long n)
   return 0;
 }
 
-static void destroy(void *ctx)
+static void release(gpu *t)
 {
-  gpu *t = (gpu *)ctx;
   if (!t) return;
   if (t->stream) cudaStreamSynchronize(t->stream);
   free_arrays(&t->a);
@@ -178,7 +186,7 @@ static void destroy(void *ctx)
   cudaFree(t->splitpos);
   cudaFree(t->flags);
   cudaFree(t->drule);
-  cudaFree(t->dcode);
+  cudaFree(t->du);
   cudaFree(t->dbudget);
   cudaFree(t->dpart);
   cudaFree(t->dsum);
@@ -193,33 +201,71 @@ static void destroy(void *ctx)
   free(t);
 }
 
-/* The point codes of the rule (see gcuba_cuhre_code). */
-static int make_codes(gpu *t)
+/* One idle context is kept with its device buffers after a call, so that
+   the next call of the same shape (device, ndim, ncomp) starts without
+   allocating: a sweep of short calls pays cudaMalloc once.  Concurrent
+   calls allocate their own.  gcuba_release() frees it. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static gpu *cache;
+
+static void destroy(void *ctx)
+{
+  gpu *t = (gpu *)ctx, *old = NULL;
+  if (!t) return;
+  if (t->stream && cudaStreamSynchronize(t->stream) != cudaSuccess) {
+    release(t); /* a broken context is not kept */
+    return;
+  }
+  if (t->duser && t->duser != t->c->userdata) cudaFree(t->duser);
+  t->duser = NULL;
+  t->c = NULL;
+  pthread_mutex_lock(&cache_lock);
+  old = cache;
+  cache = t;
+  pthread_mutex_unlock(&cache_lock);
+  if (old) release(old);
+}
+
+static gpu *take_cached(int dev, int ndim, int ncomp)
+{
+  gpu *t;
+  pthread_mutex_lock(&cache_lock);
+  t = cache;
+  if (t && t->dev == dev && t->ndim == ndim && t->ncomp == ncomp)
+    cache = NULL;
+  else
+    t = NULL;
+  pthread_mutex_unlock(&cache_lock);
+  return t;
+}
+
+extern "C" void gcuba_cuda_release(void)
+{
+  gpu *t;
+  pthread_mutex_lock(&cache_lock);
+  t = cache;
+  cache = NULL;
+  pthread_mutex_unlock(&cache_lock);
+  release(t);
+}
+
+/* The rule's points as offsets, dimension-major (see cuhre_kernels.cuh) */
+static int make_points(gpu *t)
 {
   size_t n = (size_t)t->np * t->ndim;
-  gcuba_cuhre_code *h = (gcuba_cuhre_code *)malloc(n);
-  double u[GCUBA_RULE_MAXDIM];
-  int p, d;
-  if (!h) return gcuba_fail(t->c, GCUBA_FAIL_NOMEM, "rule codes");
+  double *h = (double *)malloc(sizeof(double) * n), u[GCUBA_RULE_MAXDIM];
+  int p, d, rc = 0;
+  if (!h) return gcuba_fail(t->c, GCUBA_FAIL_NOMEM, "rule points");
   for (p = 0; p < t->np; ++p) {
-    const gcuba_rule_set *s =
-        &t->rule.set[gcuba_rule_set_of_point(&t->rule, p)];
     gcuba_rule_point(&t->rule, p, u);
-    for (d = 0; d < t->ndim; ++d)
-      h[(size_t)p * t->ndim + d] =
-          u[d] == 0 ? 0
-          : u[d] == s->a ? 1
-          : u[d] == -s->a ? -1
-          : u[d] == s->b ? 2
-                         : -2;
+    for (d = 0; d < t->ndim; ++d) h[(size_t)d * t->np + p] = u[d];
   }
-  if (GCUBA_CK(t->c, cudaMalloc(&t->dcode, n)) ||
-      GCUBA_CK(t->c, cudaMemcpy(t->dcode, h, n, cudaMemcpyHostToDevice))) {
-    free(h);
-    return t->c->fail;
-  }
+  if (GCUBA_CK(t->c, cudaMalloc(&t->du, sizeof(double) * n)) ||
+      GCUBA_CK(t->c, cudaMemcpy(t->du, h, sizeof(double) * n,
+                                cudaMemcpyHostToDevice)))
+    rc = t->c->fail;
   free(h);
-  return 0;
+  return rc;
 }
 
 /* userdata as the kernels see it: NULL, a pointer the device can already
@@ -250,49 +296,77 @@ static int device_userdata(gpu *t)
 static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
                     int *fail)
 {
-  gpu *t = (gpu *)calloc(1, sizeof *t);
+  gpu *t;
   size_t freeb = 0, totalb = 0;
   long long per, fit;
-  if (!t) {
+  int dev = 0, nsm = 0, fresh;
+  if (GCUBA_CK(c, cudaGetDevice(&dev)) ||
+      GCUBA_CK(c, cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount,
+                                         dev))) {
+    *fail = c->fail;
+    return NULL;
+  }
+  t = take_cached(dev, c->ndim, c->ncomp);
+  fresh = t == NULL;
+  if (fresh && !(t = (gpu *)calloc(1, sizeof *t))) {
     *fail = gcuba_fail(c, GCUBA_FAIL_NOMEM, "CUDA backend");
     return NULL;
   }
   t->c = c;
-  t->rule = *r;
+  t->dev = dev;
   t->ndim = c->ndim;
   t->ncomp = c->ncomp;
-  t->np = r->npoints;
-  t->threads = t->np >= 512 ? 128 : t->np >= 128 ? 64 : 32;
+  t->n = t->nold = 0;
+  t->haveparents = 0;
+  t->minbatch_ = (long long)nsm * GCUBA_GPU_BATCH_PER_SM;
+  t->threads = r->npoints >= 512 ? 128 : r->npoints >= 128 ? 64 : 32;
   if (c->ncomp > 2 && t->threads > 64) t->threads = 64;
-  if (GCUBA_CK(c, cudaStreamCreateWithFlags(&t->stream,
-                                            cudaStreamNonBlocking)) ||
-      GCUBA_CK(c, cudaMemGetInfo(&freeb, &totalb)))
+  if (fresh && GCUBA_CK(c, cudaStreamCreateWithFlags(&t->stream,
+                                                     cudaStreamNonBlocking)))
     goto fail;
-  /* leave room for CUB's temporaries and the rest: 85% of what is free */
+  if (GCUBA_CK(c, cudaMemGetInfo(&freeb, &totalb))) goto fail;
+  /* leave room for CUB's temporaries and the rest: 85% of what is free,
+     plus what this context holds already */
   per = region_bytes(t->ndim, t->ncomp);
-  fit = (long long)(0.85 * (double)freeb / per);
+  fit = (long long)(0.85 * (double)freeb / per) + t->cap;
+  if (fit > (1LL << 31) - 2) fit = (1LL << 31) - 2; /* CUB's int counts */
   if (*maxregions > fit) *maxregions = fit;
   t->maxregions = *maxregions;
-  if (GCUBA_CK(c, cudaMalloc(&t->drule, sizeof *r)) ||
-      GCUBA_CK(c, cudaMemcpy(t->drule, r, sizeof *r,
-                             cudaMemcpyHostToDevice)) ||
-      make_codes(t) ||
-      GCUBA_CK(c, cudaMalloc(&t->dbudget, sizeof(double) * c->ncomp)) ||
-      GCUBA_CK(c, cudaMalloc(&t->dpart,
-                             sizeof(double) * c->ncomp * RED_BLOCKS * 2)) ||
-      GCUBA_CK(c, cudaMalloc(&t->dsum, sizeof(double) * 2 * c->ncomp)) ||
-      GCUBA_CK(c, cudaMalloc(&t->dhcount,
-                             sizeof(long long) * GCUBA_HIST_BINS)) ||
-      GCUBA_CK(c, cudaMalloc(&t->dcounts, sizeof(long long) * 4)) ||
-      GCUBA_CK(c, cudaMalloc(&t->dstatus, sizeof(int))) ||
-      GCUBA_CK(c, cudaMallocHost(&t->hbuf,
-                                 sizeof(double) * (2 * c->ncomp + 4))) ||
+  if (t->cap > t->maxregions) {
+    /* a smaller limit than the cached buffers: start afresh */
+    free_arrays(&t->a);
+    free_arrays(&t->b);
+    t->cap = 0;
+  }
+  if (fresh &&
+      (GCUBA_CK(c, cudaMalloc(&t->drule, sizeof *r)) ||
+       GCUBA_CK(c, cudaMalloc(&t->dbudget, sizeof(double) * c->ncomp)) ||
+       GCUBA_CK(c, cudaMalloc(&t->dpart,
+                              sizeof(double) * c->ncomp * RED_BLOCKS * 2)) ||
+       GCUBA_CK(c, cudaMalloc(&t->dsum, sizeof(double) * 2 * c->ncomp)) ||
+       GCUBA_CK(c, cudaMalloc(&t->dhcount,
+                              sizeof(long long) * GCUBA_HIST_BINS)) ||
+       GCUBA_CK(c, cudaMalloc(&t->dcounts, sizeof(long long) * 4)) ||
+       GCUBA_CK(c, cudaMalloc(&t->dstatus, sizeof(int))) ||
+       GCUBA_CK(c, cudaMallocHost(&t->hbuf,
+                                  sizeof(double) * (2 * c->ncomp + 4)))))
+    goto fail;
+  if (fresh || t->rule.key != r->key || t->np != r->npoints) {
+    t->rule = *r;
+    t->np = r->npoints;
+    cudaFree(t->du);
+    t->du = NULL;
+    if (make_points(t)) goto fail;
+  }
+  t->rule = *r;
+  if (GCUBA_CK(c, cudaMemcpyAsync(t->drule, r, sizeof *r,
+                                  cudaMemcpyHostToDevice, t->stream)) ||
       device_userdata(t))
     goto fail;
   return t;
 fail:
   *fail = c->fail ? c->fail : GCUBA_FAIL_CUDA;
-  destroy(t);
+  release(t);
   return NULL;
 }
 
@@ -335,6 +409,9 @@ static int init(void *ctx, const int *ndiv)
   t->haveparents = 0;
   return 0;
 }
+
+/* enough blocks (one per region) to fill the device a few times over */
+static long long minbatch(void *ctx) { return ((gpu *)ctx)->minbatch_; }
 
 static long long nleaves(void *ctx) { return ((gpu *)ctx)->n; }
 static long long nnew(void *ctx) { return ((gpu *)ctx)->n - ((gpu *)ctx)->nold; }
@@ -411,7 +488,7 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   a.err = t->a.err;
   a.dims = t->a.dims;
   a.rule = t->drule;
-  a.code = t->dcode;
+  a.u = t->du;
   a.userdata = t->duser;
   a.status = t->dstatus;
   a.threads = t->threads;
@@ -744,5 +821,5 @@ static int save(void *ctx, gcuba_region_set *s)
 }
 
 extern "C" const gcuba_cuhre_ops gcuba_cuhre_cuda = {
-    "gpu", create, destroy, init, load, save, nleaves, nnew, eval, hist,
-    apply};
+    "gpu", create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
+    hist, apply};

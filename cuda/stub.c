@@ -10,3 +10,5 @@ const char *gcuba_cuda_device_name(int dev, char *buf, size_t n)
   snprintf(buf, n, "device %d (no CUDA in this build)", dev);
   return buf;
 }
+
+void gcuba_cuda_release(void) {}

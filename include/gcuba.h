@@ -179,6 +179,11 @@ const char *gcuba_last_backend(void);
 /* Number of usable CUDA devices (0 without CUDA, driver or device). */
 int gcuba_device_count(void);
 
+/* Frees the device memory gcuba keeps between calls (one idle region
+   store per process, reused by the next call of the same shape so that
+   short calls do not pay for cudaMalloc).  Safe to call at any time. */
+void gcuba_release(void);
+
 /* userdata on the GPU.  The GPU integrand receives a device pointer.
    gcuba_userdata_size(n): for the following calls made by this thread,
    copy n bytes at `userdata' to device memory before integrating and pass

@@ -157,7 +157,7 @@ int main(void)
 
   /* backend selection */
   setenv("GCUBA_DEVICE", "gpu", 1);
-  cuhre(&a, 3, 1, S(f3), 1, 1e-3, 0, 0, 1000000, 0);
+  cuhre(&a, 3, 1, f3_c, 1, 1e-3, 0, 0, 1000000, 0);
   ok(a.fail == GCUBA_FAIL_NODEVICE || a.fail == GCUBA_FAIL_NOTAVAIL,
      "GCUBA_DEVICE=gpu with a host-only integrand: fail %d", a.fail);
   setenv("GCUBA_DEVICE", "tpu", 1);

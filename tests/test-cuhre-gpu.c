@@ -62,5 +62,10 @@ int main(void)
         par[i].integral != seq[i].integral || par[i].error != seq[i].error)
       same = 0;
   ok(same, "4 concurrent calls from host threads = 4 sequential calls");
+  gcuba_release();
+  work(&par[0]);
+  ok(par[0].fail == 0 && par[0].integral == seq[0].integral,
+     "after gcuba_release the next call allocates afresh: same answer");
+  gcuba_release();
   return done();
 }

@@ -17,9 +17,8 @@
 /* most components on the GPU (more run on the CPU backend) */
 #define GCUBA_CUHRE_GPU_MAXCOMP 8
 
-/* The points of the rule as codes, point-major: code[p*ndim + d] is
-   0 (u = 0), +-1 (u = +-a of the point's set), +-2 (u = +-b). */
-typedef signed char gcuba_cuhre_code;
+/* The points of the rule as half-width offsets, dimension-major:
+   u[d*npoints + p] (so a warp's loads of one coordinate are contiguous). */
 
 struct gcuba_cuhre_launch {
   int ndim, ncomp;
@@ -28,7 +27,7 @@ struct gcuba_cuhre_launch {
   double *avg, *err;           /* [i*ncomp + c] results */
   int *dims;                   /* [i*ncomp + c] split axis per component */
   const gcuba_rule *rule;      /* device copy */
-  const gcuba_cuhre_code *code;/* [npoints*ndim] device */
+  const double *u;             /* [ndim*npoints] device */
   void *userdata;              /* device-accessible */
   int *status;                 /* GCUBA_ST_* bits, OR-ed */
   int threads;                 /* block size: 32, 64 or 128 */
@@ -45,23 +44,26 @@ static inline size_t gcuba_cuhre_smem(int ndim, int ncomp, int nsets,
          sizeof(double) * (size_t)nsets * ncomp;
 }
 
-template <class F, int NC>
+/* One block per region.  NDIM > 0: the dimension is a compile-time
+   constant (x in registers, loops unrolled); NDIM = 0: any dimension.
+   NC: components held per thread. */
+template <class F, int NC, int NDIM>
 __global__ void gcuba_k_cuhre(const struct gcuba_cuhre_launch a)
 {
   extern __shared__ double gcuba_smem_[];
   gcuba_rule *r = (gcuba_rule *)gcuba_smem_;
   double *cen = (double *)(r + 1);          /* centre, then half-width */
-  double *hw = cen + a.ndim;
-  double *part = hw + a.ndim;               /* [s][c][tid] */
-  const int nax = 1 + 4 * a.ndim;
+  const int ndim = NDIM > 0 ? NDIM : a.ndim, ncomp = NC == 1 ? 1 : a.ncomp;
+  double *hw = cen + ndim;
+  double *part = hw + ndim;                 /* [s][c][tid] */
+  const int nax = 1 + 4 * ndim;
   const int T = blockDim.x, tid = threadIdx.x;
-  const int ndim = a.ndim, ncomp = a.ncomp;
   int nsets, np, s, c, st = 0;
   double *fax, *setsum;
-  long long i = a.first + blockIdx.x;
-  double f[NC], x[GCUBA_RULE_MAXDIM];
+  const long long i = a.first + blockIdx.x;
+  double f[NC], x[NDIM > 0 ? NDIM : GCUBA_RULE_MAXDIM];
 
-  /* the rule into shared memory (ints at a time) */
+  /* the rule into shared memory */
   {
     const int *src = (const int *)a.rule;
     int *dst = (int *)r;
@@ -78,35 +80,41 @@ __global__ void gcuba_k_cuhre(const struct gcuba_cuhre_launch a)
   np = r->npoints;
   fax = part + (size_t)nsets * ncomp * T;
   setsum = fax + (size_t)ncomp * nax;
-  for (int k = tid; k < nsets * ncomp; k += T)
-    for (int t = 0; t < T; ++t) part[(size_t)k * T + t] = 0;
+  for (int k = tid; k < nsets * ncomp * T; k += T) part[k] = 0;
   __syncthreads();
-
-  /* this thread's points p = tid, tid + T, ...; sets in increasing order */
-  s = 0;
   {
+    double cl[NDIM > 0 ? NDIM : GCUBA_RULE_MAXDIM],
+        hl[NDIM > 0 ? NDIM : GCUBA_RULE_MAXDIM];
     double acc[NC];
+    int next; /* first point of the next set */
+    if (NDIM > 0) {
+#pragma unroll
+      for (int d = 0; d < (NDIM > 0 ? NDIM : 1); ++d) {
+        cl[d] = cen[d];
+        hl[d] = hw[d];
+      }
+    }
     for (c = 0; c < ncomp; ++c) acc[c] = 0;
+    s = 0;
+    next = r->set[0].first + r->set[0].npts;
+    /* this thread's points p = tid, tid + T, ...: sets in increasing order,
+       each set's sum flushed to part[] when the thread leaves it */
     for (int p = tid; p < np; p += T) {
-      const gcuba_cuhre_code *cd = a.code + (size_t)p * ndim;
-      int s2 = s;
-      while (p >= r->set[s2].first + r->set[s2].npts) ++s2;
-      if (s2 != s) {
+      if (p >= next) {
         for (c = 0; c < ncomp; ++c) {
           part[((size_t)s * ncomp + c) * T + tid] = acc[c];
           acc[c] = 0;
         }
-        s = s2;
+        while (p >= r->set[s].first + r->set[s].npts) ++s;
+        next = r->set[s].first + r->set[s].npts;
       }
-      {
-        const double va = r->set[s].a, vb = r->set[s].b;
-        for (int d = 0; d < ndim; ++d) {
-          int k = cd[d];
-          double u = k == 0 ? 0 : k == 1 ? va : k == -1 ? -va : k == 2 ? vb
-                                                                        : -vb;
-          x[d] = cen[d] + hw[d] * u;
-        }
-      }
+      if (NDIM > 0) {
+#pragma unroll
+        for (int d = 0; d < (NDIM > 0 ? NDIM : 1); ++d)
+          x[d] = fma(hl[d], a.u[(size_t)d * np + p], cl[d]);
+      } else
+        for (int d = 0; d < ndim; ++d)
+          x[d] = fma(hw[d], a.u[(size_t)d * np + p], cen[d]);
       if (F::call(&ndim, x, &ncomp, f, a.userdata) == -999)
         st |= GCUBA_ST_ABORT;
       for (c = 0; c < ncomp; ++c) {
@@ -115,8 +123,9 @@ __global__ void gcuba_k_cuhre(const struct gcuba_cuhre_launch a)
         if (p < nax) fax[c * nax + p] = f[c];
       }
     }
-    for (c = 0; c < ncomp; ++c)
-      part[((size_t)s * ncomp + c) * T + tid] = acc[c];
+    if (tid < np)
+      for (c = 0; c < ncomp; ++c)
+        part[((size_t)s * ncomp + c) * T + tid] = acc[c];
   }
   if (st) atomicOr(a.status, st);
   __syncthreads();
@@ -143,6 +152,28 @@ __global__ void gcuba_k_cuhre(const struct gcuba_cuhre_launch a)
   }
 }
 
+template <class F, int NC, int NDIM>
+static int gcuba_cuhre_launch1(const struct gcuba_cuhre_launch *a,
+                               size_t smem, void *stream)
+{
+  if (smem > 48 * 1024) {
+    cudaError_t e = cudaFuncSetAttribute(
+        gcuba_k_cuhre<F, NC, NDIM>,
+        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return (int)e;
+  }
+  gcuba_k_cuhre<F, NC, NDIM>
+      <<<(unsigned)a->n, a->threads, smem, (cudaStream_t)stream>>>(*a);
+  return (int)cudaPeekAtLastError();
+}
+
+/* GCUBA_CUHRE_NDIMS: the dimensions with a kernel of their own (one
+   component); a user file may define it before including gcuba.h, e.g.
+   to 0 for the fastest compilation */
+#ifndef GCUBA_CUHRE_NDIMS
+#define GCUBA_CUHRE_NDIMS 1
+#endif
+
 template <class F>
 static int gcuba_cuhre_launch_eval(const struct gcuba_cuhre_launch *a,
                                    void *stream)
@@ -152,26 +183,20 @@ static int gcuba_cuhre_launch_eval(const struct gcuba_cuhre_launch *a,
   if (a->ncomp > GCUBA_CUHRE_GPU_MAXCOMP)
     return (int)cudaErrorInvalidValue;
   smem = gcuba_cuhre_smem(a->ndim, a->ncomp, GCUBA_RULE_MAXSETS, a->threads);
-  if (a->ncomp == 1) {
-    if (smem > 48 * 1024) {
-      cudaError_t e = cudaFuncSetAttribute(
-          gcuba_k_cuhre<F, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-          (int)smem);
-      if (e != cudaSuccess) return (int)e;
-    }
-    gcuba_k_cuhre<F, 1><<<(unsigned)a->n, a->threads, smem,
-                          (cudaStream_t)stream>>>(*a);
-  } else {
-    if (smem > 48 * 1024) {
-      cudaError_t e = cudaFuncSetAttribute(
-          gcuba_k_cuhre<F, GCUBA_CUHRE_GPU_MAXCOMP>,
-          cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-      if (e != cudaSuccess) return (int)e;
-    }
-    gcuba_k_cuhre<F, GCUBA_CUHRE_GPU_MAXCOMP>
-        <<<(unsigned)a->n, a->threads, smem, (cudaStream_t)stream>>>(*a);
+  if (a->ncomp > 1)
+    return gcuba_cuhre_launch1<F, GCUBA_CUHRE_GPU_MAXCOMP, 0>(a, smem, stream);
+#if GCUBA_CUHRE_NDIMS
+  switch (a->ndim) {
+  case 2: return gcuba_cuhre_launch1<F, 1, 2>(a, smem, stream);
+  case 3: return gcuba_cuhre_launch1<F, 1, 3>(a, smem, stream);
+  case 4: return gcuba_cuhre_launch1<F, 1, 4>(a, smem, stream);
+  case 5: return gcuba_cuhre_launch1<F, 1, 5>(a, smem, stream);
+  case 6: return gcuba_cuhre_launch1<F, 1, 6>(a, smem, stream);
+  case 7: return gcuba_cuhre_launch1<F, 1, 7>(a, smem, stream);
+  case 8: return gcuba_cuhre_launch1<F, 1, 8>(a, smem, stream);
   }
-  return (int)cudaPeekAtLastError();
+#endif
+  return gcuba_cuhre_launch1<F, 1, 0>(a, smem, stream);
 }
 
 #endif

@@ -4,6 +4,9 @@
 #ifndef GCUBA_COMMON_H
 #define GCUBA_COMMON_H
 
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
 #include <stddef.h>
 #include "gcuba.h"
 
@@ -69,6 +72,7 @@ void gcuba_run_exit(void);            /* gcubaexit's hook */
 /* CUDA side (cuda/device.cu, or cuda/stub.c without CUDA) */
 int gcuba_cuda_device_count(void);
 const char *gcuba_cuda_device_name(int dev, char *buf, size_t n);
+void gcuba_cuda_release(void);
 
 #ifdef __cplusplus
 }

@@ -138,3 +138,5 @@ int gcuba_choose_backend(gcuba_call *c, int gpu_impl)
 void gcuba_userdata_size(size_t bytes) { userdata_bytes = bytes; }
 
 size_t gcuba_userdata_bytes(void) { return userdata_bytes; }
+
+void gcuba_release(void) { gcuba_cuda_release(); }

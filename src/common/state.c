@@ -7,7 +7,7 @@
 #include "common/state.h"
 
 #define MAGIC "gcuba-state\n"
-#define VERSION 1u
+#define STATE_VERSION 1u
 
 void gcuba_buf_put(gcuba_buf *b, const void *data, size_t n)
 {
@@ -61,7 +61,7 @@ static void header(gcuba_buf *h, const char *routine, uint64_t sig,
                    uint64_t size)
 {
   char name[16] = {0};
-  uint32_t v = VERSION;
+  uint32_t v = STATE_VERSION;
   strncpy(name, routine, sizeof name - 1);
   gcuba_buf_put(h, MAGIC, sizeof MAGIC - 1);
   gcuba_buf_put(h, &v, sizeof v);

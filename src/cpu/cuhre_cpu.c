@@ -155,6 +155,9 @@ static int init(void *ctx, const int *ndiv)
   return 0;
 }
 
+/* 16 regions per thread keep every thread busy for a while */
+static long long minbatch(void *ctx) { return 16LL * ((cpu *)ctx)->nthreads; }
+
 static long long nleaves(void *ctx) { return ((cpu *)ctx)->n; }
 static long long nnew(void *ctx) { return ((cpu *)ctx)->n - ((cpu *)ctx)->nold; }
 
@@ -440,5 +443,5 @@ static int save(void *ctx, gcuba_region_set *s)
 }
 
 const gcuba_cuhre_ops gcuba_cuhre_cpu = {
-    "cpu", create, destroy, init, load, save, nleaves, nnew, eval, hist,
-    apply};
+    "cpu", create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
+    hist, apply};

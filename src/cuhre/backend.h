@@ -65,6 +65,9 @@ typedef struct gcuba_cuhre_ops {
   void *(*create)(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
                   int *fail);
   void (*destroy)(void *ctx);
+  /* the fewest regions worth splitting in one iteration (a batch that
+     keeps the backend busy) */
+  long long (*minbatch)(void *ctx);
   /* the uniform initial split: ndiv[d] equal parts along axis d */
   int (*init)(void *ctx, const int *ndiv);
   /* load / save the leaves (state files); save malloc's the arrays */

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "cuhre/cuhre.h"
 #include "cuhre/backend.h"
@@ -34,8 +35,6 @@
 /* the regions split in one iteration carry GAMMA times the excess of
    the error over the tolerance (in units of the tolerance) */
 #define GAMMA 0.5
-/* the fewest regions split per iteration, per CPU thread */
-#define MINBATCH_PER_THREAD 16
 
 typedef struct {
   gcuba_call *c;
@@ -51,6 +50,7 @@ typedef struct {
   long long nfinished;              /* regions finished so far */
   long long minbatch;               /* fewest regions split per iteration */
   gcuba_hist *hist;
+  double tm[5];                     /* ms in eval, classify, apply, setup */
   double gamma, batchfrac;
   int norel;                        /* relative-error finishing is off */
   int capped;                       /* this split was cut short by maxeval:
@@ -86,6 +86,13 @@ static long long max_regions(gcuba_call *c)
   }
   n = (long long)(bytes / per);
   return n < 2 ? 2 : n;
+}
+
+static double now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
 static uint64_t signature(const cuhre *t)
@@ -316,13 +323,15 @@ static void run(cuhre *t)
   for (;;) {
     long long nnew = t->ops->nnew(t->ctx), nleaves;
     int converged = 1, worst = 0;
-    double excess = 0;
+    double excess = 0, t0 = now_ms(), t1;
     if ((rc = t->ops->eval(t->ctx, t->sumavg, t->sumerr))) {
       gcuba_fail(c, rc, rc == GCUBA_FAIL_ABORT ? "at iteration %lld"
                  : "at iteration %lld (the estimate so far is returned)",
                  t->iter + 1);
       break;
     }
+    t1 = now_ms();
+    t->tm[0] += t1 - t0;
     nleaves = t->ops->nleaves(t->ctx);
     c->neval += nnew * np;
     c->nregions = t->nfinished + nleaves;
@@ -381,12 +390,15 @@ static void run(cuhre *t)
         break;
       }
     }
+    t0 = now_ms();
+    t->tm[1] += t0 - t1;
     if ((rc = t->ops->apply(t->ctx, &cl, t->finavg, t->finerr))) {
       gcuba_fail(c, rc, "splitting the regions");
       break;
     }
     t->nfinished += nleaves + t->ops->nnew(t->ctx) / 2 -
                     t->ops->nleaves(t->ctx);
+    t->tm[2] += now_ms() - t0;
     ++t->iter;
     if (c->statefile && !t->capped && save_state(t)) break;
   }
@@ -455,13 +467,22 @@ void gcuba_cuhre_run(gcuba_call *c)
   t.a = mem + 7 * c->ncomp;
   t.e = mem + 8 * c->ncomp;
   t.allow = mem + 9 * c->ncomp;
-  t.minbatch = (long long)MINBATCH_PER_THREAD * gcuba_threads();
   t.gamma = getenv("G_GAMMA") ? atof(getenv("G_GAMMA")) : GAMMA;
   t.batchfrac = getenv("G_BF") ? atof(getenv("G_BF")) : 0.05;
+  t.tm[3] = now_ms();
   t.ctx = t.ops->create(c, &t.rule, &t.maxregions, &fail);
+  t.tm[3] = now_ms() - t.tm[3];
   if (t.ctx) {
+    t.minbatch = t.ops->minbatch(t.ctx);
+    if (getenv("G_MB")) t.minbatch = atoll(getenv("G_MB"));
     run(&t);
+    t.tm[4] = now_ms();
     t.ops->destroy(t.ctx);
+    t.tm[4] = now_ms() - t.tm[4];
+    gcuba_log(c, 2, "%lld iterations on the %s backend; ms: set-up %.3f, "
+              "evaluation %.3f, classification %.3f, splitting %.3f, "
+              "clean-up %.3f", t.iter + 1, t.ops->name, t.tm[3], t.tm[0],
+              t.tm[1], t.tm[2], t.tm[4]);
   }
   free(mem);
   free(t.chi);
