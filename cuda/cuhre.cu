@@ -24,7 +24,7 @@
    evaluated in one launch costs about the same as a smaller one
    (GCUBA_GPU_BATCH overrides, for experiments) */
 #ifndef GCUBA_GPU_BATCH_PER_SM
-#define GCUBA_GPU_BATCH_PER_SM 16
+#define GCUBA_GPU_BATCH_PER_SM 64
 #endif
 #define RED_THREADS 256
 
@@ -612,12 +612,15 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
   k_hist<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
       t->n, t->cls, t->a.err, t->ncomp, t->dbudget, t->dhcount);
   CKL("k_hist");
-  if ((rc = sums(t, t->a.err, t->cls, FIN, t->dsum))) return rc;
+  if (cl->relfinish && (rc = sums(t, t->a.err, t->cls, FIN, t->dsum)))
+    return rc;
   CK(cudaMemcpyAsync(h->count, t->dhcount, sizeof(long long) * GCUBA_HIST_BINS,
                      cudaMemcpyDeviceToHost, t->stream));
-  CK(cudaMemcpyAsync(relerr, t->dsum, sizeof(double) * t->ncomp,
-                     cudaMemcpyDeviceToHost, t->stream));
+  if (cl->relfinish)
+    CK(cudaMemcpyAsync(relerr, t->dsum, sizeof(double) * t->ncomp,
+                       cudaMemcpyDeviceToHost, t->stream));
   CK(cudaStreamSynchronize(t->stream));
+  if (!cl->relfinish) memset(relerr, 0, sizeof(double) * t->ncomp);
   for (j = 0; j < GCUBA_HIST_BINS; ++j) {
     h->keysum[j] = (double)h->count[j] * gcuba_hist_mid(j);
     nrel += h->count[j];
@@ -753,7 +756,7 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
       t->n, t->ndim, t->ncomp, t->a, t->b, t->cls, t->keeppos, t->splitpos,
       nkeep, t->dbudget, t->pavg, t->perr);
   CKL("k_scatter");
-  CK(cudaStreamSynchronize(t->stream));
+  /* no synchronisation: the next step is queued on the same stream */
   sw = t->a;
   t->a = t->b;
   t->b = sw;

@@ -34,14 +34,15 @@ struct gcuba_cuhre_launch {
 };
 
 /* shared memory of one block: rule, region, per-thread per-set partial
-   sums [nsets][ncomp][threads], axis values [ncomp][1 + 4 ndim] */
+   sums [nsets][ncomp][threads], axis values [ncomp][1 + 4 ndim], set sums
+   [nsets][ncomp], per-warp sums [nsets][ncomp][threads/32] */
 static inline size_t gcuba_cuhre_smem(int ndim, int ncomp, int nsets,
                                       int threads)
 {
   return sizeof(gcuba_rule) + sizeof(double) * (2 * ndim) +
          sizeof(double) * (size_t)nsets * ncomp * threads +
          sizeof(double) * (size_t)ncomp * (1 + 4 * ndim) +
-         sizeof(double) * (size_t)nsets * ncomp;
+         sizeof(double) * (size_t)nsets * ncomp * (1 + threads / 32);
 }
 
 /* One block per region.  NDIM > 0: the dimension is a compile-time
@@ -59,7 +60,7 @@ __global__ void gcuba_k_cuhre(const struct gcuba_cuhre_launch a)
   const int nax = 1 + 4 * ndim;
   const int T = blockDim.x, tid = threadIdx.x;
   int nsets, np, s, c, st = 0;
-  double *fax, *setsum;
+  double *fax, *setsum, *wsum;
   const long long i = a.first + blockIdx.x;
   double f[NC], x[NDIM > 0 ? NDIM : GCUBA_RULE_MAXDIM];
 
@@ -80,6 +81,7 @@ __global__ void gcuba_k_cuhre(const struct gcuba_cuhre_launch a)
   np = r->npoints;
   fax = part + (size_t)nsets * ncomp * T;
   setsum = fax + (size_t)ncomp * nax;
+  wsum = setsum + (size_t)nsets * ncomp;
   for (int k = tid; k < nsets * ncomp * T; k += T) part[k] = 0;
   __syncthreads();
   {
@@ -129,10 +131,19 @@ __global__ void gcuba_k_cuhre(const struct gcuba_cuhre_launch a)
   }
   if (st) atomicOr(a.status, st);
   __syncthreads();
-  /* fixed-order sums over the threads, one (set, component) per thread */
+  /* fixed-order sums over the threads: a shuffle tree inside each warp,
+     then the warps' sums in order (T is a multiple of 32) */
+  for (int k = 0; k < nsets * ncomp; ++k) {
+    double v = part[(size_t)k * T + tid];
+    for (int off = 16; off > 0; off >>= 1)
+      v += __shfl_down_sync(0xffffffffu, v, off);
+    __syncwarp();
+    if ((tid & 31) == 0) wsum[k * (T / 32) + (tid >> 5)] = v;
+  }
+  __syncthreads();
   for (int k = tid; k < nsets * ncomp; k += T) {
     double sum = 0;
-    for (int t = 0; t < T; ++t) sum += part[(size_t)k * T + t];
+    for (int wp = 0; wp < T / 32; ++wp) sum += wsum[k * (T / 32) + wp];
     setsum[k] = sum; /* [s*ncomp + c] */
   }
   __syncthreads();
