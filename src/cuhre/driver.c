@@ -1,22 +1,25 @@
 /* src/cuhre/driver.c -- the gCuhre driver: PAGANI's breadth-first loop
-   over a backend (backend.h), with an error-budget selection policy.
+   over a backend (backend.h), with a greedy batch selection policy.
 
-   Each iteration the backend evaluates every active region with the
-   chosen Genz-Malik rule (two-level error for children of one parent)
-   and returns the sums; the driver forms the totals I = finished +
-   active, E likewise, and stops on Cuba's test E_c <= max(epsabs,
-   epsrel |I_c|) for every component c, on maxeval, or when memory cannot
-   hold another split.  Otherwise it classifies: regions whose error is
-   small relative to their own estimate are finished (PAGANI; off with
-   GCUBA_NORELFINISH), and so are the regions of smallest normalised error
-   err_c/B_c as long as the errors they carry into the finished total stay
-   within a fraction ALPHA of the error budget still free (the threshold
-   classification, here done every iteration: it is what keeps PAGANI's
-   split-everything loop from evaluating regions that are already good
-   enough).  When the survivors would not fit in memory after a split the
-   threshold rises until they do; if that spends more than the free budget
-   the run stops with the best estimate and fail = 1.  All other regions
-   are bisected along their split axis.
+   The backend holds the leaf regions of the partition with their cached
+   results.  Each iteration it evaluates the new regions with the chosen
+   Genz-Malik rule (two-level error for children of one parent) and
+   returns the sums; the driver forms the totals I = finished + leaves,
+   E likewise, and stops on Cuba's test E_c <= max(epsabs, epsrel |I_c|)
+   for every component c, on maxeval, or when memory cannot hold another
+   split.  Otherwise it classifies: leaves whose error is small relative to
+   their own estimate are finished (PAGANI; off with GCUBA_NORELFINISH, and
+   switched off when it would spend half the tolerance); of the others,
+   those of largest normalised error max_c err_c/B_c are bisected, from
+   the largest down, until their keys add up to GAMMA times the excess of
+   E over the tolerance, but at least a minimum batch; the rest keep their
+   results.  This sits between PAGANI (split everything unfinished) and
+   Cuhre (split the worst region): about Cuhre's evaluation count, with
+   thousands of regions per parallel step.  The key threshold comes from a
+   log-scale histogram of the keys (one pass over the leaves, the same on
+   every backend).  When the partition would outgrow memory fewer regions
+   are split, or the smallest-error leaves are finished; if their errors
+   spend the tolerance the run stops with the best estimate and fail = 1.
 
    The result is always the final total and its error (Cuba's flags bit 2
    behaviour); prob is Cuba's chi^2 probability of the sequence of
@@ -35,6 +38,8 @@
 /* the regions split in one iteration carry GAMMA times the excess of
    the error over the tolerance (in units of the tolerance) */
 #define GAMMA 0.5
+/* and at least this fraction of the regions */
+#define BATCHFRAC 0.05
 
 typedef struct {
   gcuba_call *c;
@@ -467,14 +472,17 @@ void gcuba_cuhre_run(gcuba_call *c)
   t.a = mem + 7 * c->ncomp;
   t.e = mem + 8 * c->ncomp;
   t.allow = mem + 9 * c->ncomp;
-  t.gamma = getenv("G_GAMMA") ? atof(getenv("G_GAMMA")) : GAMMA;
-  t.batchfrac = getenv("G_BF") ? atof(getenv("G_BF")) : 0.05;
+  t.gamma = GAMMA;
+  t.batchfrac = BATCHFRAC;
   t.tm[3] = now_ms();
   t.ctx = t.ops->create(c, &t.rule, &t.maxregions, &fail);
   t.tm[3] = now_ms() - t.tm[3];
   if (t.ctx) {
     t.minbatch = t.ops->minbatch(t.ctx);
-    if (getenv("G_MB")) t.minbatch = atoll(getenv("G_MB"));
+    if (getenv("GCUBA_CUHRE_MINBATCH")) {
+      long long mb = atoll(getenv("GCUBA_CUHRE_MINBATCH"));
+      if (mb > 0) t.minbatch = mb;
+    }
     run(&t);
     t.tm[4] = now_ms();
     t.ops->destroy(t.ctx);
