@@ -155,8 +155,13 @@ static int init(void *ctx, const int *ndiv)
   return 0;
 }
 
-/* 16 regions per thread keep every thread busy for a while */
-static long long minbatch(void *ctx) { return 16LL * ((cpu *)ctx)->nthreads; }
+/* a fixed count (not per thread: the partition, and so the result of a
+   run cut short by maxeval, must not depend on the number of threads) */
+static long long minbatch(void *ctx)
+{
+  (void)ctx;
+  return 32;
+}
 
 static long long nleaves(void *ctx) { return ((cpu *)ctx)->n; }
 static long long nnew(void *ctx) { return ((cpu *)ctx)->n - ((cpu *)ctx)->nold; }

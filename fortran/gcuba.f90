@@ -1,0 +1,229 @@
+! fortran/gcuba.f90 -- the Fortran 2003 module gcuba: explicit interfaces
+! for gcuhre, llgcuhre, gvegas, llgvegas and Cuba's other routines, the
+! constants of gcuba.fi, and the type through which Fortran names a
+! GCUBA_INTEGRAND object (an integrand that can run on the GPU).
+!
+! The interfaces describe the very routines that Fortran 77 code calls
+! without this module (src/api/fortran.c), so a program gives the same
+! results with and without `use gcuba'.  They accept what Cuba's Fortran
+! users pass today:
+!   userdata  any variable, array, constant or %VAL(0), passed by
+!             reference and untouched (NO_ARG_CHECK below)
+!   spin      integer*8 as Cuba documents, a plain integer -1 or %VAL(0)
+!             (gcuba ignores it: there are no worker processes)
+!   statefile a character string; blank or "" for none
+!   integrand a Fortran function with an implicit interface, so a legacy
+!             integrand defined in the same file is not rejected
+! Each routine is generic: given a type(gcuba_integrand) variable instead
+! of a function it calls the _desc routine, which integrates that
+! GCUBA_INTEGRAND object (on the GPU when it was compiled by nvcc).
+!
+! NO_ARG_CHECK is gfortran's directive for "any type, kind and rank";
+! other compilers ignore the line and need their own equivalent.  The
+! module holds only constants and interfaces: it adds nothing to link.
+!
+! This file is part of gcuba.
+module gcuba
+  use, intrinsic :: iso_c_binding, only: c_int, c_long_long, c_double, &
+    c_ptr, c_size_t
+  implicit none
+  private :: c_int, c_long_long, c_double, c_ptr, c_size_t
+
+  include 'gcuba.fi'
+
+  ! A GCUBA_INTEGRAND object, named in a module of the program:
+  !   type(gcuba_integrand), bind(c, name="Gauss") :: gauss
+  ! (name= is the C name given to GCUBA_INTEGRAND, case included).
+  type, bind(c) :: gcuba_integrand
+    private
+    type(c_ptr) :: desc
+  end type gcuba_integrand
+
+  ! Cuhre, int counts
+  interface gcuhre
+    subroutine gcuhre(ndim, ncomp, integrand, userdata, nvec, &
+        epsrel, epsabs, flags, mineval, maxeval, key, statefile, spin, &
+        nregions, neval, fail, integral, error, prob)
+      import :: c_int, c_double
+      integer(c_int), intent(in) :: ndim, ncomp, nvec, flags, mineval, &
+        maxeval, key
+      external :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, spin
+      type(*), dimension(*) :: userdata, spin
+      real(c_double), intent(in) :: epsrel, epsabs
+      character(len=*), intent(in) :: statefile
+      integer(c_int), intent(out) :: nregions, neval, fail
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine gcuhre
+    subroutine gcuhre_desc(ndim, ncomp, integrand, userdata, nvec, &
+        epsrel, epsabs, flags, mineval, maxeval, key, statefile, spin, &
+        nregions, neval, fail, integral, error, prob)
+      import :: c_int, c_double, gcuba_integrand
+      integer(c_int), intent(in) :: ndim, ncomp, nvec, flags, mineval, &
+        maxeval, key
+      type(gcuba_integrand), intent(in) :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, spin
+      type(*), dimension(*) :: userdata, spin
+      real(c_double), intent(in) :: epsrel, epsabs
+      character(len=*), intent(in) :: statefile
+      integer(c_int), intent(out) :: nregions, neval, fail
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine gcuhre_desc
+  end interface gcuhre
+
+  ! Cuhre, integer*8 counts (nvec, mineval, maxeval, neval)
+  interface llgcuhre
+    subroutine llgcuhre(ndim, ncomp, integrand, userdata, nvec, &
+        epsrel, epsabs, flags, mineval, maxeval, key, statefile, spin, &
+        nregions, neval, fail, integral, error, prob)
+      import :: c_int, c_long_long, c_double
+      integer(c_int), intent(in) :: ndim, ncomp, flags, key
+      integer(c_long_long), intent(in) :: nvec, mineval, maxeval
+      external :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, spin
+      type(*), dimension(*) :: userdata, spin
+      real(c_double), intent(in) :: epsrel, epsabs
+      character(len=*), intent(in) :: statefile
+      integer(c_int), intent(out) :: nregions, fail
+      integer(c_long_long), intent(out) :: neval
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine llgcuhre
+    subroutine llgcuhre_desc(ndim, ncomp, integrand, userdata, nvec, &
+        epsrel, epsabs, flags, mineval, maxeval, key, statefile, spin, &
+        nregions, neval, fail, integral, error, prob)
+      import :: c_int, c_long_long, c_double, gcuba_integrand
+      integer(c_int), intent(in) :: ndim, ncomp, flags, key
+      integer(c_long_long), intent(in) :: nvec, mineval, maxeval
+      type(gcuba_integrand), intent(in) :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, spin
+      type(*), dimension(*) :: userdata, spin
+      real(c_double), intent(in) :: epsrel, epsabs
+      character(len=*), intent(in) :: statefile
+      integer(c_int), intent(out) :: nregions, fail
+      integer(c_long_long), intent(out) :: neval
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine llgcuhre_desc
+  end interface llgcuhre
+
+  ! Vegas, int counts
+  interface gvegas
+    subroutine gvegas(ndim, ncomp, integrand, userdata, nvec, &
+        epsrel, epsabs, flags, seed, mineval, maxeval, &
+        nstart, nincrease, nbatch, gridno, statefile, spin, &
+        neval, fail, integral, error, prob)
+      import :: c_int, c_double
+      integer(c_int), intent(in) :: ndim, ncomp, nvec, flags, seed, &
+        mineval, maxeval, nstart, nincrease, nbatch, gridno
+      external :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, spin
+      type(*), dimension(*) :: userdata, spin
+      real(c_double), intent(in) :: epsrel, epsabs
+      character(len=*), intent(in) :: statefile
+      integer(c_int), intent(out) :: neval, fail
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine gvegas
+    subroutine gvegas_desc(ndim, ncomp, integrand, userdata, nvec, &
+        epsrel, epsabs, flags, seed, mineval, maxeval, &
+        nstart, nincrease, nbatch, gridno, statefile, spin, &
+        neval, fail, integral, error, prob)
+      import :: c_int, c_double, gcuba_integrand
+      integer(c_int), intent(in) :: ndim, ncomp, nvec, flags, seed, &
+        mineval, maxeval, nstart, nincrease, nbatch, gridno
+      type(gcuba_integrand), intent(in) :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, spin
+      type(*), dimension(*) :: userdata, spin
+      real(c_double), intent(in) :: epsrel, epsabs
+      character(len=*), intent(in) :: statefile
+      integer(c_int), intent(out) :: neval, fail
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine gvegas_desc
+  end interface gvegas
+
+  ! Vegas, integer*8 counts (nvec, mineval, maxeval, nstart, nincrease,
+  ! nbatch, neval)
+  interface llgvegas
+    subroutine llgvegas(ndim, ncomp, integrand, userdata, nvec, &
+        epsrel, epsabs, flags, seed, mineval, maxeval, &
+        nstart, nincrease, nbatch, gridno, statefile, spin, &
+        neval, fail, integral, error, prob)
+      import :: c_int, c_long_long, c_double
+      integer(c_int), intent(in) :: ndim, ncomp, flags, seed, gridno
+      integer(c_long_long), intent(in) :: nvec, mineval, maxeval, &
+        nstart, nincrease, nbatch
+      external :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, spin
+      type(*), dimension(*) :: userdata, spin
+      real(c_double), intent(in) :: epsrel, epsabs
+      character(len=*), intent(in) :: statefile
+      integer(c_long_long), intent(out) :: neval
+      integer(c_int), intent(out) :: fail
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine llgvegas
+    subroutine llgvegas_desc(ndim, ncomp, integrand, userdata, nvec, &
+        epsrel, epsabs, flags, seed, mineval, maxeval, &
+        nstart, nincrease, nbatch, gridno, statefile, spin, &
+        neval, fail, integral, error, prob)
+      import :: c_int, c_long_long, c_double, gcuba_integrand
+      integer(c_int), intent(in) :: ndim, ncomp, flags, seed, gridno
+      integer(c_long_long), intent(in) :: nvec, mineval, maxeval, &
+        nstart, nincrease, nbatch
+      type(gcuba_integrand), intent(in) :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, spin
+      type(*), dimension(*) :: userdata, spin
+      real(c_double), intent(in) :: epsrel, epsabs
+      character(len=*), intent(in) :: statefile
+      integer(c_long_long), intent(out) :: neval
+      integer(c_int), intent(out) :: fail
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine llgvegas_desc
+  end interface llgvegas
+
+  interface
+    ! at most n CPU threads (0: the calling thread only); p ignored
+    subroutine gcubacores(n, p)
+      import :: c_int
+      integer(c_int), intent(in) :: n, p
+    end subroutine gcubacores
+    ! n = 0 keeps gcuba on the CPU, n > 0 allows the GPU; p ignored
+    subroutine gcubaaccel(n, p)
+      import :: c_int
+      integer(c_int), intent(in) :: n, p
+    end subroutine gcubaaccel
+    ! call f(arg, core) before (gcubainit) or after (gcubaexit) each
+    ! integration, on the calling thread, with core = 32768;
+    ! without arguments: no more calls (Cuba's %VAL(0))
+    subroutine gcubainit(f, arg)
+      external :: f
+      optional :: f, arg
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: arg
+      type(*), dimension(*) :: arg
+    end subroutine gcubainit
+    subroutine gcubaexit(f, arg)
+      external :: f
+      optional :: f, arg
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: arg
+      type(*), dimension(*) :: arg
+    end subroutine gcubaexit
+    ! the message of a fail code, blank-padded (or cut) to len(msg)
+    subroutine gcuba_strerror(fail, msg)
+      import :: c_int
+      integer(c_int), intent(in) :: fail
+      character(len=*), intent(out) :: msg
+    end subroutine gcuba_strerror
+    ! "cpu" or "gpu": where this thread's last integration ran
+    subroutine gcuba_last_backend(name)
+      character(len=*), intent(out) :: name
+    end subroutine gcuba_last_backend
+    ! number of usable CUDA devices
+    function gcuba_device_count() result(n)
+      import :: c_int
+      integer(c_int) :: n
+    end function gcuba_device_count
+    ! GPU integrands only: copy `bytes' bytes of userdata to the device
+    ! for this thread's following calls (see gcuba.h)
+    subroutine gcuba_userdata_size(bytes) bind(c, name="gcuba_userdata_size")
+      import :: c_size_t
+      integer(c_size_t), value :: bytes
+    end subroutine gcuba_userdata_size
+  end interface
+end module gcuba

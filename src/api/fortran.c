@@ -1,0 +1,252 @@
+/* src/api/fortran.c -- the Fortran entry points: what gfortran calls for
+   `call gcuhre(...)' and friends, with or without `use gcuba'.
+
+   Cuba's Fortran convention, as gfortran implements it: every argument
+   by reference; the character argument statefile carries a hidden length
+   (size_t) appended after the last argument; external names are in lower
+   case with one trailing underscore.  The routines take Cuba's arguments
+   in Cuba's order and call the C interface (gCuhre, ...) with them.
+
+   The integrand comes in two kinds:
+     gcuhre_, llgcuhre_, gvegas_, llgvegas_: a Fortran function, run on CPU
+       threads.  It is called as Cuba calls it, (ndim, x, ncomp, f,
+       userdata, nvec, core), which is gcuba's GCUBA_DESC_NVEC descriptor
+       kind; a function declaring only the first 4 or 5 of these ignores
+       the others (the caller pushes and pops them; x86-64 SysV and AArch64
+       both work this way, and Cuba relies on it too).
+     the same names with _desc_: the address of a gintegrand_t variable,
+       i.e. a GCUBA_INTEGRAND object named in Fortran by bind(c); it runs
+       on the GPU when it was compiled by nvcc and a device is usable.
+   The descriptor of a Fortran function lives on the caller's stack for
+   the duration of the call: no table, no limit on the number of
+   functions, nothing shared between concurrent calls.
+
+   This file is part of gcuba. */
+#include <stdlib.h>
+#include <string.h>
+#include "common/common.h"
+
+/* Cuba's core number of the master, passed to gcubainit/gcubaexit hooks */
+#define MASTER_CORE 32768
+
+typedef struct {
+  struct gcuba_integrand desc; /* a Fortran function's descriptor */
+  gintegrand_t in;             /* what the C interface gets */
+  char *state;                 /* statefile as a C string, or NULL */
+} fcall;
+
+/* statefile: NULL (%VAL(0)), empty or blank means none; trailing blanks
+   and anything from a NUL on are not part of the name */
+static int fbegin(fcall *f, const char *s, size_t len, int *fail)
+{
+  size_t n = 0;
+  f->state = NULL;
+  if (s) {
+    while (n < len && s[n]) ++n;
+    while (n > 0 && s[n - 1] == ' ') --n;
+  }
+  if (n > 0) {
+    f->state = (char *)malloc(n + 1);
+    if (!f->state) {
+      if (fail) *fail = GCUBA_FAIL_NOMEM;
+      return -1;
+    }
+    memcpy(f->state, s, n);
+    f->state[n] = 0;
+  }
+  return 0;
+}
+
+/* a Fortran function (NULL gives fail -3 from the C interface) */
+static int ffunction(fcall *f, gcuba_host_fn fn, const char *s, size_t len,
+                     int *fail)
+{
+  f->desc.abi = GCUBA_ABI_VERSION;
+  f->desc.kind = GCUBA_DESC_NVEC;
+  f->desc.name = "host function"; /* as gcuba_host_integrand's: the same
+                                     state files serve C and Fortran */
+  f->desc.fn = fn;
+  f->desc.gpu = NULL;
+  f->in = &f->desc;
+  return fbegin(f, s, len, fail);
+}
+
+/* the address of a gintegrand_t (a NULL one gives fail -3) */
+static int fdescriptor(fcall *f, const gintegrand_t *d, const char *s,
+                       size_t len, int *fail)
+{
+  f->in = d ? *d : NULL;
+  return fbegin(f, s, len, fail);
+}
+
+/* Argument lists.  FN: the integrand's C type; N: int or long long, the
+   type of nvec, mineval, maxeval (and Vegas' nstart, nincrease, nbatch)
+   and neval. */
+#define CUHRE_ARGS(FN, N)                                                      \
+  const int *ndim, const int *ncomp, FN integrand, void *userdata,             \
+      const N *nvec, const double *epsrel, const double *epsabs,               \
+      const int *flags, const N *mineval, const N *maxeval, const int *key,    \
+      const char *statefile, void *spin, int *nregions, N *neval, int *fail,   \
+      double integral[], double error[], double prob[], size_t statefilelen
+#define CUHRE_CALL                                                             \
+  *ndim, *ncomp, f.in, userdata, *nvec, *epsrel, *epsabs, *flags, *mineval,    \
+      *maxeval, *key, f.state, spin, nregions, neval, fail, integral, error,   \
+      prob
+
+#define VEGAS_ARGS(FN, N)                                                      \
+  const int *ndim, const int *ncomp, FN integrand, void *userdata,             \
+      const N *nvec, const double *epsrel, const double *epsabs,               \
+      const int *flags, const int *seed, const N *mineval, const N *maxeval,   \
+      const N *nstart, const N *nincrease, const N *nbatch,                    \
+      const int *gridno, const char *statefile, void *spin, N *neval,          \
+      int *fail, double integral[], double error[], double prob[],             \
+      size_t statefilelen
+#define VEGAS_CALL                                                             \
+  *ndim, *ncomp, f.in, userdata, *nvec, *epsrel, *epsabs, *flags, *seed,       \
+      *mineval, *maxeval, *nstart, *nincrease, *nbatch, *gridno, f.state,      \
+      spin, neval, fail, integral, error, prob
+
+/* prototypes, for -Wmissing-prototypes; Fortran declares them itself */
+void gcuhre_(CUHRE_ARGS(gcuba_host_fn, int));
+void llgcuhre_(CUHRE_ARGS(gcuba_host_fn, long long));
+void gvegas_(VEGAS_ARGS(gcuba_host_fn, int));
+void llgvegas_(VEGAS_ARGS(gcuba_host_fn, long long));
+void gcuhre_desc_(CUHRE_ARGS(const gintegrand_t *, int));
+void llgcuhre_desc_(CUHRE_ARGS(const gintegrand_t *, long long));
+void gvegas_desc_(VEGAS_ARGS(const gintegrand_t *, int));
+void llgvegas_desc_(VEGAS_ARGS(const gintegrand_t *, long long));
+
+void gcuhre_(CUHRE_ARGS(gcuba_host_fn, int))
+{
+  fcall f;
+  if (ffunction(&f, integrand, statefile, statefilelen, fail)) return;
+  gCuhre(CUHRE_CALL);
+  free(f.state);
+}
+
+void llgcuhre_(CUHRE_ARGS(gcuba_host_fn, long long))
+{
+  fcall f;
+  if (ffunction(&f, integrand, statefile, statefilelen, fail)) return;
+  llgCuhre(CUHRE_CALL);
+  free(f.state);
+}
+
+void gvegas_(VEGAS_ARGS(gcuba_host_fn, int))
+{
+  fcall f;
+  if (ffunction(&f, integrand, statefile, statefilelen, fail)) return;
+  gVegas(VEGAS_CALL);
+  free(f.state);
+}
+
+void llgvegas_(VEGAS_ARGS(gcuba_host_fn, long long))
+{
+  fcall f;
+  if (ffunction(&f, integrand, statefile, statefilelen, fail)) return;
+  llgVegas(VEGAS_CALL);
+  free(f.state);
+}
+
+void gcuhre_desc_(CUHRE_ARGS(const gintegrand_t *, int))
+{
+  fcall f;
+  if (fdescriptor(&f, integrand, statefile, statefilelen, fail)) return;
+  gCuhre(CUHRE_CALL);
+  free(f.state);
+}
+
+void llgcuhre_desc_(CUHRE_ARGS(const gintegrand_t *, long long))
+{
+  fcall f;
+  if (fdescriptor(&f, integrand, statefile, statefilelen, fail)) return;
+  llgCuhre(CUHRE_CALL);
+  free(f.state);
+}
+
+void gvegas_desc_(VEGAS_ARGS(const gintegrand_t *, int))
+{
+  fcall f;
+  if (fdescriptor(&f, integrand, statefile, statefilelen, fail)) return;
+  gVegas(VEGAS_CALL);
+  free(f.state);
+}
+
+void llgvegas_desc_(VEGAS_ARGS(const gintegrand_t *, long long))
+{
+  fcall f;
+  if (fdescriptor(&f, integrand, statefile, statefilelen, fail)) return;
+  llgVegas(VEGAS_CALL);
+  free(f.state);
+}
+
+/* ---- Cuba's other Fortran-callable routines, and gcuba's queries ---- */
+
+void gcubacores_(const int *n, const int *p);
+void gcubaaccel_(const int *n, const int *p);
+void gcubainit_(void (*f)(), void *arg);
+void gcubaexit_(void (*f)(), void *arg);
+void gcuba_strerror_(const int *fail, char *msg, size_t len);
+void gcuba_last_backend_(char *name, size_t len);
+int gcuba_device_count_(void);
+
+void gcubacores_(const int *n, const int *p) { gcubacores(n, p); }
+void gcubaaccel_(const int *n, const int *p) { gcubaaccel(n, p); }
+
+/* Cuba calls a Fortran init/exit subroutine as f(arg, core).  gcuba's
+   hooks take one argument, so a trampoline adds core (the master's
+   number, the hook runs on the calling thread).  Registered once, before
+   integrating, like the C hooks. */
+typedef void (*fhook)(void *arg, const int *core);
+static fhook finit, fexit;
+static void *finit_arg, *fexit_arg;
+
+static void init_tramp(void *unused)
+{
+  int core = MASTER_CORE;
+  (void)unused;
+  if (finit) finit(finit_arg, &core);
+}
+
+static void exit_tramp(void *unused)
+{
+  int core = MASTER_CORE;
+  (void)unused;
+  if (fexit) fexit(fexit_arg, &core);
+}
+
+void gcubainit_(void (*f)(), void *arg)
+{
+  finit = (fhook)f;
+  finit_arg = arg;
+  gcubainit(f ? (void (*)())init_tramp : NULL, NULL);
+}
+
+void gcubaexit_(void (*f)(), void *arg)
+{
+  fexit = (fhook)f;
+  fexit_arg = arg;
+  gcubaexit(f ? (void (*)())exit_tramp : NULL, NULL);
+}
+
+/* a C string into a Fortran character variable, blank-padded */
+static void fstring(const char *s, char *out, size_t len)
+{
+  size_t n = strlen(s);
+  if (!out) return;
+  if (n > len) n = len;
+  memcpy(out, s, n);
+  memset(out + n, ' ', len - n);
+}
+
+void gcuba_strerror_(const int *fail, char *msg, size_t len)
+{
+  fstring(gcuba_strerror(fail ? *fail : 0), msg, len);
+}
+
+void gcuba_last_backend_(char *name, size_t len)
+{
+  fstring(gcuba_last_backend(), name, len);
+}
+
+int gcuba_device_count_(void) { return gcuba_device_count(); }
