@@ -239,9 +239,12 @@ static gpu *take_cached(int dev, int ndim, int ncomp)
   return t;
 }
 
+extern "C" void gcuba_vegas_cuda_release(void);
+
 extern "C" void gcuba_cuda_release(void)
 {
   gpu *t;
+  gcuba_vegas_cuda_release();
   pthread_mutex_lock(&cache_lock);
   t = cache;
   cache = NULL;

@@ -147,55 +147,159 @@ static void test_strat(void)
   gcuba_vegas_strat_t s;
   static const long long ncalls[] = { 1, 2, 3, 7, 100, 999, 1000, 4096,
     65536, 100000, 1000000, 123456789, 1000000000, 4000000000000000000ll };
-  int c[DMAX], nd, i, okall = 1, rt = 1;
+  int c[DMAX], cn[DMAX], nd, i, okall = 1, rt = 1;
   long cube;
   double u[3], y[3];
 
   gcuba_vegas_strat(1000, 3, 0, &s);
-  ok(s.g == 7 && s.ncubes == 343 && s.npg == 2 && s.calls == 686,
-     "ncall 1000, 3D: g %d ncubes %ld npg %ld calls %ld", s.g,
+  ok(s.g == 7 && s.r == 2 && s.ncubes == 448 && s.npg == 2 && s.calls == 896,
+     "ncall 1000, 3D: g %d r %d ncubes %ld npg %ld calls %ld", s.g, s.r,
      (long)s.ncubes, (long)s.npg, (long)s.calls);
   gcuba_vegas_strat(2000, 3, 0, &s);
-  ok(s.g == 10 && s.ncubes == 1000 && s.npg == 2,
+  ok(s.g == 10 && s.r == 0 && s.ncubes == 1000 && s.npg == 2,
      "ncall 2000, 3D: g = 10 exactly (pow rounding)");
   gcuba_vegas_strat(1000000, 2, 0, &s);
-  ok(s.g == 707 && s.npg == 2 && s.calls == 999698, "ncall 1e6, 2D");
+  ok(s.g == 707 && s.r == 0 && s.npg == 2 && s.calls == 999698,
+     "ncall 1e6, 2D");
   gcuba_vegas_strat(100000, 20, 0, &s);
-  ok(s.g == 1 && s.ncubes == 1 && s.npg == 100000, "ncall 1e5, 20D: g = 1");
+  ok(s.g == 1 && s.r == 15 && s.ncubes == 32768 && s.npg == 3,
+     "ncall 1e5, 20D: 2 parts on 15 axes, %ld cubes of %ld", (long)s.ncubes,
+     (long)s.npg);
   gcuba_vegas_strat(1, 4, 0, &s);
-  ok(s.g == 1 && s.npg == 2 && s.calls == 2, "ncall 1: npg 2");
+  ok(s.g == 1 && s.r == 0 && s.npg == 2 && s.calls == 2, "ncall 1: npg 2");
   gcuba_vegas_strat(1000000000, 1, 1000000, &s);
   ok(s.g == 1000000 && s.npg == 1000, "maxcubes caps g^d");
   gcuba_vegas_strat(1000000, 3, 1, &s);
-  ok(s.g == 1 && s.npg == 1000000, "maxcubes 1: plain importance sampling");
+  ok(s.g == 1 && s.r == 0 && s.npg == 1000000,
+     "maxcubes 1: plain importance sampling");
 
   for (nd = 1; nd <= 12; ++nd)
     for (i = 0; i < (int)(sizeof ncalls / sizeof *ncalls); ++i) {
-      int64_t n = ncalls[i], p2 = 1;
+      int64_t n = ncalls[i], p2 = 1, prod = 1, lim = n / 2 > 0 ? n / 2 : 1;
       int a;
       gcuba_vegas_strat(n, nd, 0, &s);
       for (a = 0; a < nd && p2 < n; ++a) p2 *= s.g + 1;
+      for (a = 0; a < nd; ++a) prod *= gcuba_vegas_parts(&s, a);
       if (s.g < 1 || s.npg < 2 || s.calls != s.ncubes * s.npg ||
+          prod != s.ncubes || s.r < 0 || s.r >= nd ||
           (n >= 2 && s.calls > n) || (n >= 2 && 2 * s.ncubes > n) ||
-          (s.g < 2147483646 && a == nd && 2 * p2 <= n)) okall = 0;
+          (s.g < 2147483646 && a == nd && 2 * p2 <= n) ||
+          (s.g < 2147483646 && s.ncubes / s.g * (s.g + 1) <= lim &&
+           s.r < nd - 1))
+        okall = 0;
     }
-  ok(okall, "g maximal with 2 g^d <= ncall, npg >= 2, calls <= ncall");
+  ok(okall, "g maximal with 2 g^d <= ncall, r maximal, npg >= 2, "
+     "calls <= ncall");
 
+  gcuba_vegas_strat(2 * 125, 3, 0, &s); /* g = 5, r = 0 */
   for (cube = 0; cube < 125; ++cube) {
-    gcuba_vegas_cube_coords(cube, 5, 3, c);
+    gcuba_vegas_cube_coords(&s, cube, c);
     if (c[0] * 25 + c[1] * 5 + c[2] != cube) rt = 0;
   }
-  gcuba_vegas_cube_coords(1, 5, 3, c);
-  ok(rt && c[0] == 0 && c[1] == 0 && c[2] == 1,
+  gcuba_vegas_cube_coords(&s, 1, c);
+  ok(s.g == 5 && s.r == 0 && rt && c[0] == 0 && c[1] == 0 && c[2] == 1,
      "cube unranking round-trips, last axis fastest");
+  gcuba_vegas_strat(2 * 180, 3, 0, &s); /* 6 x 6 x 5 */
+  rt = s.g == 5 && s.r == 2 && s.ncubes == 180;
+  gcuba_vegas_cube_coords(&s, 0, cn);
+  for (cube = 0; cube < s.ncubes; ++cube) {
+    gcuba_vegas_cube_coords(&s, cube, c);
+    if (c[0] * 30 + c[1] * 5 + c[2] != cube || memcmp(c, cn, sizeof *c * 3))
+      rt = 0;
+    gcuba_vegas_cube_next(&s, cn);
+  }
+  ok(rt, "mixed radix 6x6x5: unranking and the odometer agree");
 
   c[0] = c[1] = c[2] = 2;
   u[0] = u[1] = u[2] = 1 - GCUBA_VEGAS_2M53;
-  gcuba_vegas_point(3, 3, c, u, y);
+  gcuba_vegas_strat(2 * 27, 3, 0, &s);
+  gcuba_vegas_point(&s, c, u, y);
   ok(y[0] < 1 && y[0] > 0.99, "last point of the last cube of g = 3 < 1");
-  c[0] = 2147483645;
-  gcuba_vegas_point(1, 2147483646, c, u, y);
-  ok(y[0] < 1, "last point of the last cube of g = 2^31-2 < 1");
+  gcuba_vegas_strat(2 * 2147483646LL, 1, 0, &s);
+  ok(s.g == 2147483646 && gcuba_vegas_point1(&s, 0, 2147483645, u[0]) < 1,
+     "last point of the last cube of g = 2^31-2 < 1");
+}
+
+/* ----------------------------------------- plan, tree, exact bin sums */
+
+static void test_plan(void)
+{
+  static const long long ncalls[] = { 2, 1000, 100000, 1 << 20, 10000000,
+    123456789, 1000000000, 40000000000ll };
+  gcuba_vegas_strat_t s;
+  gcuba_vegas_plan_t p;
+  double v[GCUBA_VEGAS_GROUP];
+  uint64_t hi, lo, h2, l2;
+  int i, nd, nc, good = 1, E;
+
+  for (nd = 1; nd <= 10; nd += 3)
+    for (nc = 1; nc <= 1024; nc *= 32)
+      for (i = 0; i < (int)(sizeof ncalls / sizeof *ncalls); ++i) {
+        gcuba_vegas_strat(ncalls[i], nd, 0, &s);
+        gcuba_vegas_plan(&s, nc, &p);
+        if (p.cpt < 1 || (p.cpt & (p.cpt - 1)) || p.cpt * s.npg > 32 * 2 ||
+            p.nchunks != (s.ncubes + p.cpt - 1) / p.cpt || p.spc < 1 ||
+            p.spc * p.cpt * s.npg > GCUBA_VEGAS_SLICE_SAMPLES ||
+            p.spc * nc > GCUBA_VEGAS_SLICE_VALUES ||
+            p.nslices != (p.nchunks + p.spc - 1) / p.spc ||
+            (s.ncubes < (1 << 19) && p.cpt != 1))
+          good = 0;
+      }
+  ok(good, "plans: chunks of <= 32 samples, slices of <= 2^24 samples and "
+     "2^22 values");
+
+  for (i = 0; i < GCUBA_VEGAS_GROUP; ++i) v[i] = i + 1;
+  gcuba_vegas_tree_group(v);
+  ok(v[0] == 256 * 257 / 2, "tree of 1..256 = %g", v[0]);
+  for (i = 0; i < GCUBA_VEGAS_GROUP; ++i) v[i] = i == 5 ? 1 : 1e-17;
+  gcuba_vegas_tree_group(v);
+  ok(v[0] == 1 + 255e-17 || fabs(v[0] - 1) < 4e-16,
+     "tree: pairwise, small terms are not lost one by one (%.17g)", v[0]);
+
+  /* fixed point: scale, split, exact sums, value */
+  E = gcuba_vegas_fx_exp(1.0, 1000);
+  ok(E == 126 - 10 - 1, "fx_exp(1, 1000) = %d", E);
+  ok(gcuba_vegas_fx_exp(0, 5) == GCUBA_VEGAS_FX_NONE &&
+     gcuba_vegas_fx_exp(INFINITY, 5) == GCUBA_VEGAS_FX_NONE &&
+     gcuba_vegas_fx_exp(NAN, 5) == GCUBA_VEGAS_FX_NONE,
+     "fx_exp: no scale for 0, inf, NaN");
+  gcuba_vegas_fx_split(0.75, E, &hi, &lo);
+  ok(hi == (uint64_t)3 << (E - 2 - 64) && lo == 0, "0.75 2^%d split", E);
+  ok(gcuba_vegas_fx_value(hi, lo, E) == 0.75, "split and value round-trip");
+  gcuba_vegas_fx_split(1e-12, E, &h2, &l2);
+  ok(fabs(gcuba_vegas_fx_value(h2, l2, E) / 1e-12 - 1) <
+     1e-15, "1e-12 of the largest keeps its digits (%.17g)",
+     gcuba_vegas_fx_value(h2, l2, E));
+  gcuba_vegas_fx_split(1e-36, E, &h2, &l2);
+  ok(h2 == 0 && l2 == 0, "below 2^-%d of the largest: nothing", E);
+  /* carries: 2^64 - 1 + 1 */
+  hi = 0;
+  lo = ~(uint64_t)0;
+  gcuba_vegas_fx_add(&hi, &lo, 0, 1);
+  ok(hi == 1 && lo == 0, "carry into the high word");
+  /* order independence of 1000 random contributions */
+  {
+    uint64_t ah = 0, al = 0, bh = 0, bl = 0, qh, ql;
+    double q[1000], mx = 0, sum = 0;
+    for (i = 0; i < 1000; ++i) {
+      double uu[1];
+      gcuba_vegas_uniforms(3, 1, (uint64_t)i, 1, uu);
+      q[i] = exp(60 * (uu[0] - 0.5));
+      if (q[i] > mx) mx = q[i];
+      sum += q[i];
+    }
+    E = gcuba_vegas_fx_exp(mx, 1000);
+    for (i = 0; i < 1000; ++i) {
+      gcuba_vegas_fx_split(q[i], E, &qh, &ql);
+      gcuba_vegas_fx_add(&ah, &al, qh, ql);
+      gcuba_vegas_fx_split(q[999 - i], E, &qh, &ql);
+      gcuba_vegas_fx_add(&bh, &bl, qh, ql);
+    }
+    ok(ah == bh && al == bl &&
+       fabs(gcuba_vegas_fx_value(ah, al, E) / sum - 1) < 1e-14,
+       "exact sums: any order, the same bits; value %.17g vs %.17g",
+       gcuba_vegas_fx_value(ah, al, E), sum);
+  }
 }
 
 /* ------------------------------------------------------------- map */
@@ -300,7 +404,7 @@ static void iterate(double (*f)(const double *, int), int ndim,
   if (d) memset(d, 0, sizeof(double) * ndim * nb);
   for (cube = 0; cube < st->ncubes; ++cube) {
     double s1 = 0, s2 = 0, ci, cv;
-    gcuba_vegas_cube_coords(cube, st->g, ndim, c);
+    gcuba_vegas_cube_coords(st, cube, c);
     for (k = 0; k < st->npg; ++k) {
       double jac = gcuba_vegas_sample(seed, iter, st, cube, k, c, g, nb,
                                       shared, x, b);
@@ -676,6 +780,7 @@ int main(void)
   plan(0);
   test_rng();
   test_strat();
+  test_plan();
   test_map();
   test_estimate();
   test_refine();

@@ -1,13 +1,15 @@
 /* gcuba/vegas.h -- per-sample building blocks of gcuba's Vegas, shared by
    the host (C99) and device (CUDA) back ends: the counter-based random
-   numbers (Philox-4x32-10), the stratification of [0,1)^d into g^d cubes with
-   the same number of samples each (m-Cubes), the VEGAS importance map (one
-   grid per axis, or one grid shared by all axes as in m-Cubes1D), the
-   per-cube contribution to an iteration's integral and variance, and the bin
-   accumulators that drive the grid refinement (src/vegas/grid.c).  All
-   functions here are pure: their results depend only on their arguments, so a
-   sample is the same bits whichever thread, launch shape or back end computes
-   it.  This file is part of gcuba. */
+   numbers (Philox-4x32-10), the stratification of [0,1)^d into cubes of
+   g or g+1 parts per axis with the same number of samples each (m-Cubes),
+   the VEGAS importance map (one grid per axis, or one grid shared by all
+   axes as in m-Cubes1D), the per-cube contribution to an iteration's
+   integral and variance, a sample's bin contribution, the canonical order
+   of every sum of an iteration (chunks, slices, the fixed tree) and the
+   exact 128-bit fixed-point bin sums.  All functions here are pure: their
+   results depend only on their arguments, so a sample is the same bits
+   whichever thread, launch shape or back end computes it.  This file is
+   part of gcuba. */
 #ifndef GCUBA_VEGAS_H
 #define GCUBA_VEGAS_H
 
@@ -95,24 +97,33 @@ GCUBA_HDI void gcuba_vegas_uniforms(uint64_t seed, uint32_t iter,
 }
 
 /* ------------------------------------------------------------------------
-   Stratification (Lepage's stratified VEGAS as used by m-Cubes).
+   Stratification (Lepage's stratified VEGAS as used by m-Cubes, with the
+   cube count refined axis by axis).
 
-   g = the largest integer with 2 g^ndim <= ncall (the "(ncall/2)^(1/ndim)"
-   of Lepage's and m-Cubes' code, computed with an exact integer check so
-   that pow() rounding cannot give g one too large or too small), at least 1.
-   When maxcubes > 0, g is lowered further until g^ndim <= maxcubes (e.g. to
-   bound per-cube memory on a device); g is also kept below 2^31 so that a
-   cube coordinate fits an int and (c + u)/g keeps >= 20 bits of u.
-   ncubes = g^ndim, npg = max(ncall / ncubes, 2) (integer division: so each
-   cube has a sample variance), calls = ncubes * npg, which is <= ncall
-   whenever ncall >= 2 (otherwise it is 2). */
+   lim = ncall/2 (lowered to maxcubes when maxcubes > 0), at least 1.
+   g = the largest integer with g^ndim <= lim (the "(ncall/2)^(1/ndim)" of
+   Lepage's and m-Cubes' code, computed with an exact integer check so that
+   pow() rounding cannot give g one too large or too small), at least 1 and
+   below 2^31 (a cube coordinate fits an int and (c + u)/g keeps >= 20 bits
+   of u).  Then r = the largest number of axes that can be divided into g+1
+   instead of g parts with the cube count still <= lim: axes 0..r-1 have g+1
+   parts, axes r..ndim-1 have g (r < ndim).  All cubes have the same volume
+   1/ncubes; ncubes = (g+1)^r g^(ndim-r) >= lim/2 whenever g < 2^31 - 2, so
+   high dimensions (where g = 1 or 2) still get about ncall/2 cubes instead
+   of the few that a common g allows.
+   ncubes = (g+1)^r g^(ndim-r), npg = max(ncall / ncubes, 2) (integer
+   division: so each cube has a sample variance), calls = ncubes * npg,
+   which is <= ncall whenever ncall >= 2 (otherwise it is 2). */
 
 typedef struct {
   int ndim;       /* dimension */
-  int g;          /* cubes per axis, >= 1 */
-  int64_t ncubes; /* g^ndim */
+  int g;          /* parts per axis on axes r..ndim-1, >= 1 */
+  int r;          /* axes 0..r-1 have g+1 parts */
+  int64_t ncubes; /* (g+1)^r g^(ndim-r) */
   int64_t npg;    /* samples per cube, >= 2 */
   int64_t calls;  /* ncubes * npg: integrand calls per iteration */
+  double inv[2];  /* 1/(g+1), 1/g: y = (c + u) * inv (no division per
+                     sample; the same rounding on every back end) */
 } gcuba_vegas_strat_t;
 
 /* g^n, saturating at limit + 1 */
@@ -130,7 +141,8 @@ GCUBA_HDI int64_t gcuba_vegas_ipow(int64_t g, int n, int64_t limit)
 GCUBA_HDI void gcuba_vegas_strat(int64_t ncall, int ndim, int64_t maxcubes,
                                  gcuba_vegas_strat_t *s)
 {
-  int64_t lim = ncall / 2, g;
+  int64_t lim = ncall / 2, g, n;
+  int r;
   if (ndim < 1) ndim = 1;
   if (maxcubes > 0 && maxcubes < lim) lim = maxcubes;
   if (lim < 1) lim = 1;
@@ -139,36 +151,70 @@ GCUBA_HDI void gcuba_vegas_strat(int64_t ncall, int ndim, int64_t maxcubes,
   if (g < 1) g = 1;
   while (g > 1 && gcuba_vegas_ipow(g, ndim, lim) > lim) --g;
   while (g < 2147483646 && gcuba_vegas_ipow(g + 1, ndim, lim) <= lim) ++g;
+  n = gcuba_vegas_ipow(g, ndim, lim);
+  r = 0;
+  if (g < 2147483646)
+    while (r < ndim - 1 && n / g <= lim / (g + 1)) {
+      n = n / g * (g + 1);
+      ++r;
+    }
   s->ndim = ndim;
   s->g = (int)g;
-  s->ncubes = gcuba_vegas_ipow(g, ndim, lim);
+  s->r = r;
+  s->ncubes = n;
   s->npg = ncall / s->ncubes;
   if (s->npg < 2) s->npg = 2;
   s->calls = s->ncubes * s->npg;
+  s->inv[0] = 1.0 / (double)(g + 1);
+  s->inv[1] = 1.0 / (double)g;
 }
 
-/* cube index -> coordinates c[0..ndim-1] in 0..g-1; axis 0 varies slowest,
-   axis ndim-1 fastest (cube = sum c[a] g^(ndim-1-a), as in m-Cubes) */
-GCUBA_HDI void gcuba_vegas_cube_coords(int64_t cube, int g, int ndim, int *c)
+/* parts of axis a */
+GCUBA_HDI int gcuba_vegas_parts(const gcuba_vegas_strat_t *s, int a)
+{
+  return a < s->r ? s->g + 1 : s->g;
+}
+
+/* cube index -> coordinates c[0..ndim-1], c[a] in 0..parts(a)-1; axis 0
+   varies slowest, axis ndim-1 fastest (mixed radix; with r = 0 this is
+   cube = sum c[a] g^(ndim-1-a), as in m-Cubes) */
+GCUBA_HDI void gcuba_vegas_cube_coords(const gcuba_vegas_strat_t *s,
+                                       int64_t cube, int *c)
 {
   int a;
-  for (a = ndim - 1; a >= 0; --a) {
-    c[a] = (int)(cube % g);
-    cube /= g;
+  for (a = s->ndim - 1; a >= 0; --a) {
+    int64_t p = gcuba_vegas_parts(s, a);
+    c[a] = (int)(cube % p);
+    cube /= p;
   }
 }
 
-/* the point of cube c with offsets u in (0,1): y = (c + u)/g, kept < 1
-   (for large g the sum can round up to g) */
-GCUBA_HDI void gcuba_vegas_point(int ndim, int g, const int *c,
+/* the coordinates of cube+1 from those of cube (an odometer) */
+GCUBA_HDI void gcuba_vegas_cube_next(const gcuba_vegas_strat_t *s, int *c)
+{
+  int a;
+  for (a = s->ndim - 1; a >= 0; --a) {
+    if (++c[a] < gcuba_vegas_parts(s, a)) return;
+    c[a] = 0;
+  }
+}
+
+/* coordinate a: part c of its parts, offset u in (0,1): y = (c + u)/parts,
+   computed as (c + u) * (1/parts) and kept < 1 (the product can round up
+   to 1) */
+GCUBA_HDI double gcuba_vegas_point1(const gcuba_vegas_strat_t *s, int a,
+                                    int c, double u)
+{
+  double t = ((double)c + u) * s->inv[a < s->r ? 0 : 1];
+  return t < 1.0 ? t : 1.0 - GCUBA_VEGAS_2M53;
+}
+
+/* the point of cube c with offsets u in (0,1); y and u may be the same */
+GCUBA_HDI void gcuba_vegas_point(const gcuba_vegas_strat_t *s, const int *c,
                                  const double *u, double *y)
 {
-  const double fg = (double)g;
   int a;
-  for (a = 0; a < ndim; ++a) {
-    double t = ((double)c[a] + u[a]) / fg;
-    y[a] = t < 1.0 ? t : 1.0 - GCUBA_VEGAS_2M53;
-  }
+  for (a = 0; a < s->ndim; ++a) y[a] = gcuba_vegas_point1(s, a, c[a], u[a]);
 }
 
 /* ------------------------------------------------------------------------
@@ -191,6 +237,16 @@ GCUBA_HDI void gcuba_vegas_point(int ndim, int g, const int *c,
    (+ - * / sqrt, correctly rounded on both).  Code that calls these
    functions must take the same care with its own sums (e.g. s2 += F*F). */
 
+/* the bin of y in [0,1): floor(y nb), clamped to 0..nb-1 (shared by the map
+   and by the bin accumulation, so both see the same bin) */
+GCUBA_HDI int gcuba_vegas_bin_of(double y, int nb)
+{
+  int b = (int)(y * (double)nb);
+  if (b > nb - 1) b = nb - 1;
+  if (b < 0) b = 0;
+  return b;
+}
+
 GCUBA_HDI double gcuba_vegas_map(const double *grid, int nb, int shared,
                                  int ndim, const double *y, double *x,
                                  int *bin)
@@ -201,9 +257,7 @@ GCUBA_HDI double gcuba_vegas_map(const double *grid, int nb, int shared,
   for (a = 0; a < ndim; ++a) {
     const double *e = grid + (shared ? 0 : (long)a * (nb + 1));
     double lo, hi, fr, t;
-    int b = (int)(y[a] * fnb);
-    if (b > nb - 1) b = nb - 1;
-    if (b < 0) b = 0;
+    int b = gcuba_vegas_bin_of(y[a], nb);
     lo = e[b];
     hi = e[b + 1];
     fr = fma(y[a], fnb, -(double)b);
@@ -231,7 +285,7 @@ GCUBA_HDI double gcuba_vegas_sample(uint64_t seed, uint32_t iter,
 {
   uint64_t sample = (uint64_t)cube * (uint64_t)s->npg + (uint64_t)k;
   gcuba_vegas_uniforms(seed, iter, sample, s->ndim, x);
-  gcuba_vegas_point(s->ndim, s->g, c, x, x);
+  gcuba_vegas_point(s, c, x, x);
   return gcuba_vegas_map(grid, nb, shared, s->ndim, x, x, bin);
 }
 
@@ -263,6 +317,28 @@ GCUBA_HDI void gcuba_vegas_cube_estimate(double s1, double s2, int64_t npg,
   *vp = v / (n * n * (n - 1.0)) / (nc * nc);
 }
 
+/* The same with the divisions done once per iteration (what the back ends
+   use): k[0] = 1/(npg ncubes), k[1] = 1/(npg^2 (npg-1) ncubes^2), k[2] =
+   npg from gcuba_vegas_cube_k; then I = s1 k[0], Var = v k[1].  (Results
+   may differ from gcuba_vegas_cube_estimate's in the last bit.) */
+GCUBA_HDI void gcuba_vegas_cube_k(int64_t npg, int64_t ncubes, double *k)
+{
+  const double n = (double)npg, nc = (double)ncubes;
+  k[0] = 1.0 / (n * nc);
+  k[1] = 1.0 / (n * n * (n - 1.0)) / (nc * nc);
+  k[2] = n;
+}
+
+GCUBA_HDI void gcuba_vegas_cube_estimate_k(double s1, double s2,
+                                           const double *k, double *ip,
+                                           double *vp)
+{
+  double t = sqrt(s2 * k[2]), v = (t - s1) * (t + s1);
+  if (!(v > 0)) v = 0;
+  *ip = s1 * k[0];
+  *vp = v * k[1];
+}
+
 /* ------------------------------------------------------------------------
    Bin accumulators for the refinement.
 
@@ -290,6 +366,164 @@ GCUBA_HDI void gcuba_vegas_bin_add(double *d, int nb, int ndim,
     double *p = d + (long)a * nb + bin[a];
     *p = fma(fj, fj, *p);
   }
+}
+
+/* ------------------------------------------------------------------------
+   One sample into its cube's sums: F = f J, s1 += F, s2 += F^2, with the
+   products fused explicitly (s1 = fma(f, J, s1), F = f*J, s2 = fma(F, F,
+   s2)) so that no compiler contraction can make host and device differ.
+   Returns F (what the bins of the first component see). */
+GCUBA_HDI double gcuba_vegas_acc(double f, double jac, double *s1, double *s2)
+{
+  double fj = f * jac;
+  *s1 = fma(f, jac, *s1);
+  *s2 = fma(fj, fj, *s2);
+  return fj;
+}
+
+/* A sample's contribution to the bins: q = sum_c w_c F_c^2 over the
+   components, accumulated in component order as q = fma(F_c F_c, w_c, q)
+   from q = 0.  The driver sets the weights (the grid serves every
+   component in proportion to 1/tolerance_c^2; first iteration: the first
+   component alone); with one component w = 1 and q = F^2 exactly. */
+GCUBA_HDI double gcuba_vegas_q(double q, double F, double w)
+{
+  return fma(F * F, w, q);
+}
+
+/* the final q of a sample: NaN (from an infinite F) counts as +inf, so that
+   every back end sees the same largest q (and then no bin sums) */
+GCUBA_HDI double gcuba_vegas_qfix(double q)
+{
+  return q <= 1.7976931348623157e308 ? q : (double)INFINITY;
+}
+
+/* ------------------------------------------------------------------------
+   The order of every sum of an iteration (the same on every back end, so
+   that results do not depend on threads, launch shape or back end).
+
+   The cubes 0..ncubes-1 are cut into chunks of cpt consecutive cubes (a
+   chunk is what one thread does: "a batch of cubes per thread"), and the
+   chunks into slices of spc consecutive chunks.  For every component c:
+     cube:   s1, s2 summed over k = 0..npg-1 in order (gcuba_vegas_acc),
+             then gcuba_vegas_cube_estimate_k gives (I_cube, V_cube);
+     chunk:  I and V summed over its cubes in order, starting from 0;
+     slice:  the chunk sums reduced by the canonical tree: groups of
+             GCUBA_VEGAS_GROUP (256) consecutive values, padded with zeros,
+             each reduced by halving (v[i] += v[i + h] for i < h, h = 128,
+             64, ..., 1), the group results reduced the same way, until one
+             value is left;
+     total:  the slice results added in slice order, starting from 0.
+   cpt: the largest power of two with cpt*npg <= 32 and cpt <= ncubes/2^18
+   (at least 1): small iterations get one cube per thread, large ones about
+   32 samples per thread.  spc: min(2^24 / (cpt npg), 2^22 / ncomp),
+   rounded down to a multiple of 256 when above it, at least 1 (a slice is
+   at most 2^24 samples, its chunk sums at most 2^22 values per kind).
+
+   Bin contributions (adapting iterations only): for each slice, qmax = the
+   largest q (gcuba_vegas_q) of a sample in the slice; every q is turned into
+   a 128-bit integer round-down(F^2 2^E) with E = gcuba_vegas_fx_exp(qmax,
+   slice samples), so that the slice's sum cannot overflow; integer sums are
+   exact, hence the same in any order (per-thread, per-block in shared
+   memory, atomics).  Each cell's slice sum is converted to a double by
+   gcuba_vegas_fx_value and added to d[a*nb + b] in slice order. */
+
+#define GCUBA_VEGAS_GROUP 256
+#define GCUBA_VEGAS_SLICE_SAMPLES ((int64_t)1 << 24)
+#define GCUBA_VEGAS_SLICE_VALUES ((int64_t)1 << 22)
+
+typedef struct {
+  int64_t cpt;     /* cubes per chunk */
+  int64_t nchunks; /* ceil(ncubes / cpt) */
+  int64_t spc;     /* chunks per slice */
+  int64_t nslices; /* ceil(nchunks / spc) */
+} gcuba_vegas_plan_t;
+
+GCUBA_HDI void gcuba_vegas_plan(const gcuba_vegas_strat_t *s, int ncomp,
+                                gcuba_vegas_plan_t *p)
+{
+  int64_t cpt = 1, spc, v;
+  while (2 * cpt * s->npg <= 32 && 2 * cpt <= (s->ncubes >> 18)) cpt *= 2;
+  spc = GCUBA_VEGAS_SLICE_SAMPLES / (cpt * s->npg);
+  v = GCUBA_VEGAS_SLICE_VALUES / (ncomp > 0 ? ncomp : 1);
+  if (v < spc) spc = v;
+  if (spc > GCUBA_VEGAS_GROUP) spc -= spc % GCUBA_VEGAS_GROUP;
+  if (spc < 1) spc = 1;
+  p->cpt = cpt;
+  p->nchunks = (s->ncubes + cpt - 1) / cpt;
+  p->spc = spc;
+  p->nslices = (p->nchunks + spc - 1) / spc;
+}
+
+/* number of tree levels for n values (0 for n <= 1) and the size after
+   one level */
+GCUBA_HDI int64_t gcuba_vegas_tree_next(int64_t n)
+{
+  return (n + GCUBA_VEGAS_GROUP - 1) / GCUBA_VEGAS_GROUP;
+}
+
+/* the canonical reduction of one group held in v[0..255] (zero-padded):
+   the result is in v[0] */
+GCUBA_HDI void gcuba_vegas_tree_group(double *v)
+{
+  int h, i;
+  for (h = GCUBA_VEGAS_GROUP / 2; h > 0; h /= 2)
+    for (i = 0; i < h; ++i) v[i] = v[i] + v[i + h];
+}
+
+/* ------------------------------------------------------------------------
+   Exact bin sums: 128-bit fixed point (hi, lo), value = hi 2^64 + lo. */
+
+#define GCUBA_VEGAS_FX_NONE (-100000) /* no usable scale: no bin sums */
+
+/* the scale exponent for a slice of n samples whose largest contribution is
+   qmax: qmax 2^E < 2^(126 - bits(n)), so the sum stays below 2^126 */
+GCUBA_HDI int gcuba_vegas_fx_exp(double qmax, int64_t n)
+{
+  int e, bits = 0;
+  if (!(qmax > 0) || !(qmax <= 1.7976931348623157e308))
+    return GCUBA_VEGAS_FX_NONE;
+  (void)frexp(qmax, &e); /* qmax < 2^e */
+  while (n > 0) {
+    ++bits;
+    n >>= 1;
+  }
+  return 126 - bits - e;
+}
+
+/* q >= 0 as round-down(q 2^E) in (hi, lo) */
+GCUBA_HDI void gcuba_vegas_fx_split(double q, int E, uint64_t *hi,
+                                    uint64_t *lo)
+{
+  const double two64 = 18446744073709551616.0;
+  double v = ldexp(q, E);
+  if (!(v >= 1)) {
+    *hi = *lo = 0;
+  } else if (v < two64) {
+    *hi = 0;
+    *lo = (uint64_t)v;
+  } else {
+    double h = floor(v / two64); /* exact: v / 2^64 is exact */
+    *hi = (uint64_t)h;
+    *lo = (uint64_t)(v - ldexp(h, 64)); /* exact (see doc/vegas.md) */
+  }
+}
+
+/* (hi, lo) += (h, l), exactly (mod 2^128) */
+GCUBA_HDI void gcuba_vegas_fx_add(uint64_t *hi, uint64_t *lo, uint64_t h,
+                                  uint64_t l)
+{
+  uint64_t s = *lo + l;
+  *hi += h + (s < l ? 1 : 0);
+  *lo = s;
+}
+
+/* the double nearest-ish to (hi 2^64 + lo) 2^-E (two roundings, the same
+   everywhere) */
+GCUBA_HDI double gcuba_vegas_fx_value(uint64_t hi, uint64_t lo, int E)
+{
+  double v = ldexp((double)hi, 64) + (double)lo;
+  return ldexp(v, -E);
 }
 
 #endif /* GCUBA_VEGAS_H */

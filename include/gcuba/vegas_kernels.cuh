@@ -1,23 +1,204 @@
-/* gcuba/vegas_kernels.cuh -- the integrand-dependent Vegas kernel: one
-   iteration's samples, instantiated per integrand by GCUBA_INTEGRAND.
-   This file is part of gcuba. */
+/* gcuba/vegas_kernels.cuh -- the integrand-dependent Vegas kernel: the
+   samples of one slice of an iteration, instantiated per integrand by
+   GCUBA_INTEGRAND (kernels.cuh), so that the integrand is inlined.
+
+   One thread does one chunk of cpt consecutive cubes at a time (a grid-
+   stride loop over the slice's chunks): for each cube, its npg samples in
+   order (Philox stream, stratified point, importance map, integrand), the
+   cube's estimate, the chunk's sums; it writes the chunk's sums, one value
+   per component and kind, to part[] (column-major: column col at
+   part + col*pstride).  The library (cuda/vegas.cu) reduces them in the
+   canonical tree, and, while the grid adapts, turns the stored bin
+   contributions q of the samples into bin sums.  Which thread does which chunk does
+   not change any result, so the launch shape is free: the launcher picks
+   it from the kernel's occupancy.
+
+   Three instantiations: ncomp = 1 and ndim <= 16 (per-thread arrays in
+   registers/local memory), ncomp <= 8 and ndim <= 64 (the same, larger),
+   and a general one whose per-thread arrays live in a device scratch
+   buffer given by the library.  This file is part of gcuba. */
 #ifndef GCUBA_VEGAS_KERNELS_CUH
 #define GCUBA_VEGAS_KERNELS_CUH
 
 #include <cuda_runtime.h>
 #include "gcuba/gpu_ops.h"
+#include "gcuba/vegas.h"
 
+#define GCUBA_VEGAS_THREADS 128
+
+/* Everything the sampling kernel needs; all pointers are device pointers.
+   Filled by the library (cuda/vegas.cu); `size' guards against a header
+   mismatch between the library and the integrand's translation unit. */
 struct gcuba_vegas_launch {
+  int size;                   /* sizeof(struct gcuba_vegas_launch) */
   int ndim, ncomp;
+  int nb, shared;             /* bins per axis; one grid for all axes */
+  int store;                  /* store each sample's q in fj, qmax */
+  unsigned long long seed;    /* Philox key */
+  unsigned int iter;          /* iteration (Philox counter word) */
+  gcuba_vegas_strat_t strat;  /* stratification */
+  long long cpt;              /* cubes per chunk */
+  long long chunk0, nchunk;   /* this slice: chunks chunk0 .. + nchunk-1 */
+  long long pstride;          /* column stride of part (>= nchunk) */
+  const double *grid;         /* (shared ? 1 : ndim) * (nb+1) edges */
+  int smem_grid;              /* bytes of grid to stage in shared memory
+                                 (0: read it from global memory) */
+  void *userdata;             /* passed to the integrand as it is */
+  double *part;               /* [2*ncomp][pstride] chunk sums: I, then V */
+  const double *qw;           /* [ncomp] weights of q (gcuba_vegas_q) */
+  double *fj;                 /* [slice samples] q of each sample */
+  unsigned long long *qmax;   /* bits of the largest q (atomicMax) */
+  int *status;                /* GCUBA_ST_* bits (atomicOr) */
+  double *scratch;            /* general kernel: per thread ndim + 5 ncomp */
+  int *iscratch;              /* general kernel: per thread ndim */
+  long long scratch_threads;  /* threads the scratch serves */
+  int nsm;                    /* multiprocessors of the device */
 };
 
+template <class F, int NC, int ND>
+__global__ void __launch_bounds__(GCUBA_VEGAS_THREADS)
+gcuba_k_vegas(const struct gcuba_vegas_launch a)
+{
+  extern __shared__ double gcuba_vegas_sgrid_[];
+  const double *grid = a.grid;
+  const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long nthr = (long long)gridDim.x * blockDim.x;
+  const gcuba_vegas_strat_t s = a.strat;
+  const int nc = NC == 1 ? 1 : a.ncomp;
+  const long long s0 = a.chunk0 * a.cpt * s.npg; /* first sample */
+  int ndim = a.ndim, ncomp = a.ncomp, st = 0;
+  unsigned long long qm = 0;
+  double ck[3];
+  double xl[ND > 0 ? ND : 1], fl[NC > 0 ? NC : 1], s1l[NC > 0 ? NC : 1],
+      s2l[NC > 0 ? NC : 1], cIl[NC > 0 ? NC : 1], cVl[NC > 0 ? NC : 1];
+  int cl[ND > 0 ? ND : 1];
+  double *x, *f, *s1, *s2, *cI, *cV;
+  int *c;
+
+  gcuba_vegas_cube_k(s.npg, s.ncubes, ck);
+  if (a.smem_grid) {
+    const int n = a.smem_grid / (int)sizeof(double);
+    for (int i = threadIdx.x; i < n; i += blockDim.x)
+      gcuba_vegas_sgrid_[i] = a.grid[i];
+    __syncthreads();
+    grid = gcuba_vegas_sgrid_;
+  }
+  /* the general kernel's arrays are in the scratch (the launcher keeps
+     every thread within scratch_threads; one beyond would only idle) */
+  const bool local = ND > 0 && NC > 0;
+  const bool active = local || tid < a.scratch_threads;
+  x = xl;
+  c = cl;
+  f = fl;
+  s1 = s1l;
+  s2 = s2l;
+  cI = cIl;
+  cV = cVl;
+  if (!local && active) {
+    x = a.scratch + tid * (long long)(ndim + 5 * ncomp);
+    f = x + ndim;
+    s1 = f + ncomp;
+    s2 = s1 + ncomp;
+    cI = s2 + ncomp;
+    cV = cI + ncomp;
+    c = a.iscratch + tid * (long long)ndim;
+  }
+
+  for (long long ch = active ? tid : a.nchunk; ch < a.nchunk; ch += nthr) {
+    long long cube = (a.chunk0 + ch) * a.cpt, end = cube + a.cpt;
+    if (*(volatile int *)a.status & GCUBA_ST_ABORT) break;
+    if (end > s.ncubes) end = s.ncubes;
+    gcuba_vegas_cube_coords(&s, cube, c);
+    for (int k = 0; k < nc; ++k) cI[k] = cV[k] = 0;
+    for (; cube < end; ++cube) {
+      for (int k = 0; k < nc; ++k) s1[k] = s2[k] = 0;
+      for (long long j = 0; j < s.npg; ++j) {
+        const double jac =
+            gcuba_vegas_sample(a.seed, a.iter, &s, cube, j, c, grid, a.nb,
+                               a.shared, x, (int *)0);
+        if (F::call(&ndim, x, &ncomp, f, a.userdata) == -999)
+          st |= GCUBA_ST_ABORT;
+        double q = 0;
+        for (int k = 0; k < nc; ++k) {
+          const double v = gcuba_vegas_acc(f[k], jac, &s1[k], &s2[k]);
+          if (!isfinite(f[k])) st |= GCUBA_ST_NONFINITE;
+          if (a.store) q = gcuba_vegas_q(q, v, a.qw[k]);
+        }
+        if (a.store) {
+          q = gcuba_vegas_qfix(q);
+          const unsigned long long b =
+              (unsigned long long)__double_as_longlong(q);
+          a.fj[cube * s.npg + j - s0] = q;
+          if (b > qm) qm = b;
+        }
+      }
+      for (int k = 0; k < nc; ++k) {
+        double ci, vi;
+        gcuba_vegas_cube_estimate_k(s1[k], s2[k], ck, &ci, &vi);
+        cI[k] += ci;
+        cV[k] += vi;
+      }
+      gcuba_vegas_cube_next(&s, c);
+    }
+    for (int k = 0; k < nc; ++k) {
+      a.part[(long long)k * a.pstride + ch] = cI[k];
+      a.part[(long long)(ncomp + k) * a.pstride + ch] = cV[k];
+    }
+  }
+  if (st) atomicOr(a.status, st);
+  if (a.store) {
+    /* warp maximum first: one atomic per warp */
+    for (int o = 16; o > 0; o /= 2) {
+      unsigned long long y = __shfl_xor_sync(0xffffffffu, qm, o);
+      if (y > qm) qm = y;
+    }
+    if ((threadIdx.x & 31) == 0 && qm) atomicMax(a.qmax, qm);
+  }
+}
+
+/* blocks for a kernel: enough for the chunks, at most 8 waves of the
+   resident blocks (a grid-stride loop takes the rest) */
+template <class F, int NC, int ND>
+static int gcuba_vegas_launch_k(const struct gcuba_vegas_launch *a,
+                                cudaStream_t stream)
+{
+  static int occ = 0; /* resident blocks per SM (a benign race) */
+  long long blocks, cap;
+  if (occ <= 0) {
+    int o = 0;
+    cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &o, gcuba_k_vegas<F, NC, ND>, GCUBA_VEGAS_THREADS, a->smem_grid);
+    if (e != cudaSuccess) return (int)e;
+    occ = o > 0 ? o : 1;
+  }
+  blocks = (a->nchunk + GCUBA_VEGAS_THREADS - 1) / GCUBA_VEGAS_THREADS;
+  cap = 8LL * occ * (a->nsm > 0 ? a->nsm : 1);
+  if (blocks > cap) blocks = cap;
+  if (ND == 0 || NC == 0) {
+    cap = a->scratch_threads / GCUBA_VEGAS_THREADS;
+    if (blocks > cap) blocks = cap;
+  }
+  if (blocks < 1) blocks = 1;
+  gcuba_k_vegas<F, NC, ND><<<(unsigned)blocks, GCUBA_VEGAS_THREADS,
+                             (size_t)a->smem_grid, stream>>>(*a);
+  return (int)cudaPeekAtLastError();
+}
+
+/* the vegas_iter entry of the integrand's GPU table */
 template <class F>
 static int gcuba_vegas_launch_iter(const struct gcuba_vegas_launch *a,
                                    void *stream)
 {
-  (void)a;
-  (void)stream;
-  return (int)cudaErrorNotSupported;
+  cudaStream_t s = (cudaStream_t)stream;
+  if (!a || a->size != (int)sizeof *a) return (int)cudaErrorInvalidValue;
+  if (a->nchunk <= 0) return 0;
+  if (a->ncomp == 1 && a->ndim <= 16)
+    return gcuba_vegas_launch_k<F, 1, 16>(a, s);
+  if (a->ncomp <= 8 && a->ndim <= 64)
+    return gcuba_vegas_launch_k<F, 8, 64>(a, s);
+  if (a->scratch_threads < GCUBA_VEGAS_THREADS)
+    return (int)cudaErrorInvalidValue;
+  return gcuba_vegas_launch_k<F, 0, 0>(a, s);
 }
 
 #endif

@@ -1,7 +1,691 @@
-/* src/vegas/driver.c -- the gVegas driver loop.  This file is part of gcuba. */
+/* src/vegas/driver.c -- the gVegas driver: Cuba's Vegas iteration loop over
+   a backend (backend.h) that samples m-Cubes style (stratified cubes, a
+   batch of cubes per thread).
+
+   Iteration k takes nstart + k nincrease samples (Cuba), stratified into
+   (g+1)^r g^(d-r) cubes with the same number of samples each; the
+   backend returns the iteration's integral and variance per component
+   and, while the grid adapts, the bin contributions q = sum_c w_c F_c^2
+   (w_c ~ 1/tolerance_c^2), from which the grid is refined with Lepage's
+   damping (Cuba's RefineGrid steps, src/vegas/grid.c).  Once the grid has
+   settled it is frozen (the m-Cubes "ita" idea): later iterations skip
+   the bin pass.
+
+   Results combine the iterations of a window [w, k) with weights
+   proportional to their samples (not Cuba's inverse variances, which
+   favour iterations whose variance came out too low).  Iterations on
+   grids that have not yet found the integrand (warm-up) never enter the
+   window, and iterations that the window's chi^2 shows to be inconsistent
+   with the later ones leave it from the front.  fail = 0 is claimed only
+   when every component's error meets its tolerance, the warm-up is over,
+   the window holds NMIN_WINDOW iterations and its chi^2 is acceptable
+   (doc/vegas.md, "When gVegas says fail = 0").
+
+   Everything is deterministic: the random numbers are Philox keyed by
+   (seed, iteration, sample), the backends sum in one canonical order, and
+   every decision depends on those sums only.  State files hold the whole
+   run state, so a resumed run continues exactly as an uninterrupted one.
+   This file is part of gcuba. */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "vegas/vegas.h"
+#include "vegas/backend.h"
+#include "vegas/grid.h"
+#include "common/chisq.h"
+#include "common/state.h"
+
+/* ---- tunables (doc/vegas.md) ------------------------------------------ */
+#define NBINS_DEFAULT 128  /* bins per axis (Cuba's NBINS) */
+#define NBINS_MAX 1024
+#define P_DROP 0.99        /* window front dropped while its chi^2 CDF is
+                              above this */
+#define GAIN_WARM 0.5      /* iterations on grids of lower gain (settle())
+                              are warm-up: never in the window */
+#define P_CLAIM 0.95       /* no fail = 0 while the window's chi^2 CDF is
+                              above this (Cuba's own rule of thumb) */
+#define NMIN_WINDOW 3      /* iterations in the window for fail = 0 */
+#define STATE_VERSION 1
+#define VARFLOOR (1.0 / 20282409603651670423947251286016.0) /* 2^-104 */
+
+typedef struct {
+  gcuba_call *c;
+  const gcuba_vegas_ops *ops;
+  void *ctx;
+  int ndim, ncomp, nb, shared, ngrids, last, smooth;
+  long long adapt_max;     /* GCUBA_VEGAS_ADAPT: most refinements (-1 auto) */
+  double *grid;            /* ngrids * (nb + 1) */
+  double *d;               /* ndim * nb bin contributions */
+  double *scratch;         /* refinement scratch */
+  double *sums;            /* 2 * ncomp of the latest iteration */
+  double *res, *err, *prob, *chi2; /* [ncomp] current results */
+  double *qw;              /* [ncomp] weights of the bin contributions */
+  int grid_changed;
+  /* ---- the run state (state files) ---- */
+  long long k;             /* iterations done */
+  long long nsamples;      /* Cuba's nsamples of the next iteration */
+  long long wstart;        /* first iteration of the window */
+  long long nadapt;        /* refinements done */
+  long long settled_at;    /* first iteration on a settled grid, -1 */
+  long long warm;          /* first iteration past the warm-up, -1 */
+  long long stall;         /* refinements since ubest last improved */
+  double ubest;            /* best relative variance per sample */
+  int frozen;
+  long long hcap;
+  double *hI, *hV;         /* [k * ncomp + comp] iteration results */
+  long long *hcalls;       /* [k] samples */
+} vegas;
+
+/* ---- grid slots (Cuba's gridno) ---------------------------------------- */
+#define NSLOTS 10
+static struct {
+  int ndim, nb, shared;
+  double *grid;
+} slots[NSLOTS];
+static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* the grid to start from: slot |gridno| when it holds a grid of this
+   dimension and layout (rebinned to nb when needed), else uniform;
+   gridno < 0 empties the slot first */
+static void slot_get(vegas *v)
+{
+  int no = v->c->gridno, s = (no < 0 ? -no : no) - 1;
+  gcuba_vegas_grid_init(v->grid, v->nb, v->ngrids);
+  if (s < 0 || s >= NSLOTS) return;
+  pthread_mutex_lock(&slot_lock);
+  if (no < 0) {
+    free(slots[s].grid);
+    slots[s].grid = NULL;
+  }
+  if (slots[s].grid && slots[s].ndim == v->ndim &&
+      slots[s].shared == v->shared) {
+    if (slots[s].nb == v->nb)
+      memcpy(v->grid, slots[s].grid,
+             sizeof(double) * v->ngrids * (v->nb + 1));
+    else
+      gcuba_vegas_grid_resize(slots[s].grid, slots[s].nb, v->grid, v->nb,
+                              v->ngrids);
+    gcuba_log(v->c, 2, "grid taken from slot %d", s + 1);
+  }
+  pthread_mutex_unlock(&slot_lock);
+}
+
+/* keep the grid in slot |gridno| for the next call */
+static void slot_put(vegas *v)
+{
+  int no = v->c->gridno, s = (no < 0 ? -no : no) - 1;
+  size_t n = (size_t)v->ngrids * (v->nb + 1);
+  double *g;
+  if (s < 0 || s >= NSLOTS) return;
+  pthread_mutex_lock(&slot_lock);
+  g = (double *)realloc(slots[s].grid, sizeof(double) * n);
+  if (g) {
+    memcpy(g, v->grid, sizeof(double) * n);
+    slots[s].grid = g;
+    slots[s].ndim = v->ndim;
+    slots[s].nb = v->nb;
+    slots[s].shared = v->shared;
+  }
+  pthread_mutex_unlock(&slot_lock);
+}
+
+/* ---- environment knobs ------------------------------------------------ */
+
+/* GCUBA_VEGAS_NBINS (2..1024), GCUBA_VEGAS_ADAPT ("auto" or n >= 0): 0 or
+   a fail code */
+static int knobs(vegas *v)
+{
+  gcuba_call *c = v->c;
+  const char *s = getenv("GCUBA_VEGAS_NBINS");
+  char *end;
+  long n;
+  v->nb = NBINS_DEFAULT;
+  if (s && *s) {
+    n = strtol(s, &end, 10);
+    if (*end || n < 2 || n > NBINS_MAX)
+      return gcuba_fail(c, GCUBA_FAIL_ENV,
+                        "GCUBA_VEGAS_NBINS=%s (expected 2..%d)", s, NBINS_MAX);
+    v->nb = (int)n;
+  }
+  v->adapt_max = -1;
+  s = getenv("GCUBA_VEGAS_ADAPT");
+  if (s && *s && strcmp(s, "auto")) {
+    long long m = strtoll(s, &end, 10);
+    if (*end || m < 0)
+      return gcuba_fail(c, GCUBA_FAIL_ENV,
+                        "GCUBA_VEGAS_ADAPT=%s (expected auto or n >= 0)", s);
+    v->adapt_max = m;
+  }
+  return 0;
+}
+
+/* ---- history and combination ------------------------------------------ */
+
+static int hist_reserve(vegas *v, long long n)
+{
+  long long cap = v->hcap ? v->hcap : 64;
+  double *a, *b;
+  long long *cl;
+  if (n <= v->hcap) return 0;
+  while (cap < n) cap *= 2;
+  a = (double *)realloc(v->hI, sizeof(double) * cap * v->ncomp);
+  if (!a) return -1;
+  v->hI = a;
+  b = (double *)realloc(v->hV, sizeof(double) * cap * v->ncomp);
+  if (!b) return -1;
+  v->hV = b;
+  cl = (long long *)realloc(v->hcalls, sizeof(long long) * cap);
+  if (!cl) return -1;
+  v->hcalls = cl;
+  v->hcap = cap;
+  return 0;
+}
+
+/* The combination of iterations [w0, k) for component comp: weights
+   proportional to the samples (see doc/vegas.md: Cuba's inverse-variance
+   weights are biased towards iterations whose variance came out low),
+   error^2 = sum n_k^2 V_k / N^2, chi^2 = sum (I_k - I)^2 / V_k with k - w0 - 1
+   degrees of freedom, prob its CDF.  With `last', integral and error are
+   those of the latest iteration (chi^2 unchanged). */
+static void combine(const vegas *v, long long w0, int comp, int last,
+                    double *I, double *E, double *chi2, int *ndof,
+                    double *prob)
+{
+  long long j;
+  double N = 0, S = 0, W = 0, x2 = 0, mean, err;
+  int nd;
+  for (j = w0; j < v->k; ++j) {
+    const double n = (double)v->hcalls[j];
+    N += n;
+    S += n * v->hI[j * v->ncomp + comp];
+    W += n * n * v->hV[j * v->ncomp + comp];
+  }
+  mean = N > 0 ? S / N : 0;
+  err = N > 0 ? sqrt(W) / N : 0;
+  for (j = w0; j < v->k; ++j) {
+    const double n = (double)v->hcalls[j];
+    double var = v->hV[j * v->ncomp + comp], dv;
+    const double vmin = VARFLOOR / (n > 1 ? n - 1 : 1);
+    if (!(var >= vmin)) var = var != var ? var : vmin;
+    dv = v->hI[j * v->ncomp + comp] - mean;
+    x2 += dv * dv / var;
+  }
+  nd = (int)(v->k - w0) - 1;
+  if (last && v->k > w0) {
+    mean = v->hI[(v->k - 1) * v->ncomp + comp];
+    err = sqrt(v->hV[(v->k - 1) * v->ncomp + comp]);
+  }
+  if (I) *I = mean;
+  if (E) *E = err;
+  if (chi2) *chi2 = x2;
+  if (ndof) *ndof = nd;
+  if (prob) *prob = gcuba_chisq_prob(x2, nd);
+}
+
+/* the largest chi^2 CDF over the components of window [w0, k) */
+static double window_prob(const vegas *v, long long w0)
+{
+  double pmax = 0, p;
+  int comp, ndof;
+  for (comp = 0; comp < v->ncomp; ++comp) {
+    combine(v, w0, comp, 0, NULL, NULL, NULL, &ndof, &p);
+    if (ndof > 0 && !(p <= pmax)) pmax = p; /* NaN counts as inconsistent */
+  }
+  return pmax;
+}
+
+/* drop iterations from the window's front while it is inconsistent */
+static void update_window(vegas *v)
+{
+  long long w0 = v->wstart;
+  while (w0 < v->k - 1 && !(window_prob(v, w0) <= P_DROP)) ++w0;
+  if (w0 != v->wstart)
+    gcuba_log(v->c, 2, "iterations %lld..%lld left the combination: "
+              "inconsistent with the later ones (chi^2)", v->wstart + 1, w0);
+  v->wstart = w0;
+}
+
+static void results(vegas *v)
+{
+  int comp, ndof;
+  for (comp = 0; comp < v->ncomp; ++comp)
+    combine(v, v->wstart, comp, v->last, &v->res[comp], &v->err[comp],
+            &v->chi2[comp], &ndof, &v->prob[comp]);
+}
+
+/* fail = 0 may be claimed: doc/vegas.md, "When gVegas says fail = 0" */
+static int converged(vegas *v)
+{
+  const gcuba_call *c = v->c;
+  long long nwin = v->k - v->wstart;
+  int comp;
+  for (comp = 0; comp < v->ncomp; ++comp) {
+    double tol = c->epsrel * fabs(v->res[comp]);
+    if (tol < c->epsabs) tol = c->epsabs;
+    if (!(v->err[comp] <= tol)) return 0;
+  }
+  if (c->neval < c->mineval) return 0;
+  if (v->warm < 0) {
+    gcuba_log(c, 3, "tolerance met, but the grid is still warming up");
+    return 0;
+  }
+  if (nwin < NMIN_WINDOW) {
+    gcuba_log(c, 3, "tolerance met, but only %lld iteration(s) in the "
+              "combination (need %d)", nwin, NMIN_WINDOW);
+    return 0;
+  }
+  if (!(window_prob(v, v->wstart) <= P_CLAIM)) {
+    gcuba_log(c, 2, "tolerance met, but the iterations are not consistent "
+              "(chi^2 probability %.4f > %.2f)", window_prob(v, v->wstart),
+              P_CLAIM);
+    return 0;
+  }
+  return 1;
+}
+
+/* After an adapting iteration (before its refinement): has the grid
+   settled?  From the bin contributions d of the iteration:
+     gain  = min over axes of (sum_b sqrt d_b)^2 / (nb sum_b d_b), <= 1: the
+             factor by which the best reweighting of the current bins could
+             lower E[F^2] (1: every bin carries the same share, nothing left
+             to gain);
+     U     = (sum_b d_b / calls - I^2) / I^2: the relative variance per
+             sample without the stratification, i.e. the quality of the
+             grid alone (several components: I^2 = sum_c w_c I_c^2 with
+             the weights of the bin contributions).
+   Settled when gain >= GAIN_SETTLED, or when U has not improved by
+   IMPROVE for STALL refinements while gain >= GAIN_STALL (integrands with
+   edges keep a few bins uneven for ever). */
+#define GAIN_SETTLED 0.999
+#define GAIN_STALL 0.8
+#define IMPROVE 0.95
+#define STALL 3
+static void settle(vegas *v)
+{
+  const long long j = v->k - 1;
+  double I2 = 0, gain = 1, f2 = 0, U;
+  int a, b;
+  for (a = 0; a < v->ndim; ++a) {
+    const double *d = v->d + (size_t)a * v->nb;
+    double s1 = 0, s2 = 0;
+    for (b = 0; b < v->nb; ++b) {
+      s1 += sqrt(d[b]);
+      s2 += d[b];
+    }
+    if (a == 0) f2 = s2;
+    if (s2 > 0 && s1 * s1 / (v->nb * s2) < gain) gain = s1 * s1 / (v->nb * s2);
+  }
+  for (a = 0; a < v->ncomp; ++a) {
+    const double I = v->hI[j * v->ncomp + a];
+    I2 = fma(I * I, v->qw[a], I2);
+  }
+  U = (f2 / (double)v->hcalls[j] - I2) / I2;
+  if (!(U > 0)) U = 0; /* also I = 0: a zero integrand */
+  if (v->nadapt == 0 || U < IMPROVE * v->ubest) {
+    v->ubest = U;
+    v->stall = 0;
+  } else
+    ++v->stall;
+  gcuba_log(v->c, 3, "  grid: gain %.5f, relative variance per unstratified "
+            "sample %.4g (best %.4g, %lld refinements ago)", gain, U,
+            v->ubest, v->stall);
+  if (v->warm < 0 && gain >= GAIN_WARM) {
+    v->warm = j;
+    if (v->wstart < j) {
+      gcuba_log(v->c, 2, "iterations 1..%lld were warm-up (grid gain below "
+                "%g): not combined", j, GAIN_WARM);
+      v->wstart = j;
+    }
+  }
+  if (v->settled_at >= 0) return;
+  if (gain >= GAIN_SETTLED || (gain >= GAIN_STALL && v->stall >= STALL)) {
+    v->settled_at = v->k;
+    gcuba_log(v->c, 2, "grid settled after iteration %lld (gain %.5f)", v->k,
+              gain);
+  }
+}
+
+/* ---- state files -------------------------------------------------------- */
+
+/* what a state file must match: the shape of the problem and of the grid
+   (not the integrand: as in Cuba, flags bit 5 may take a grid adapted for
+   one integrand into another) */
+static uint64_t signature(const vegas *v)
+{
+  const gcuba_call *c = v->c;
+  int w[5];
+  w[0] = c->ndim;
+  w[1] = c->ncomp;
+  w[2] = v->nb;
+  w[3] = v->shared;
+  w[4] = STATE_VERSION;
+  return gcuba_fnv1a(w, sizeof w, GCUBA_FNV_SEED);
+}
+
+static int save_state(vegas *v)
+{
+  gcuba_call *c = v->c;
+  gcuba_buf b = {0};
+  size_t nh = (size_t)v->k * v->ncomp;
+  int rc;
+  gcuba_buf_put(&b, &v->k, sizeof v->k);
+  gcuba_buf_put(&b, &v->nsamples, sizeof v->nsamples);
+  gcuba_buf_put(&b, &c->neval, sizeof c->neval);
+  gcuba_buf_put(&b, &v->wstart, sizeof v->wstart);
+  gcuba_buf_put(&b, &v->nadapt, sizeof v->nadapt);
+  gcuba_buf_put(&b, &v->settled_at, sizeof v->settled_at);
+  gcuba_buf_put(&b, &v->warm, sizeof v->warm);
+  gcuba_buf_put(&b, &v->stall, sizeof v->stall);
+  gcuba_buf_put(&b, &v->ubest, sizeof v->ubest);
+  gcuba_buf_put(&b, &v->frozen, sizeof v->frozen);
+  gcuba_buf_put(&b, v->grid, sizeof(double) * v->ngrids * (v->nb + 1));
+  gcuba_buf_put(&b, v->hI, sizeof(double) * nh);
+  gcuba_buf_put(&b, v->hV, sizeof(double) * nh);
+  gcuba_buf_put(&b, v->hcalls, sizeof(long long) * v->k);
+  rc = b.bad ? gcuba_fail(c, GCUBA_FAIL_NOMEM, "state buffer")
+             : gcuba_state_write(c, "vegas", signature(v), &b);
+  gcuba_buf_free(&b);
+  return rc;
+}
+
+/* 1 resumed, 0 no state file, < 0 fail code */
+static int load_state(vegas *v)
+{
+  gcuba_call *c = v->c;
+  gcuba_buf b = {0};
+  long long k = 0;
+  int rc = gcuba_state_read(c, "vegas", signature(v), &b), a, bad;
+  size_t ng = (size_t)v->ngrids * (v->nb + 1);
+  if (rc <= 0) return rc;
+  gcuba_buf_get(&b, &k, sizeof k);
+  bad = b.bad || k < 0 ||
+        b.n - b.pos != sizeof(long long) * 7 + sizeof(double) + sizeof(int) +
+                           sizeof(double) * ng +
+                           (size_t)k * (2 * sizeof(double) * v->ncomp +
+                                        sizeof(long long));
+  if (!bad && hist_reserve(v, k + 1)) {
+    gcuba_buf_free(&b);
+    return gcuba_fail(c, GCUBA_FAIL_NOMEM, "iteration history");
+  }
+  if (!bad) {
+    v->k = k;
+    gcuba_buf_get(&b, &v->nsamples, sizeof v->nsamples);
+    gcuba_buf_get(&b, &c->neval, sizeof c->neval);
+    gcuba_buf_get(&b, &v->wstart, sizeof v->wstart);
+    gcuba_buf_get(&b, &v->nadapt, sizeof v->nadapt);
+    gcuba_buf_get(&b, &v->settled_at, sizeof v->settled_at);
+    gcuba_buf_get(&b, &v->warm, sizeof v->warm);
+    gcuba_buf_get(&b, &v->stall, sizeof v->stall);
+    gcuba_buf_get(&b, &v->ubest, sizeof v->ubest);
+    gcuba_buf_get(&b, &v->frozen, sizeof v->frozen);
+    gcuba_buf_get(&b, v->grid, sizeof(double) * ng);
+    gcuba_buf_get(&b, v->hI, sizeof(double) * k * v->ncomp);
+    gcuba_buf_get(&b, v->hV, sizeof(double) * k * v->ncomp);
+    gcuba_buf_get(&b, v->hcalls, sizeof(long long) * k);
+    bad = b.bad || v->nsamples < 2 || c->neval < 0 || v->wstart < 0 ||
+          v->wstart > k;
+    for (a = 0; a < v->ngrids && !bad; ++a)
+      bad = !gcuba_vegas_grid_check(v->grid + (size_t)a * (v->nb + 1),
+                                    v->nb);
+  }
+  gcuba_buf_free(&b);
+  if (bad)
+    return gcuba_fail(c, GCUBA_FAIL_STATE, "%s: inconsistent contents",
+                      c->statefile);
+  gcuba_log(c, 1, "resuming after iteration %lld, %lld evaluations", v->k,
+            c->neval);
+  return 1;
+}
+
+/* ---- output ------------------------------------------------------------ */
+
+static void params(const vegas *v)
+{
+  const gcuba_call *c = v->c;
+  if (c->verbose < 2) return;
+  fprintf(stderr, "%s input parameters:\n  ndim %d\n  ncomp %d\n  nvec %lld\n"
+          "  epsrel %g\n  epsabs %g\n  flags %d\n  seed %d\n  mineval %lld\n"
+          "  maxeval %lld\n  nstart %lld\n  nincrease %lld\n  nbatch %lld\n"
+          "  gridno %d\n  statefile \"%s\"\n", c->routine, c->ndim,
+          c->ncomp, c->nvec, c->epsrel, c->epsabs, c->flags, c->seed,
+          c->mineval, c->maxeval, c->nstart, c->nincrease, c->nbatch,
+          c->gridno, c->statefile ? c->statefile : "");
+  fprintf(stderr, "  (gcuba: %d bins per axis%s, adapting %s)\n", v->nb,
+          v->shared ? ", one grid for all axes" : "",
+          v->adapt_max < 0 ? "until the grid settles" : "a fixed number");
+  fflush(stderr);
+}
+
+static void report(const vegas *v, const gcuba_vegas_strat_t *s)
+{
+  const gcuba_call *c = v->c;
+  int comp, ndof;
+  if (c->verbose < 1) return;
+  fprintf(stderr, "\nIteration %lld:  %lld integrand evaluations so far\n",
+          v->k, c->neval);
+  for (comp = 0; comp < v->ncomp; ++comp) {
+    double chi2;
+    combine(v, v->wstart, comp, 0, NULL, NULL, &chi2, &ndof, NULL);
+    fprintf(stderr, "[%d] %g +- %g  \tchisq %g (%d df)\n", comp + 1,
+            v->res[comp], v->err[comp], chi2, ndof < 0 ? 0 : ndof);
+  }
+  if (c->verbose >= 3) {
+    long long j = v->k - 1;
+    fprintf(stderr, "  this iteration: %lld samples, %lld cubes (%d^%d x "
+            "%d^%d), %lld per cube; [1] %.15g +- %.6g; window %lld..%lld%s\n",
+            (long long)s->calls, (long long)s->ncubes, s->g + 1, s->r, s->g,
+            s->ndim - s->r, (long long)s->npg, v->hI[j * v->ncomp],
+            sqrt(v->hV[j * v->ncomp]), v->wstart + 1, v->k,
+            v->frozen ? ", grid frozen" : "");
+  }
+  fflush(stderr);
+}
+
+/* The weights of the components in the bin contributions: 1/tol_c^2 with
+   tol_c = max(epsrel |I_c|, epsabs) from the current results (1/I_c^2 when
+   both tolerances are 0, 0 when that is 0 too), scaled to a largest weight
+   of 1, so that the grid serves the component furthest from its tolerance
+   most (Cuba weights by 1/I_c^2 of the iteration just done).  Before the
+   first estimate, and when no weight is positive: the first component
+   alone. */
+static void bin_weights(vegas *v)
+{
+  const gcuba_call *c = v->c;
+  double wmax = 0;
+  int comp;
+  for (comp = 0; comp < v->ncomp; ++comp) {
+    double tol = c->epsrel * fabs(v->res[comp]), w = 0;
+    if (tol < c->epsabs) tol = c->epsabs;
+    if (!(tol > 0)) tol = fabs(v->res[comp]);
+    if (v->k > 0 && tol > 1e-150 && tol < 1e150) w = 1 / (tol * tol);
+    v->qw[comp] = w;
+    if (w > wmax) wmax = w;
+  }
+  for (comp = 0; comp < v->ncomp; ++comp)
+    v->qw[comp] = wmax > 0 && v->ncomp > 1 ? v->qw[comp] / wmax : comp == 0;
+}
+
+/* ---- the loop ----------------------------------------------------------- */
+
+static void run(vegas *v)
+{
+  gcuba_call *c = v->c;
+  const int nc = v->ncomp;
+  int rc, comp, resumed;
+  gcuba_vegas_iter it;
+
+  resumed = c->statefile ? load_state(v) : 0;
+  if (resumed < 0) return;
+  if (resumed && (c->flags & GCUBA_RESETSTATE)) {
+    gcuba_log(c, 1, "flags bit 5: state reset, grid kept");
+    resumed = 0;
+  } else if (!resumed)
+    slot_get(v);
+  if (!resumed) {
+    v->k = 0;
+    v->nsamples = c->nstart;
+    c->neval = 0;
+    v->wstart = 0;
+    v->nadapt = 0;
+    v->settled_at = -1;
+    v->warm = -1;
+    v->stall = 0;
+    v->ubest = 0;
+    v->frozen = 0;
+  }
+  if (v->adapt_max >= 0 && v->nadapt >= v->adapt_max && !v->frozen) {
+    v->frozen = 1;
+    if (v->settled_at < 0) v->settled_at = v->k;
+    if (v->warm < 0) v->warm = v->wstart = v->k;
+  }
+  v->grid_changed = 1;
+  memset(&it, 0, sizeof it);
+  it.seed = (uint64_t)(uint32_t)c->seed;
+  it.grid = v->grid;
+  params(v);
+  results(v);
+
+  for (;;) {
+    long long ncall = v->nsamples;
+    gcuba_vegas_strat(ncall, v->ndim, 0, &it.strat);
+    if (c->neval + it.strat.calls > c->maxeval) {
+      if (v->k > 0) {
+        c->fail = 1;
+        gcuba_log(c, 1, "maxeval %lld reached (the next iteration needs "
+                  "%lld more)", c->maxeval, (long long)it.strat.calls);
+        break;
+      }
+      ncall = c->maxeval - c->neval;
+      gcuba_vegas_strat(ncall < 2 ? 2 : ncall, v->ndim, 0, &it.strat);
+    }
+    if (it.strat.npg > GCUBA_VEGAS_SLICE_SAMPLES) {
+      gcuba_fail(c, GCUBA_FAIL_PARAM, "%lld samples per cube: too many",
+                 (long long)it.strat.npg);
+      break;
+    }
+    if (hist_reserve(v, v->k + 1)) {
+      gcuba_fail(c, GCUBA_FAIL_NOMEM, "iteration history");
+      break;
+    }
+    gcuba_vegas_plan(&it.strat, nc, &it.plan);
+    gcuba_vegas_cube_k(it.strat.npg, it.strat.ncubes, it.ck);
+    it.iter = (uint32_t)v->k;
+    it.grid_changed = v->grid_changed;
+    it.bins = !v->frozen;
+    if (it.bins) bin_weights(v);
+    it.qw = v->qw;
+    rc = v->ops->iterate(v->ctx, &it, v->sums, v->d);
+    v->grid_changed = 0;
+    if (rc) {
+      if (rc == GCUBA_FAIL_DEVMEM && v->k > 0) {
+        c->fail = 1;
+        gcuba_log(c, 1, "device memory exhausted at iteration %lld: the "
+                  "estimate so far is returned", v->k + 1);
+      } else
+        gcuba_fail(c, rc, "at iteration %lld", v->k + 1);
+      break;
+    }
+    c->neval += it.strat.calls;
+    for (comp = 0; comp < nc; ++comp) {
+      v->hI[v->k * nc + comp] = v->sums[comp];
+      v->hV[v->k * nc + comp] = v->sums[nc + comp];
+    }
+    v->hcalls[v->k] = it.strat.calls;
+    ++v->k;
+    if (it.bins) settle(v);
+    update_window(v);
+    results(v);
+    report(v, &it.strat);
+    if (converged(v)) break;
+
+    if (!v->frozen) {
+      int n;
+      n = gcuba_vegas_grid_refine_ex(v->grid, v->nb, v->ndim, v->shared,
+                                     v->d, GCUBA_VEGAS_ALPHA, v->smooth,
+                                     v->scratch);
+      if (n) gcuba_log(c, 3, "%d grid(s) left unchanged (no information)", n);
+      v->grid_changed = 1;
+      ++v->nadapt;
+      if (v->adapt_max >= 0 ? v->nadapt >= v->adapt_max
+                            : v->settled_at >= 0) {
+        v->frozen = 1;
+        if (v->settled_at < 0) v->settled_at = v->k;
+        if (v->warm < 0) v->warm = v->wstart = v->k; /* forced by the knob */
+        gcuba_log(c, 2, "grid frozen after %lld refinements", v->nadapt);
+      }
+    }
+    v->nsamples += c->nincrease;
+    if (c->statefile && save_state(v)) break;
+  }
+
+  for (comp = 0; comp < nc; ++comp) {
+    c->integral[comp] = v->res[comp];
+    c->error[comp] = v->err[comp];
+    c->prob[comp] = v->prob[comp] == GCUBA_CHISQ_NODOF ? 0 : v->prob[comp];
+  }
+  slot_put(v);
+  if (c->fail == 0 && c->statefile) gcuba_state_remove(c);
+}
 
 void gcuba_vegas_run(gcuba_call *c)
 {
-  gcuba_fail(c, GCUBA_FAIL_NOTAVAIL, "the Vegas algorithm has not landed yet");
+  vegas v;
+  gcuba_vegas_setup s;
+  int bk, fail = 0;
+  size_t ng;
+  memset(&v, 0, sizeof v);
+  v.c = c;
+  v.ndim = c->ndim;
+  v.ncomp = c->ncomp;
+  v.shared = (c->flags & GCUBA_VEGAS1D) != 0;
+  v.ngrids = v.shared ? 1 : c->ndim;
+  v.last = (c->flags & GCUBA_LAST) != 0;
+  v.smooth = !(c->flags & GCUBA_SHARPEDGES);
+  if (knobs(&v)) return;
+#ifdef HAVE_CUDA
+  bk = gcuba_choose_backend(c, 1);
+#else
+  bk = gcuba_choose_backend(c, 0);
+#endif
+  if (bk < 0) return;
+  v.ops = &gcuba_vegas_cpu;
+#ifdef HAVE_CUDA
+  if (bk == GCUBA_BK_GPU) v.ops = &gcuba_vegas_cuda;
+#endif
+  gcuba_set_last_backend(bk);
+  ng = (size_t)v.ngrids * (v.nb + 1);
+  v.grid = (double *)malloc(sizeof(double) * ng);
+  v.d = (double *)malloc(sizeof(double) * (size_t)v.ndim * v.nb);
+  v.scratch = (double *)malloc(sizeof(double) *
+                               GCUBA_VEGAS_GRID_SCRATCH(v.nb));
+  v.sums = (double *)malloc(sizeof(double) * 7 * v.ncomp);
+  if (!v.grid || !v.d || !v.scratch || !v.sums || hist_reserve(&v, 64)) {
+    gcuba_fail(c, GCUBA_FAIL_NOMEM, "driver state");
+    goto out;
+  }
+  v.res = v.sums + 2 * v.ncomp;
+  v.err = v.res + v.ncomp;
+  v.prob = v.err + v.ncomp;
+  v.chi2 = v.prob + v.ncomp;
+  v.qw = v.chi2 + v.ncomp;
+  s.ndim = v.ndim;
+  s.ncomp = v.ncomp;
+  s.nb = v.nb;
+  s.shared = v.shared;
+  s.max_calls = c->maxeval;
+  v.ctx = v.ops->create(c, &s, &fail);
+  if (v.ctx) {
+    run(&v);
+    v.ops->destroy(v.ctx);
+  }
+out:
+  free(v.grid);
+  free(v.d);
+  free(v.scratch);
+  free(v.sums);
+  free(v.hI);
+  free(v.hV);
+  free(v.hcalls);
 }

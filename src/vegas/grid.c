@@ -1,6 +1,7 @@
 /* src/vegas/grid.c -- the VEGAS importance map on the host: uniform
    initialisation, damped refinement (Lepage 1978/1980, the same steps as in
-   Cuba's and m-Cubes' Vegas: three-point smoothing of the bin contributions,
+   Cuba's and m-Cubes' Vegas: three-point smoothing of the bin contributions
+   (optional: off for Cuba's flags bit 3, "sharp edges"),
    normalisation, weights ((1 - r)/ln(1/r))^alpha, new edges at equal
    cumulative weight with the weight spread uniformly inside each old bin),
    the shared-grid variant, rebinning and validity check.  Edges are kept
@@ -58,6 +59,13 @@ static double damp(double m, double tot, double alpha)
 int gcuba_vegas_grid_refine1(double *e, int nb, const double *d, int nrows,
                              double alpha, double *scratch)
 {
+  return gcuba_vegas_grid_refine1_ex(e, nb, d, nrows, alpha, 1, scratch);
+}
+
+int gcuba_vegas_grid_refine1_ex(double *e, int nb, const double *d,
+                                int nrows, double alpha, int smooth,
+                                double *scratch)
+{
   double *w = scratch, *x = scratch + nb;
   double smax = 0, tot, wsum, avg, acc, prev, cur;
   int i, r, k;
@@ -71,19 +79,24 @@ int gcuba_vegas_grid_refine1(double *e, int nb, const double *d, int nrows,
   }
   if (nb < 2 || !(alpha > 0) || smax == 0) return 1;
 
-  /* normalise to max 1 (no overflow below), then smooth with the
-     neighbours: ends average two bins, inner bins three */
+  /* normalise to max 1 (no overflow below), then (unless smooth = 0)
+     smooth with the neighbours: ends average two bins, inner bins three */
   for (i = 0; i < nb; ++i) w[i] /= smax;
-  prev = w[0];
-  cur = w[1];
-  tot = w[0] = 0.5 * (prev + cur);
-  for (i = 1; i < nb - 1; ++i) {
-    double next = w[i + 1];
-    tot += w[i] = (prev + cur + next) / 3.0;
-    prev = cur;
-    cur = next;
+  if (!smooth) {
+    tot = 0;
+    for (i = 0; i < nb; ++i) tot += w[i];
+  } else {
+    prev = w[0];
+    cur = w[1];
+    tot = w[0] = 0.5 * (prev + cur);
+    for (i = 1; i < nb - 1; ++i) {
+      double next = w[i + 1];
+      tot += w[i] = (prev + cur + next) / 3.0;
+      prev = cur;
+      cur = next;
+    }
+    tot += w[nb - 1] = 0.5 * (prev + cur);
   }
-  tot += w[nb - 1] = 0.5 * (prev + cur);
 
   /* damped importance of each bin; empty bins get none */
   wsum = 0;
@@ -116,12 +129,22 @@ int gcuba_vegas_grid_refine1(double *e, int nb, const double *d, int nrows,
 int gcuba_vegas_grid_refine(double *grid, int nb, int ndim, int shared,
                             const double *d, double alpha, double *scratch)
 {
+  return gcuba_vegas_grid_refine_ex(grid, nb, ndim, shared, d, alpha, 1,
+                                    scratch);
+}
+
+int gcuba_vegas_grid_refine_ex(double *grid, int nb, int ndim, int shared,
+                               const double *d, double alpha, int smooth,
+                               double *scratch)
+{
   int a, n = 0;
   if (shared)
-    return gcuba_vegas_grid_refine1(grid, nb, d, ndim, alpha, scratch) != 0;
+    return gcuba_vegas_grid_refine1_ex(grid, nb, d, ndim, alpha, smooth,
+                                       scratch) != 0;
   for (a = 0; a < ndim; ++a)
-    n += gcuba_vegas_grid_refine1(grid + (size_t)a * (nb + 1), nb,
-                                  d + (size_t)a * nb, 1, alpha, scratch) != 0;
+    n += gcuba_vegas_grid_refine1_ex(grid + (size_t)a * (nb + 1), nb,
+                                     d + (size_t)a * nb, 1, alpha, smooth,
+                                     scratch) != 0;
   return n;
 }
 

@@ -36,11 +36,22 @@ int gcuba_vegas_grid_check(const double *e, int nb);
 int gcuba_vegas_grid_refine1(double *e, int nb, const double *d, int nrows,
                              double alpha, double *scratch);
 
+/* the same with the three-point smoothing of the contributions switched
+   off when smooth = 0 (gVegas's flags bit 3, GCUBA_SHARPEDGES: bins then
+   follow sharp edges of the integrand) */
+int gcuba_vegas_grid_refine1_ex(double *e, int nb, const double *d,
+                                int nrows, double alpha, int smooth,
+                                double *scratch);
+
 /* Refine ndim per-axis grids (shared = 0; grid a from row a of d) or the
    one shared grid (shared != 0; from the sum of the ndim rows of d).
    Returns the number of grids left unchanged (0: all refined). */
 int gcuba_vegas_grid_refine(double *grid, int nb, int ndim, int shared,
                             const double *d, double alpha, double *scratch);
+
+int gcuba_vegas_grid_refine_ex(double *grid, int nb, int ndim, int shared,
+                               const double *d, double alpha, int smooth,
+                               double *scratch);
 
 /* Rebin ngrids grids of nbold bins (old) into grids of nb bins (grid; must
    not overlap old): the new edge i is the old map at y = i/nb.  The map is

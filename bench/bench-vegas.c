@@ -1,0 +1,242 @@
+/* bench/bench-vegas.c -- gVegas over the test suite and the papers'
+   precision sweep (epsrel 1e-3, then divided by 5 after each success, down
+   to 1.024e-10; an integrand's sweep ends at its first fail != 0 or when a
+   level takes longer than the time limit): a table (integrand, d, epsrel,
+   ms, neval, true relative error, error, chi^2/df, prob, fail, a flag) on
+   stdout and the same as CSV; then the sampling rate on f4 8D in
+   frozen-grid iterations of 2^27 samples.  The papers count a level as
+   reached only if the routine says so AND the true relative error is at
+   most epsrel: the flag says "(rel > eps)" when gVegas's claim is honest
+   (true value within 4 errors) but that criterion fails (about a third of
+   honest one-sigma claims whose error is just below the tolerance), and
+   "FALSE" for a claim with the true value more than 4 errors away.  Every
+   call is made twice and the second (warm) one is timed.
+
+   Build (not part of `make'; from a configured build directory, after
+   make):
+     CUDA:   nvcc -O2 -std=c++17 -x cu -I../include -I../tests -c \
+               ../tests/suite-cu.cu -o suite-cu.o
+             cc -O2 -DSUITE_HAVE_CU -I../include -I../tests \
+               ../bench/bench-vegas.c ../tests/suite-c.c suite-cu.o \
+               .libs/libgcuba.a -fopenmp -lm \
+               -L/usr/local/cuda/lib64 -lcudart -lstdc++ -o bench-vegas
+     no CUDA: cc -O2 -I../include -I../tests ../bench/bench-vegas.c \
+               ../tests/suite-c.c .libs/libgcuba.a -fopenmp -lm \
+               -o bench-vegas
+   Run: ./bench-vegas [--cases f4_8,f3] [--limit s] [--nstart K]
+                      [--backend cpu|gpu] [--csv file] [--evalrate] ...
+   (--help lists them).  nstart = nincrease = K / epsrel^P (default K =
+   100, P = 1), maxeval from the rate of the previous level and the limit.
+   This file is part of gcuba. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "suite.h"
+
+#ifdef SUITE_HAVE_CU
+#define GPU 1
+#else
+#define GPU 0
+#endif
+
+static double now_ms(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static struct {
+  const char *cases, *backend, *csv;
+  double maxeps, mineps, limit, k, power;
+  int evalrate, flags, seed;
+} opt = {NULL, NULL, "bench-vegas.csv", 1e-3, 1.024e-10, 10, 100, 1, 0, 0,
+         1};
+
+typedef struct {
+  double I, E, P, chi2, ms;
+  long long neval;
+  int fail, df;
+} result;
+
+/* one call at verbosity 1 with stderr captured: the last "chisq X (n df)"
+   of component 1 gives chi^2 and its degrees of freedom */
+static void call(gintegrand_t f, int d, double epsrel, long long nstart,
+                 long long maxeval, result *r)
+{
+  char tmpl[] = "/tmp/bench-vegas-XXXXXX", line[512];
+  int fd = mkstemp(tmpl), save = dup(2);
+  FILE *fp;
+  double t0;
+  fflush(stderr);
+  if (fd >= 0) dup2(fd, 2);
+  t0 = now_ms();
+  llgVegas(d, 1, f, NULL, 1, epsrel, 1e-20, (opt.flags & ~3) | 1, opt.seed,
+           0, maxeval, nstart,
+           nstart, 1000, 0, NULL, NULL, &r->neval, &r->fail, &r->I, &r->E,
+           &r->P);
+  r->ms = now_ms() - t0;
+  fflush(stderr);
+  dup2(save, 2);
+  close(save);
+  r->chi2 = NAN;
+  r->df = 0;
+  if (fd >= 0) {
+    close(fd);
+    fp = fopen(tmpl, "r");
+    while (fp && fgets(line, sizeof line, fp)) {
+      const char *s = strstr(line, "chisq ");
+      if (!strncmp(line, "[1] ", 4) && s) sscanf(s, "chisq %lf (%d df)",
+                                                 &r->chi2, &r->df);
+    }
+    if (fp) fclose(fp);
+    remove(tmpl);
+  }
+}
+
+static void usage(void)
+{
+  fprintf(stderr,
+    "usage: bench-vegas [options]\n"
+    "  --cases LIST     only these cases, e.g. f4_8,f3_3 (family_d; f4 = all f4)\n"
+    "  --max-eps E      first epsrel of the sweep (default 1e-3)\n"
+    "  --min-eps E      last epsrel of the sweep (default 1.024e-10)\n"
+    "  --limit S        seconds per level (default 10): maxeval is set from\n"
+    "                   the previous level's rate, a case ends past it\n"
+    "  --nstart K       nstart = nincrease = K / epsrel^P (default 100)\n"
+    "  --power P        (default 1)\n"
+    "  --backend B      cpu | gpu | auto: sets GCUBA_DEVICE (default: as set)\n"
+    "  --csv FILE       CSV output (default bench-vegas.csv; - = none)\n"
+    "  --flags F        flags (default 0; verbosity is added internally)\n"
+    "  --seed S         seed (default 1)\n"
+    "  --evalrate       only the frozen-grid sampling rate on f4 8D\n");
+}
+
+static int selected(const struct suite_case *sc)
+{
+  char item[32];
+  const char *p = opt.cases;
+  size_t n;
+  if (!p) return 1;
+  while (*p) {
+    n = strcspn(p, ",");
+    if (n < sizeof item) {
+      memcpy(item, p, n);
+      item[n] = 0;
+      if (!strcmp(item, sc->name)) return 1;
+      if (!strncmp(item, sc->name, strlen(sc->name)) &&
+          item[strlen(sc->name)] == '_' &&
+          atoi(item + strlen(sc->name) + 1) == sc->d)
+        return 1;
+    }
+    p += n;
+    if (*p) ++p;
+  }
+  return 0;
+}
+
+/* frozen-grid rate: adapt on f4 8D into slot 1, then sample on it */
+static void evalrate(int gpu)
+{
+  gintegrand_t f = suite_family(4, gpu);
+  long long n = gpu ? (1LL << 27) : (1LL << 22), neval;
+  int fail;
+  double I, E, P, t0, ms;
+  llgVegas(8, 1, f, NULL, 1, 1e-4, 1e-20, 0, 1, 0, 4000000000LL, 1000000,
+           1000000, 1000, 1, NULL, NULL, &neval, &fail, &I, &E, &P);
+  setenv("GCUBA_VEGAS_ADAPT", "0", 1);
+  llgVegas(8, 1, f, NULL, 1, 1e-12, 1e-20, 0, 2, 0, n, n, 0, 1000, 1, NULL,
+           NULL, &neval, &fail, &I, &E, &P); /* warm-up */
+  t0 = now_ms();
+  llgVegas(8, 1, f, NULL, 1, 1e-12, 1e-20, 0, 3, 0, 4 * n, n, 0, 1000, 1,
+           NULL, NULL, &neval, &fail, &I, &E, &P);
+  ms = now_ms() - t0;
+  unsetenv("GCUBA_VEGAS_ADAPT");
+  printf("f4 8D, frozen grid (adapted first), %lld samples in %.1f ms: "
+         "%.3f G samples/s (%s); estimate %.10g +- %.2g\n", neval, ms,
+         neval / ms / 1e6, gcuba_last_backend(), I, E);
+}
+
+int main(int argc, char **argv)
+{
+  int i, gpu;
+  FILE *out = NULL;
+  for (i = 1; i < argc; ++i) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int val = 1;
+    if (!strcmp(a, "--evalrate")) opt.evalrate = 1, val = 0;
+    else if (!v) val = -1;
+    else if (!strcmp(a, "--cases")) opt.cases = v;
+    else if (!strcmp(a, "--max-eps")) opt.maxeps = atof(v);
+    else if (!strcmp(a, "--min-eps")) opt.mineps = atof(v);
+    else if (!strcmp(a, "--limit")) opt.limit = atof(v);
+    else if (!strcmp(a, "--nstart")) opt.k = atof(v);
+    else if (!strcmp(a, "--power")) opt.power = atof(v);
+    else if (!strcmp(a, "--backend")) opt.backend = v;
+    else if (!strcmp(a, "--csv")) opt.csv = v;
+    else if (!strcmp(a, "--flags")) opt.flags = atoi(v);
+    else if (!strcmp(a, "--seed")) opt.seed = atoi(v);
+    else val = -1;
+    if (val < 0 || !(opt.power >= 0)) {
+      usage();
+      return 2;
+    }
+    i += val;
+  }
+  if (opt.backend) setenv("GCUBA_DEVICE", opt.backend, 1);
+  gpu = GPU && !(opt.backend && !strcmp(opt.backend, "cpu"));
+  if (opt.evalrate) {
+    evalrate(gpu);
+    return 0;
+  }
+  if (strcmp(opt.csv, "-")) out = fopen(opt.csv, "w");
+  if (out)
+    fprintf(out, "integrand,d,epsrel,ms,neval,true_rel_error,error,chi2,df,"
+            "prob,fail,false_claim\n");
+  printf("%-4s %2s %9s %10s %13s %9s %9s %9s %6s %4s %s\n", "f", "d",
+         "epsrel", "ms", "neval", "true err", "rel err", "chi2/df", "prob",
+         "fail", "");
+  for (i = 0; i < SUITE_NCASES; ++i) {
+    const struct suite_case *sc = &suite_cases[i];
+    gintegrand_t f = suite_family(sc->family, gpu);
+    double eps, rate = 0;
+    if (!selected(sc)) continue;
+    for (eps = opt.maxeps; eps >= opt.mineps * 0.999; eps /= 5) {
+      result r;
+      double ns = opt.k / pow(eps, opt.power);
+      long long nstart = ns > 4e12 ? 4000000000000LL : (long long)ns, maxeval;
+      double rel, pull;
+      int bad;
+      if (nstart < 1000) nstart = 1000;
+      if (rate > 0) {
+        double m = rate * opt.limit * 1e3;
+        maxeval = m < 1e6 ? 1000000 : m > 4e12 ? 4000000000000LL
+                                                : (long long)m;
+      } else
+        maxeval = gpu ? 20000000000LL : 20000000LL;
+      call(f, sc->d, eps, nstart, maxeval, &r); /* warm-up */
+      call(f, sc->d, eps, nstart, maxeval, &r);
+      rel = fabs(r.I - sc->truth) / fabs(sc->truth);
+      pull = fabs(r.I - sc->truth) / r.E;
+      bad = r.fail == 0 && pull > 4;
+      printf("%-4s %2d %9.3g %10.1f %13lld %9.2e %9.2e %9.3g %6.3f %4d %s\n",
+             sc->name, sc->d, eps, r.ms, r.neval, rel, r.E / fabs(r.I),
+             r.df > 0 ? r.chi2 / r.df : NAN, r.P, r.fail,
+             bad ? "FALSE" : r.fail == 0 && rel > eps ? "(rel > eps)" : "");
+      fflush(stdout);
+      if (out)
+        fprintf(out, "%s,%d,%.6g,%.3f,%lld,%.6e,%.6e,%.6g,%d,%.6f,%d,%d\n",
+                sc->name, sc->d, eps, r.ms, r.neval, rel, r.E, r.chi2, r.df,
+                r.P, r.fail, bad);
+      if (r.fail != 0 || r.ms > opt.limit * 1e3) break;
+      rate = r.neval / (r.ms > 1 ? r.ms : 1);
+    }
+  }
+  if (out) fclose(out);
+  printf("\n");
+  evalrate(gpu);
+  return 0;
+}

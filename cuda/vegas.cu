@@ -1,0 +1,544 @@
+/* cuda/vegas.cu -- the CUDA backend of gVegas (src/vegas/backend.h): the
+   integrand-independent half.  Per slice of an iteration it launches the
+   integrand's sampling kernel (include/gcuba/vegas_kernels.cuh, through the
+   descriptor's GPU table), reduces the chunk sums with the canonical tree
+   of include/gcuba/vegas.h (one block of 256 threads per group, the same
+   halving as the CPU backend), adds the slice's result to the running
+   total in slice order, and, while the grid adapts, turns the stored bin
+   contributions q of the samples into exact 128-bit bin sums: each block
+   accumulates its samples' contributions for a group of axes in shared
+   memory (integer atomics, so the order does not matter), then merges
+   them into the global sums; a last kernel converts them to doubles.
+   Every device buffer is sized once when the sampler is created (from
+   maxeval and the slice limits) and reused; nothing is allocated during
+   the iterations.  One synchronisation per iteration, to read back the
+   sums, the status word and the bin contributions.
+   This file is part of gcuba. */
+#include <cuda_runtime.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "common.cuh"
+#include "vegas/backend.h"
+#include "gcuba/gpu_ops.h"
+#include "gcuba/vegas_kernels.cuh"
+
+#define TREE_THREADS GCUBA_VEGAS_GROUP
+#define BIN_THREADS 256
+#define BIN_SMEM 32768 /* bytes of 128-bit cells per block */
+/* the general sampling kernel's per-thread scratch, at most */
+#define SCRATCH_BYTES ((long long)64 << 20)
+
+typedef unsigned long long ull;
+
+struct vctx {
+  gcuba_call *c;
+  int dev, ndim, ncomp, nb, shared, nsm, ag;
+  cudaStream_t stream;
+  void *ud;               /* userdata as the device sees it */
+  void *udcopy;           /* device copy of a host struct (capacity udcap) */
+  size_t udcap;
+  double *grid;           /* ngrids * (nb + 1) */
+  int ngridvals;
+  double *part;           /* [2*ncomp][spc] chunk sums */
+  long long partcap;      /* chunks */
+  double *t1, *t2;        /* tree levels */
+  long long t1cap, t2cap; /* groups */
+  double *tot;            /* [2*ncomp] */
+  double *fj;             /* [slice samples] q of each sample */
+  double *qw;             /* [ncomp] weights of q */
+  long long fjcap;
+  ull *qmax;
+  int *status;
+  ull *hi, *lo;           /* [ndim*nb] exact bin sums of a slice */
+  double *d;              /* [ndim*nb] bin contributions */
+  double *scratch;
+  int *iscratch;
+  long long sthreads;
+  double *h_tot, *h_d;    /* pinned host copies */
+  int *h_status;
+};
+
+/* ---- userdata ------------------------------------------------------------
+   What the integrand receives on the device: NULL stays NULL; a pointer the
+   device can dereference (device or managed memory) is passed unchanged; a
+   host pointer is copied to device memory when gcuba_userdata_size() gave
+   the size of the struct (a plain parameter struct: pointers inside it are
+   not followed), and refused with GCUBA_FAIL_PARAM otherwise (Cuba's
+   argument list does not say how large it is). */
+static int device_userdata(struct vctx *t)
+{
+  gcuba_call *c = t->c;
+  const size_t size = gcuba_userdata_bytes();
+  cudaPointerAttributes at;
+  int rc;
+  t->ud = NULL;
+  if (!c->userdata) return 0;
+  if (cudaPointerGetAttributes(&at, c->userdata) == cudaSuccess &&
+      (at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged)) {
+    t->ud = c->userdata;
+    return 0;
+  }
+  (void)cudaGetLastError();
+  if (size == 0)
+    return gcuba_fail(c, GCUBA_FAIL_PARAM,
+                      "userdata is a host pointer: give its size with "
+                      "gcuba_userdata_size() to have it copied to the GPU, "
+                      "or pass device or managed memory");
+  if (size > t->udcap) {
+    if ((rc = GCUBA_CK(c, cudaFree(t->udcopy)))) return rc;
+    t->udcopy = NULL;
+    t->udcap = 0;
+    if ((rc = GCUBA_CK(c, cudaMalloc(&t->udcopy, size)))) return rc;
+    t->udcap = size;
+  }
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(t->udcopy, c->userdata, size,
+                                        cudaMemcpyHostToDevice, t->stream))))
+    return rc;
+  t->ud = t->udcopy;
+  return 0;
+}
+
+/* ---- kernels ----------------------------------------------------------- */
+
+/* one level of the canonical tree: group g of column col of src (n values
+   per column) into dst[col*m + g] */
+__global__ void gcuba_vk_tree(const double *src, long long n, double *dst,
+                              long long m)
+{
+  __shared__ double v[TREE_THREADS];
+  const long long g = blockIdx.x, i = g * TREE_THREADS + threadIdx.x;
+  const int col = blockIdx.y, t = threadIdx.x;
+  v[t] = i < n ? src[(long long)col * n + i] : 0.0;
+  __syncthreads();
+  for (int h = TREE_THREADS / 2; h > 0; h /= 2) {
+    if (t < h) v[t] = v[t] + v[t + h];
+    __syncthreads();
+  }
+  if (t == 0) dst[(long long)col * m + g] = v[0];
+}
+
+/* tot[col] += src[col]: slices in order */
+__global__ void gcuba_vk_accum(double *tot, const double *src, int ncol)
+{
+  for (int col = threadIdx.x; col < ncol; col += blockDim.x)
+    tot[col] = tot[col] + src[col];
+}
+
+/* (hi, lo) += (h, l), exactly, with atomics (shared or global memory) */
+__device__ __forceinline__ void gcuba_vk_add128(ull *hi, ull *lo, ull h,
+                                                ull l)
+{
+  if (l) {
+    const ull o = atomicAdd(lo, l);
+    if (o + l < o) ++h;
+  }
+  if (h) atomicAdd(hi, h);
+}
+
+struct bins_args {
+  gcuba_vegas_strat_t s;
+  unsigned long long seed;
+  unsigned int iter;
+  int nb, ag;
+  long long cube0, ncubes; /* the slice's cubes */
+  long long s0, ns;        /* its first sample, its samples */
+  const double *fj;
+  const ull *qmax;
+  ull *hi, *lo;
+};
+
+/* bin sums of the slice for axes a0 .. a0+na-1 (a0 = blockIdx.y * ag) */
+__global__ void __launch_bounds__(BIN_THREADS)
+gcuba_vk_bins(const struct bins_args b)
+{
+  extern __shared__ ull gcuba_vk_cells_[];
+  const gcuba_vegas_strat_t s = b.s;
+  const int a0 = blockIdx.y * b.ag;
+  const int na = s.ndim - a0 < b.ag ? s.ndim - a0 : b.ag;
+  const int ncell = na * b.nb;
+  ull *shi = gcuba_vk_cells_, *slo = gcuba_vk_cells_ + ncell;
+  const int E = gcuba_vegas_fx_exp(__longlong_as_double((long long)*b.qmax),
+                                   b.ns);
+  int cc[64]; /* coordinates of axes a0.. (ag <= 64) */
+  for (int i = threadIdx.x; i < 2 * ncell; i += blockDim.x)
+    gcuba_vk_cells_[i] = 0;
+  __syncthreads();
+  if (E != GCUBA_VEGAS_FX_NONE)
+    for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+         q < b.ncubes; q += (long long)gridDim.x * blockDim.x) {
+      long long cube = b.cube0 + q, rest = cube;
+      for (int a = s.ndim - 1; a >= 0; --a) {
+        const long long p = gcuba_vegas_parts(&s, a);
+        if (a >= a0 && a < a0 + na) cc[a - a0] = (int)(rest % p);
+        rest /= p;
+      }
+      for (long long k = 0; k < s.npg; ++k) {
+        const unsigned long long sample = (unsigned long long)(cube * s.npg + k);
+        const double qv = b.fj[(long long)sample - b.s0];
+        uint64_t qh, ql;
+        uint32_t w[4];
+        gcuba_vegas_fx_split(qv, E, &qh, &ql);
+        if (!(qh | ql)) continue;
+        for (int j = a0 / 2; 2 * j < a0 + na; ++j) {
+          gcuba_vegas_philox(b.seed, b.iter, sample, (uint32_t)j, w);
+          for (int h = 0; h < 2; ++h) {
+            const int a = 2 * j + h;
+            if (a < a0 || a >= a0 + na) continue;
+            const double u = gcuba_vegas_u01(w[2 * h], w[2 * h + 1]);
+            const double y = gcuba_vegas_point1(&s, a, cc[a - a0], u);
+            const int cell = (a - a0) * b.nb + gcuba_vegas_bin_of(y, b.nb);
+            gcuba_vk_add128(shi + cell, slo + cell, qh, ql);
+          }
+        }
+      }
+    }
+  __syncthreads();
+  for (int i = threadIdx.x; i < ncell; i += blockDim.x) {
+    const ull h = shi[i], l = slo[i];
+    if (h | l)
+      gcuba_vk_add128(b.hi + (long long)a0 * b.nb + i,
+                      b.lo + (long long)a0 * b.nb + i, h, l);
+  }
+}
+
+/* d += the slice's bin sums as doubles; the sums are cleared */
+__global__ void gcuba_vk_bins_finish(ull *hi, ull *lo, double *d, int ncell,
+                                     const ull *qmax, long long ns)
+{
+  const int E = gcuba_vegas_fx_exp(__longlong_as_double((long long)*qmax),
+                                   ns);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < ncell;
+       i += gridDim.x * blockDim.x) {
+    if (E != GCUBA_VEGAS_FX_NONE)
+      d[i] = d[i] + gcuba_vegas_fx_value(hi[i], lo[i], E);
+    hi[i] = lo[i] = 0;
+  }
+}
+
+/* ---- the backend ---------------------------------------------------------- */
+
+/* frees a context and everything in it (errors ignored: it may be broken) */
+static void release(struct vctx *t)
+{
+  if (!t) return;
+  if (t->stream) (void)cudaStreamSynchronize(t->stream);
+  cudaFree(t->grid);
+  cudaFree(t->part);
+  cudaFree(t->t1);
+  cudaFree(t->t2);
+  cudaFree(t->tot);
+  cudaFree(t->fj);
+  cudaFree(t->qw);
+  cudaFree(t->qmax);
+  cudaFree(t->status);
+  cudaFree(t->hi);
+  cudaFree(t->lo);
+  cudaFree(t->d);
+  cudaFree(t->scratch);
+  cudaFree(t->iscratch);
+  cudaFree(t->udcopy);
+  cudaFreeHost(t->h_tot);
+  cudaFreeHost(t->h_d);
+  cudaFreeHost(t->h_status);
+  if (t->stream) cudaStreamDestroy(t->stream);
+  (void)cudaGetLastError();
+  free(t);
+}
+
+/* One idle context is kept with its buffers after a call, so that the next
+   call of the same shape (device, ndim, ncomp, bins, shared grid) and no
+   larger buffers starts without allocating: a sweep of short calls pays
+   cudaMalloc once.  Concurrent calls allocate their own.
+   gcuba_vegas_cuda_release() frees it. */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct vctx *cache;
+
+extern "C" void gcuba_vegas_cuda_release(void)
+{
+  struct vctx *t;
+  pthread_mutex_lock(&cache_lock);
+  t = cache;
+  cache = NULL;
+  pthread_mutex_unlock(&cache_lock);
+  release(t);
+}
+
+static void destroy(void *ctx)
+{
+  struct vctx *t = (struct vctx *)ctx, *old;
+  int rc;
+  if (!t) return;
+  rc = GCUBA_CK(t->c, cudaStreamSynchronize(t->stream));
+  if (rc) {
+    release(t); /* a broken context is not kept */
+    return;
+  }
+  t->c = NULL;
+  pthread_mutex_lock(&cache_lock);
+  old = cache;
+  cache = t;
+  pthread_mutex_unlock(&cache_lock);
+  release(old);
+}
+
+static long long lmin(long long a, long long b) { return a < b ? a : b; }
+
+/* the buffer sizes a call needs */
+static void sizes(struct vctx *t, const gcuba_vegas_setup *s)
+{
+  const long long maxc = s->max_calls > 4 ? s->max_calls : 4;
+  /* the largest slice: at most 2^24 samples, 2^22/ncomp chunks, and no more
+     chunks than an iteration of max_calls samples has cubes */
+  t->partcap = lmin(GCUBA_VEGAS_SLICE_VALUES / s->ncomp, maxc / 2 + 1);
+  t->t1cap = gcuba_vegas_tree_next(t->partcap);
+  t->t2cap = gcuba_vegas_tree_next(t->t1cap);
+  t->fjcap = lmin(GCUBA_VEGAS_SLICE_SAMPLES, maxc + 1);
+  t->sthreads = 0;
+  if (s->ncomp > 8 || s->ndim > 64) {
+    const long long per = 8LL * (s->ndim + 5 * s->ncomp) + 4LL * s->ndim;
+    t->sthreads = lmin(SCRATCH_BYTES / per, 2048LL * t->nsm);
+    t->sthreads -= t->sthreads % GCUBA_VEGAS_THREADS;
+    if (t->sthreads < GCUBA_VEGAS_THREADS) t->sthreads = GCUBA_VEGAS_THREADS;
+  }
+}
+
+/* the cached context when it fits */
+static struct vctx *take_cached(const struct vctx *want)
+{
+  struct vctx *t;
+  pthread_mutex_lock(&cache_lock);
+  t = cache;
+  if (t && t->dev == want->dev && t->ndim == want->ndim &&
+      t->ncomp == want->ncomp && t->nb == want->nb &&
+      t->shared == want->shared && t->partcap >= want->partcap &&
+      t->fjcap >= want->fjcap && t->sthreads >= want->sthreads)
+    cache = NULL;
+  else
+    t = NULL;
+  pthread_mutex_unlock(&cache_lock);
+  return t;
+}
+
+static int allocate(struct vctx *t)
+{
+  gcuba_call *c = t->c;
+  const long long cells = (long long)t->ndim * t->nb, nc = t->ncomp;
+  int rc;
+  if ((rc = GCUBA_CK(c, cudaStreamCreateWithFlags(&t->stream,
+                                                  cudaStreamNonBlocking))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->grid,
+                                   sizeof(double) * t->ngridvals))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->part,
+                                   sizeof(double) * 2 * nc * t->partcap))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->t1,
+                                   sizeof(double) * 2 * nc * t->t1cap))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->t2,
+                                   sizeof(double) * 2 * nc * t->t2cap))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->tot,
+                                   sizeof(double) * 2 * nc))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->fj,
+                                   sizeof(double) * t->fjcap))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->qw, sizeof(double) * nc))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->qmax, sizeof(ull)))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->status, sizeof(int)))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->hi, sizeof(ull) * cells))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->lo, sizeof(ull) * cells))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->d, sizeof(double) * cells))) ||
+      (rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_tot,
+                                       sizeof(double) * 2 * nc))) ||
+      (rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_d,
+                                       sizeof(double) * cells))) ||
+      (rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_status, sizeof(int)))))
+    return rc;
+  if (t->sthreads &&
+      ((rc = GCUBA_CK(c, cudaMalloc((void **)&t->scratch,
+                                    sizeof(double) * t->sthreads *
+                                        (t->ndim + 5 * nc)))) ||
+       (rc = GCUBA_CK(c, cudaMalloc((void **)&t->iscratch,
+                                    sizeof(int) * t->sthreads * t->ndim)))))
+    return rc;
+  gcuba_log(c, 2, "CUDA sampler: %d SMs, slices of up to %lld chunks and "
+            "%lld samples, %lld scratch threads", t->nsm, t->partcap,
+            t->fjcap, t->sthreads);
+  return 0;
+}
+
+static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
+{
+  struct vctx want, *t;
+  int rc;
+  memset(&want, 0, sizeof want);
+  want.c = c;
+  if ((rc = GCUBA_CK(c, cudaGetDevice(&want.dev))) ||
+      (rc = GCUBA_CK(c, cudaDeviceGetAttribute(
+           &want.nsm, cudaDevAttrMultiProcessorCount, want.dev)))) {
+    *fail = rc;
+    return NULL;
+  }
+  want.ndim = s->ndim;
+  want.ncomp = s->ncomp;
+  want.nb = s->nb;
+  want.shared = s->shared;
+  want.ngridvals = (s->shared ? 1 : s->ndim) * (s->nb + 1);
+  want.ag = 2048 / s->nb; /* BIN_SMEM / 16 bytes per cell */
+  if (want.ag > 64) want.ag = 64;
+  if (want.ag < 1) want.ag = 1;
+  sizes(&want, s);
+  t = take_cached(&want);
+  if (t) {
+    t->c = c;
+    gcuba_log(c, 2, "CUDA sampler: buffers of the previous call reused");
+  } else {
+    t = (struct vctx *)malloc(sizeof *t);
+    if (!t) {
+      *fail = gcuba_fail(c, GCUBA_FAIL_NOMEM, "CUDA sampler");
+      return NULL;
+    }
+    *t = want;
+    if ((rc = allocate(t))) goto bad;
+  }
+  /* the exact bin sums start cleared (bins_finish clears them after use) */
+  if ((rc = GCUBA_CK(c, cudaMemsetAsync(t->hi, 0, sizeof(ull) * t->ndim *
+                                        t->nb, t->stream))) ||
+      (rc = GCUBA_CK(c, cudaMemsetAsync(t->lo, 0, sizeof(ull) * t->ndim *
+                                        t->nb, t->stream))) ||
+      (rc = device_userdata(t)))
+    goto bad;
+  return t;
+bad:
+  *fail = rc;
+  release(t);
+  c->fail = rc;
+  return NULL;
+}
+
+static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
+                   double *d)
+{
+  struct vctx *t = (struct vctx *)ctx;
+  gcuba_call *c = t->c;
+  const int nc2 = 2 * t->ncomp, cells = t->ndim * t->nb;
+  const long long spc = it->plan.spc, nchunks = it->plan.nchunks;
+  const long long cpt = it->plan.cpt, npg = it->strat.npg;
+  const struct gcuba_gpu_ops *g = c->integrand->gpu;
+  cudaStream_t st = t->stream;
+  struct gcuba_vegas_launch L;
+  long long sl;
+  int rc;
+
+  if (lmin(spc, nchunks) > t->partcap ||
+      (it->bins && lmin(spc * cpt * npg, it->strat.calls) > t->fjcap))
+    return gcuba_fail(c, GCUBA_FAIL_CUDA, "internal: a slice of %lld chunks "
+                      "exceeds the buffers (%lld)", spc, t->partcap);
+  if (it->grid_changed &&
+      (rc = GCUBA_CK(c, cudaMemcpyAsync(t->grid, it->grid,
+                                        sizeof(double) * t->ngridvals,
+                                        cudaMemcpyHostToDevice, st))))
+    return rc;
+  if ((rc = GCUBA_CK(c, cudaMemsetAsync(t->tot, 0, sizeof(double) * nc2,
+                                        st))) ||
+      (rc = GCUBA_CK(c, cudaMemsetAsync(t->status, 0, sizeof(int), st))) ||
+      (it->bins && (rc = GCUBA_CK(c, cudaMemsetAsync(
+                        t->d, 0, sizeof(double) * cells, st)))) ||
+      (it->bins && (rc = GCUBA_CK(c, cudaMemcpyAsync(
+                        t->qw, it->qw, sizeof(double) * t->ncomp,
+                        cudaMemcpyHostToDevice, st)))))
+    return rc;
+
+  memset(&L, 0, sizeof L);
+  L.size = (int)sizeof L;
+  L.ndim = t->ndim;
+  L.ncomp = t->ncomp;
+  L.nb = t->nb;
+  L.shared = t->shared;
+  L.store = it->bins;
+  L.seed = it->seed;
+  L.iter = it->iter;
+  L.strat = it->strat;
+  L.cpt = cpt;
+  L.grid = t->grid;
+  L.smem_grid = t->ngridvals * 8 <= 24576 ? t->ngridvals * 8 : 0;
+  L.userdata = t->ud;
+  L.part = t->part;
+  L.qw = t->qw;
+  L.fj = t->fj;
+  L.qmax = t->qmax;
+  L.status = t->status;
+  L.scratch = t->scratch;
+  L.iscratch = t->iscratch;
+  L.scratch_threads = t->sthreads;
+  L.nsm = t->nsm;
+
+  for (sl = 0; sl < it->plan.nslices; ++sl) {
+    const long long c0 = sl * spc, nch = lmin(spc, nchunks - c0);
+    const double *src = t->part;
+    double *dst = t->t1;
+    long long n = nch;
+    L.chunk0 = c0;
+    L.nchunk = nch;
+    L.pstride = nch;
+    if (it->bins &&
+        (rc = GCUBA_CK(c, cudaMemsetAsync(t->qmax, 0, sizeof(ull), st))))
+      return rc;
+    if ((rc = GCUBA_CK(c, g->vegas_iter(&L, st)))) return rc;
+    while (n > 1) {
+      const long long m = gcuba_vegas_tree_next(n);
+      gcuba_vk_tree<<<dim3((unsigned)m, (unsigned)nc2), TREE_THREADS, 0,
+                      st>>>(src, n, dst, m);
+      if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_tree"))) return rc;
+      src = dst;
+      dst = dst == t->t1 ? t->t2 : t->t1;
+      n = m;
+    }
+    gcuba_vk_accum<<<1, 256, 0, st>>>(t->tot, src, nc2);
+    if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_accum"))) return rc;
+    if (it->bins) {
+      struct bins_args b;
+      const int na = t->ndim < t->ag ? t->ndim : t->ag;
+      long long bx;
+      b.s = it->strat;
+      b.seed = it->seed;
+      b.iter = it->iter;
+      b.nb = t->nb;
+      b.ag = t->ag;
+      b.cube0 = c0 * cpt;
+      b.ncubes = lmin(nch * cpt, it->strat.ncubes - b.cube0);
+      b.s0 = c0 * cpt * npg;
+      b.ns = lmin(nch * cpt * npg, it->strat.calls - b.s0);
+      b.fj = t->fj;
+      b.qmax = t->qmax;
+      b.hi = t->hi;
+      b.lo = t->lo;
+      bx = (b.ncubes + BIN_THREADS - 1) / BIN_THREADS;
+      if (bx > 8LL * t->nsm) bx = 8LL * t->nsm;
+      gcuba_vk_bins<<<dim3((unsigned)bx,
+                           (unsigned)((t->ndim + t->ag - 1) / t->ag)),
+                      BIN_THREADS, (size_t)2 * na * t->nb * sizeof(ull),
+                      st>>>(b);
+      if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_bins"))) return rc;
+      gcuba_vk_bins_finish<<<(cells + 255) / 256, 256, 0, st>>>(
+          t->hi, t->lo, t->d, cells, t->qmax, b.ns);
+      if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_bins_finish"))) return rc;
+    }
+  }
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(t->h_tot, t->tot,
+                                        sizeof(double) * nc2,
+                                        cudaMemcpyDeviceToHost, st))) ||
+      (rc = GCUBA_CK(c, cudaMemcpyAsync(t->h_status, t->status, sizeof(int),
+                                        cudaMemcpyDeviceToHost, st))) ||
+      (it->bins && (rc = GCUBA_CK(c, cudaMemcpyAsync(
+                        t->h_d, t->d, sizeof(double) * cells,
+                        cudaMemcpyDeviceToHost, st)))) ||
+      (rc = GCUBA_CK(c, cudaStreamSynchronize(st))))
+    return rc;
+  if (*t->h_status & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
+  if (*t->h_status & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
+  memcpy(sums, t->h_tot, sizeof(double) * nc2);
+  if (it->bins) memcpy(d, t->h_d, sizeof(double) * cells);
+  return 0;
+}
+
+extern "C" const gcuba_vegas_ops gcuba_vegas_cuda = {"cuda", create, destroy,
+                                                     iterate};

@@ -1,0 +1,454 @@
+/* src/cpu/vegas_cpu.c -- the CPU backend of gVegas: one iteration's samples
+   as OpenMP loops.  Threads take groups of 256 chunks (a chunk being the
+   batch of cubes one GPU thread does), evaluate them in chunk order and
+   reduce each group with the canonical tree of include/gcuba/vegas.h; the
+   group results are reduced the same way and the slices added in order,
+   so the sums are those of the CUDA backend bit for bit, for any number of
+   threads.  Bin contributions of adapting iterations go through exact
+   128-bit integer sums (per thread, then merged), hence are independent of
+   the order too.  Buffers grow geometrically and are reused from iteration
+   to iteration.  This file is part of gcuba. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vegas/backend.h"
+#include "gcuba/gpu_ops.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* most points per call of an nvec-form integrand */
+#define BATCH 1024
+/* samples per thread below which fewer threads are used */
+#define MINWORK 16384
+/* most bytes kept for the bins of a slice's samples */
+#define BINBUF ((long long)1 << 28)
+
+typedef struct {
+  double *x;         /* [batch*ndim] points */
+  double *w;         /* [batch] Jacobians */
+  double *wt;        /* [batch] Cuba's weights J/calls (nvec integrands) */
+  double *f;         /* [batch*ncomp] values */
+  double *s1, *s2;   /* [ncomp] sums of the cube being accumulated */
+  double *col;       /* [2*ncomp][GROUP] chunk sums of the current group */
+  int *c;            /* [ndim] cube coordinates */
+  int *b;            /* [batch*ndim] bins of the points */
+  double *u;         /* [ndim] uniforms (bin pass) */
+  uint64_t *hi, *lo; /* [ndim*nb] exact bin sums of this thread */
+  double qmax;
+  int st;
+} thr;
+
+typedef struct {
+  gcuba_call *c;
+  int ndim, ncomp, nb, shared, nthreads, batch;
+  thr *t;
+  double *grp;       /* [2*ncomp][ngroups] group results of a slice */
+  long long grpcap;
+  double *fj;        /* [slice samples] q of each sample (bin pass) */
+  long long fjcap;
+  uint16_t *bb;      /* [slice samples * ndim] their bins, when they fit
+                        in BINBUF bytes (else the bin pass recomputes) */
+  long long bbcap;
+  int bbon;          /* bb in use this iteration */
+  uint64_t *hi, *lo; /* [ndim*nb] merged bin sums of a slice */
+  double *tot;       /* [2*ncomp] */
+  volatile int abort;
+} cpu;
+
+static int grow(void **p, long long *cap, long long n, size_t size)
+{
+  void *q;
+  if (n <= *cap) return 0;
+  if (n < 2 * *cap) n = 2 * *cap;
+  q = realloc(*p, (size_t)n * size);
+  if (!q) return -1;
+  *p = q;
+  *cap = n;
+  return 0;
+}
+
+static void destroy(void *ctx)
+{
+  cpu *t = (cpu *)ctx;
+  int i;
+  if (!t) return;
+  if (t->t)
+    for (i = 0; i < t->nthreads; ++i) {
+      thr *h = &t->t[i];
+      free(h->x);
+      free(h->w);
+      free(h->wt);
+      free(h->f);
+      free(h->s1);
+      free(h->s2);
+      free(h->col);
+      free(h->c);
+      free(h->b);
+      free(h->u);
+      free(h->hi);
+      free(h->lo);
+    }
+  free(t->t);
+  free(t->grp);
+  free(t->fj);
+  free(t->bb);
+  free(t->hi);
+  free(t->lo);
+  free(t->tot);
+  free(t);
+}
+
+static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
+{
+  cpu *t = (cpu *)calloc(1, sizeof *t);
+  size_t nd, nc, cells;
+  int i;
+  if (!t) goto nomem;
+  t->c = c;
+  t->ndim = s->ndim;
+  t->ncomp = s->ncomp;
+  t->nb = s->nb;
+  t->shared = s->shared;
+  t->nthreads = gcuba_threads();
+  t->batch = 1;
+  if (c->integrand->kind == GCUBA_DESC_NVEC) {
+    long long b = c->nvec < c->nbatch ? c->nvec : c->nbatch;
+    t->batch = b < BATCH ? (int)b : BATCH;
+    if (t->batch < 1) t->batch = 1;
+  }
+  nd = (size_t)s->ndim;
+  nc = (size_t)s->ncomp;
+  cells = nd * (size_t)s->nb;
+  t->t = (thr *)calloc((size_t)t->nthreads, sizeof *t->t);
+  t->hi = (uint64_t *)malloc(cells * sizeof(uint64_t));
+  t->lo = (uint64_t *)malloc(cells * sizeof(uint64_t));
+  t->tot = (double *)malloc(2 * nc * sizeof(double));
+  if (!t->t || !t->hi || !t->lo || !t->tot) goto nomem;
+  for (i = 0; i < t->nthreads; ++i) {
+    thr *h = &t->t[i];
+    h->x = (double *)malloc((size_t)t->batch * nd * sizeof(double));
+    h->w = (double *)malloc((size_t)t->batch * sizeof(double));
+    h->wt = (double *)malloc((size_t)t->batch * sizeof(double));
+    h->f = (double *)malloc((size_t)t->batch * nc * sizeof(double));
+    h->s1 = (double *)malloc(nc * sizeof(double));
+    h->s2 = (double *)malloc(nc * sizeof(double));
+    h->col = (double *)malloc(2 * nc * GCUBA_VEGAS_GROUP * sizeof(double));
+    h->c = (int *)malloc(nd * sizeof(int));
+    h->b = (int *)malloc((size_t)t->batch * nd * sizeof(int));
+    h->u = (double *)malloc(nd * sizeof(double));
+    h->hi = (uint64_t *)malloc(cells * sizeof(uint64_t));
+    h->lo = (uint64_t *)malloc(cells * sizeof(uint64_t));
+    if (!h->x || !h->w || !h->wt || !h->f || !h->s1 || !h->s2 || !h->col || !h->c || !h->b ||
+        !h->u || !h->hi || !h->lo)
+      goto nomem;
+  }
+  return t;
+nomem:
+  destroy(t);
+  *fail = gcuba_fail(c, GCUBA_FAIL_NOMEM, "allocating the CPU sampler");
+  return NULL;
+}
+
+/* where the evaluated samples go: the cube being accumulated and the chunk
+   it belongs to (a column of the group buffer h->col) */
+typedef struct {
+  int64_t k;       /* sample of the cube being accumulated */
+  int64_t cube;    /* that cube */
+  int64_t cend;    /* end of its chunk */
+  int64_t jj;      /* its chunk's column in the group buffer */
+} acc_state;
+
+/* evaluate the n points in h->x and fold them into the chunk sums in
+   order; the samples' bin contributions q go to fj[0..n-1] and their bins
+   to bb when these are not NULL */
+static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
+                 acc_state *a, double *fj, uint16_t *bb, int tid)
+{
+  const gcuba_call *c = t->c;
+  const int ndim = t->ndim, ncomp = t->ncomp;
+  const int64_t npg = it->strat.npg, ncubes = it->strat.ncubes;
+  gintegrand_t in = c->integrand;
+  int i, comp;
+  if (in->kind == GCUBA_DESC_NVEC) {
+    const double wc = 1.0 / (double)it->strat.calls;
+    int iter1 = (int)it->iter + 1;
+    for (i = 0; i < n; ++i) h->wt[i] = h->w[i] * wc; /* Cuba's weights */
+    if (((gcuba_vegas_nvec_fn)in->fn)(&t->ndim, h->x, &t->ncomp, h->f,
+                                      c->userdata, &n, &tid, h->wt,
+                                      &iter1) == -999)
+      return GCUBA_ST_ABORT;
+  } else {
+    for (i = 0; i < n; ++i)
+      if (in->fn(&t->ndim, h->x + (size_t)i * ndim, &t->ncomp,
+                 h->f + (size_t)i * ncomp, c->userdata) == -999)
+        return GCUBA_ST_ABORT;
+  }
+  for (i = 0; i < n; ++i) {
+    const double *f = h->f + (size_t)i * ncomp;
+    const double jac = h->w[i];
+    double q = 0;
+    if (a->k == 0)
+      for (comp = 0; comp < ncomp; ++comp) h->s1[comp] = h->s2[comp] = 0;
+    for (comp = 0; comp < ncomp; ++comp) {
+      double F;
+      if (!isfinite(f[comp])) h->st |= GCUBA_ST_NONFINITE;
+      F = gcuba_vegas_acc(f[comp], jac, &h->s1[comp], &h->s2[comp]);
+      if (fj) q = gcuba_vegas_q(q, F, it->qw[comp]);
+    }
+    if (fj) {
+      q = gcuba_vegas_qfix(q);
+      fj[i] = q;
+      if (q > h->qmax) h->qmax = q;
+      if (bb) {
+        int ax;
+        for (ax = 0; ax < ndim; ++ax)
+          bb[(size_t)i * ndim + ax] = (uint16_t)h->b[(size_t)i * ndim + ax];
+      }
+    }
+    if (++a->k == npg) { /* the cube is complete */
+      double *cI = h->col + a->jj, *cV = cI + (size_t)ncomp * GCUBA_VEGAS_GROUP;
+      for (comp = 0; comp < ncomp; ++comp) {
+        double ci, vi;
+        gcuba_vegas_cube_estimate_k(h->s1[comp], h->s2[comp], it->ck, &ci,
+                                    &vi);
+        cI[(size_t)comp * GCUBA_VEGAS_GROUP] += ci;
+        cV[(size_t)comp * GCUBA_VEGAS_GROUP] += vi;
+      }
+      a->k = 0;
+      if (++a->cube == a->cend) { /* and so is its chunk */
+        ++a->jj;
+        a->cend += it->plan.cpt;
+        if (a->cend > ncubes) a->cend = ncubes;
+      }
+    }
+  }
+  return 0;
+}
+
+/* the chunks [j0, j1) of a group whose first chunk is g0: their sums into
+   columns j - g0 of h->col (zeroed before), q of their samples to fj and
+   their bins to bb (positions relative to the slice's first sample s0)
+   when these are not NULL.  Samples are evaluated in batches that may
+   span chunks (nvec-form integrands get up to t->batch points a call) and
+   folded into the sums in sample order. */
+static int chunks(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t j0,
+                  int64_t j1, int64_t g0, double *fj, uint16_t *bb, int tid)
+{
+  const gcuba_vegas_strat_t *s = &it->strat;
+  const int ndim = t->ndim;
+  int64_t cube = j0 * it->plan.cpt, end = j1 * it->plan.cpt, k;
+  int n = 0, rc;
+  acc_state a;
+  if (end > s->ncubes) end = s->ncubes;
+  a.k = 0;
+  a.cube = cube;
+  a.cend = cube + it->plan.cpt < s->ncubes ? cube + it->plan.cpt : s->ncubes;
+  a.jj = j0 - g0;
+  gcuba_vegas_cube_coords(s, cube, h->c);
+  for (; cube < end; ++cube) {
+    for (k = 0; k < s->npg; ++k) {
+      h->w[n] = gcuba_vegas_sample(it->seed, it->iter, s, cube, k, h->c,
+                                   it->grid, t->nb, t->shared,
+                                   h->x + (size_t)n * ndim,
+                                   h->b + (size_t)n * ndim);
+      if (++n == t->batch) {
+        if ((rc = flush(t, h, it, n, &a, fj, bb, tid))) return rc;
+        if (fj) fj += n;
+        if (bb) bb += (size_t)n * ndim;
+        n = 0;
+        if (t->abort) return 0;
+      }
+    }
+    gcuba_vegas_cube_next(s, h->c);
+  }
+  if (n && (rc = flush(t, h, it, n, &a, fj, bb, tid))) return rc;
+  return 0;
+}
+
+/* the canonical tree over n values v[0..n-1] (n >= 1, modified) */
+static double tree(double *v, int64_t n)
+{
+  double g[GCUBA_VEGAS_GROUP];
+  while (n > 1) {
+    int64_t m = gcuba_vegas_tree_next(n), j;
+    for (j = 0; j < m; ++j) {
+      int64_t i0 = j * GCUBA_VEGAS_GROUP, i;
+      for (i = 0; i < GCUBA_VEGAS_GROUP; ++i)
+        g[i] = i0 + i < n ? v[i0 + i] : 0;
+      gcuba_vegas_tree_group(g);
+      v[j] = g[0];
+    }
+    n = m;
+  }
+  return v[0];
+}
+
+/* bin pass over the chunks [c0, c1) of a slice whose first sample is s0:
+   exact sums into h->hi, h->lo */
+static void bins(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t c0,
+                 int64_t c1, int64_t s0, int E)
+{
+  const gcuba_vegas_strat_t *s = &it->strat;
+  const int ndim = t->ndim, nb = t->nb;
+  int64_t ch, cube, k;
+  int a;
+  for (ch = c0; ch < c1; ++ch) {
+    int64_t end = (ch + 1) * it->plan.cpt;
+    if (end > s->ncubes) end = s->ncubes;
+    cube = ch * it->plan.cpt;
+    gcuba_vegas_cube_coords(s, cube, h->c);
+    for (; cube < end; ++cube) {
+      for (k = 0; k < s->npg; ++k) {
+        uint64_t sample = (uint64_t)cube * (uint64_t)s->npg + (uint64_t)k;
+        const double q = t->fj[(int64_t)sample - s0];
+        uint64_t qh, ql;
+        gcuba_vegas_fx_split(q, E, &qh, &ql);
+        if (!(qh | ql)) continue;
+        if (t->bbon) {
+          const uint16_t *bs = t->bb + ((int64_t)sample - s0) * ndim;
+          for (a = 0; a < ndim; ++a) {
+            size_t cell = (size_t)a * nb + bs[a];
+            gcuba_vegas_fx_add(&h->hi[cell], &h->lo[cell], qh, ql);
+          }
+          continue;
+        }
+        gcuba_vegas_uniforms(it->seed, it->iter, sample, ndim, h->u);
+        for (a = 0; a < ndim; ++a) {
+          double y = gcuba_vegas_point1(s, a, h->c[a], h->u[a]);
+          size_t cell = (size_t)a * nb + gcuba_vegas_bin_of(y, nb);
+          gcuba_vegas_fx_add(&h->hi[cell], &h->lo[cell], qh, ql);
+        }
+      }
+      gcuba_vegas_cube_next(s, h->c);
+    }
+  }
+}
+
+static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
+                   double *d)
+{
+  cpu *t = (cpu *)ctx;
+  const int ncomp = t->ncomp, nc2 = 2 * ncomp;
+  const int64_t spc = it->plan.spc, nchunks = it->plan.nchunks;
+  const int64_t cps = spc * it->plan.cpt * it->strat.npg; /* samples/slice */
+  const size_t cells = (size_t)t->ndim * t->nb;
+  int64_t sl, ngmax = gcuba_vegas_tree_next(spc);
+  int st = 0, i, col;
+
+  if (grow((void **)&t->grp, &t->grpcap, ngmax * nc2, sizeof(double)))
+    return GCUBA_FAIL_NOMEM;
+  if (it->bins) {
+    int64_t need = cps < it->strat.calls ? cps : it->strat.calls;
+    if (grow((void **)&t->fj, &t->fjcap, need, sizeof(double)))
+      return GCUBA_FAIL_NOMEM;
+    t->bbon = need * t->ndim * 2 <= BINBUF &&
+              !grow((void **)&t->bb, &t->bbcap, need * t->ndim,
+                    sizeof(uint16_t));
+    for (i = 0; i < (int)cells; ++i) d[i] = 0;
+  }
+  for (col = 0; col < nc2; ++col) t->tot[col] = 0;
+  t->abort = 0;
+
+  for (sl = 0; sl < it->plan.nslices && !st; ++sl) {
+    const int64_t c0 = sl * spc;
+    const int64_t c1 = c0 + spc < nchunks ? c0 + spc : nchunks;
+    const int64_t ng = gcuba_vegas_tree_next(c1 - c0);
+    const int64_t s0 = c0 * it->plan.cpt * it->strat.npg;
+    /* threads for this slice: no more than its groups, and one per
+       MINWORK samples (small iterations do not pay for a parallel region) */
+    const int64_t work = 1 + (c1 - c0) * it->plan.cpt * it->strat.npg / MINWORK;
+    const int nt = (int)(ng < work ? ng : work) < t->nthreads
+                       ? (int)(ng < work ? ng : work)
+                       : t->nthreads;
+    double qmax = 0;
+    int64_t gi;
+    for (i = 0; i < t->nthreads; ++i) {
+      t->t[i].qmax = 0;
+      t->t[i].st = 0;
+    }
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
+#endif
+    for (gi = 0; gi < ng; ++gi) {
+      int tid = 0, rc = 0;
+      thr *h;
+      int64_t j, j1 = c0 + (gi + 1) * GCUBA_VEGAS_GROUP;
+#ifdef _OPENMP
+      tid = omp_get_thread_num();
+#endif
+      h = &t->t[tid];
+      if (t->abort) continue;
+      if (j1 > c1) j1 = c1;
+      for (j = 0; j < GCUBA_VEGAS_GROUP * (int64_t)nc2; ++j) h->col[j] = 0;
+      {
+        const int64_t g0 = c0 + gi * GCUBA_VEGAS_GROUP;
+        const int64_t pos = g0 * it->plan.cpt * it->strat.npg - s0;
+        rc = chunks(t, h, it, g0, j1, g0, it->bins ? t->fj + pos : NULL,
+                    it->bins && t->bbon ? t->bb + pos * t->ndim : NULL, tid);
+      }
+      if (rc) {
+        h->st |= rc;
+        t->abort = 1;
+        continue;
+      }
+      for (col = 0; col < nc2; ++col) {
+        gcuba_vegas_tree_group(h->col + (size_t)col * GCUBA_VEGAS_GROUP);
+        t->grp[(size_t)col * ngmax + gi] =
+            h->col[(size_t)col * GCUBA_VEGAS_GROUP];
+      }
+    }
+    for (i = 0; i < t->nthreads; ++i) {
+      st |= t->t[i].st;
+      if (t->t[i].qmax > qmax) qmax = t->t[i].qmax;
+    }
+    if (st & GCUBA_ST_ABORT) break;
+    for (col = 0; col < nc2; ++col)
+      t->tot[col] += tree(t->grp + (size_t)col * ngmax, ng);
+
+    if (it->bins && !st) {
+      const int64_t nsl = (c1 - c0) * it->plan.cpt * it->strat.npg;
+      int64_t ns = nsl;
+      int E;
+      /* the last slice may end in a short chunk */
+      if (s0 + ns > it->strat.calls) ns = it->strat.calls - s0;
+      E = gcuba_vegas_fx_exp(qmax, ns);
+      if (E == GCUBA_VEGAS_FX_NONE) continue;
+      for (i = 0; i < t->nthreads; ++i) {
+        memset(t->t[i].hi, 0, cells * sizeof(uint64_t));
+        memset(t->t[i].lo, 0, cells * sizeof(uint64_t));
+      }
+#ifdef _OPENMP
+#pragma omp parallel num_threads(nt)
+#endif
+      {
+        int tid = 0, nt = 1;
+        int64_t per, a, b;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+        nt = omp_get_num_threads();
+#endif
+        per = (c1 - c0 + nt - 1) / nt;
+        a = c0 + tid * per;
+        b = a + per < c1 ? a + per : c1;
+        if (a < b) bins(t, &t->t[tid], it, a, b, s0, E);
+      }
+      {
+        size_t m;
+        for (m = 0; m < cells; ++m) t->hi[m] = t->lo[m] = 0;
+        for (i = 0; i < t->nthreads; ++i)
+          for (m = 0; m < cells; ++m)
+            gcuba_vegas_fx_add(&t->hi[m], &t->lo[m], t->t[i].hi[m],
+                               t->t[i].lo[m]);
+        for (m = 0; m < cells; ++m)
+          d[m] += gcuba_vegas_fx_value(t->hi[m], t->lo[m], E);
+      }
+    }
+  }
+  if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
+  if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
+  for (col = 0; col < nc2; ++col) sums[col] = t->tot[col];
+  return 0;
+}
+
+const gcuba_vegas_ops gcuba_vegas_cpu = {"cpu", create, destroy, iterate};

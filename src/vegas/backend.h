@@ -1,0 +1,78 @@
+/* src/vegas/backend.h -- the operation the gVegas driver asks of a
+   backend: sample one iteration.  The driver (driver.c) is plain C and
+   owns everything between iterations (grid, refinement, combination,
+   stopping rules, state files); a backend only samples: for the grid it
+   is given, it evaluates the integrand at every point of the stratified
+   iteration and returns the iteration's integral and variance per
+   component and, for iterations that adapt the grid, the bin
+   contributions of the first component.  Every sum is taken in the
+   canonical order of include/gcuba/vegas.h (chunks, slices, the fixed
+   tree, exact 128-bit bin sums), so two backends that see the same
+   integrand values return the same bits, whatever their thread count or
+   launch shape.  This file is part of gcuba. */
+#ifndef GCUBA_VEGAS_BACKEND_H
+#define GCUBA_VEGAS_BACKEND_H
+
+#include <stdint.h>
+#include "common/common.h"
+#include "gcuba/vegas.h"
+
+/* what does not change during a call */
+typedef struct gcuba_vegas_setup {
+  int ndim, ncomp;
+  int nb;              /* bins per axis */
+  int shared;          /* one grid for all axes (GCUBA_VEGAS1D) */
+  long long max_calls; /* the largest iteration of the call (samples) */
+} gcuba_vegas_setup;
+
+/* one iteration */
+typedef struct gcuba_vegas_iter {
+  uint64_t seed;              /* Philox key */
+  uint32_t iter;              /* Philox counter word: iteration, from 0 */
+  gcuba_vegas_strat_t strat;  /* stratification (gcuba_vegas_strat) */
+  gcuba_vegas_plan_t plan;    /* chunks and slices (gcuba_vegas_plan) */
+  double ck[3];               /* gcuba_vegas_cube_k(strat.npg, ncubes) */
+  const double *grid;         /* host copy: ndim (or 1 when shared) grids
+                                 of nb+1 edges */
+  int grid_changed;           /* grid differs from the previous call's */
+  int bins;                   /* accumulate the bin contributions */
+  const double *qw;           /* [ncomp] their weights (gcuba_vegas_q) */
+} gcuba_vegas_iter;
+
+typedef struct gcuba_vegas_ops {
+  const char *name;
+  /* a sampler for call c; NULL on failure with *fail set (logged) */
+  void *(*create)(gcuba_call *c, const gcuba_vegas_setup *s, int *fail);
+  void (*destroy)(void *ctx);
+  /* Sample iteration it: sums[comp] = I, sums[ncomp + comp] = Var of
+     component comp; with it->bins, d[a*nb + b] = the bin contributions
+     (q = sum_c qw_c F_c^2, see gcuba/vegas.h), else d untouched.
+     0, or GCUBA_FAIL_ABORT, GCUBA_FAIL_NAN, GCUBA_FAIL_NOMEM,
+     GCUBA_FAIL_CUDA, GCUBA_FAIL_DEVMEM (sums then undefined). */
+  int (*iterate)(void *ctx, const gcuba_vegas_iter *it, double *sums,
+                 double *d);
+} gcuba_vegas_ops;
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const gcuba_vegas_ops gcuba_vegas_cpu;
+#ifdef HAVE_CUDA
+extern const gcuba_vegas_ops gcuba_vegas_cuda;
+/* frees the idle device buffers the CUDA backend keeps between calls (for
+   gcuba_release) */
+void gcuba_vegas_cuda_release(void);
+#endif
+#ifdef __cplusplus
+}
+#endif
+
+/* the nvec form of a host integrand as gVegas calls it: Cuba's Vegas
+   passes the sample weights and the iteration number (1-based) too */
+typedef int (*gcuba_vegas_nvec_fn)(const int *ndim, const double x[],
+                                   const int *ncomp, double f[],
+                                   void *userdata, const int *nvec,
+                                   const int *core, const double weight[],
+                                   const int *iter);
+
+#endif

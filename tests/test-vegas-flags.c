@@ -1,0 +1,167 @@
+/* tests/test-vegas-flags.c -- gVegas's flags and knobs: verbosity 0-3 (the
+   per-iteration lines of Cuba on stderr, GCUBAVERBOSE), bit 2 (the last
+   iteration only), bit 3 (no smoothing: sharp edges), GCUBA_VEGAS1D (one
+   grid for all axes), Cuba's random-number-generator bits (ignored),
+   several components, mineval, GCUBA_VEGAS_ADAPT and GCUBA_VEGAS_NBINS.
+   This file is part of gcuba. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tap.h"
+#include "suite.h"
+#include "gpu.h"
+
+#define T5 1.791326036748786e-06 /* f4 5D */
+#define T3 1.0846560846560847e-02 /* f3 3D */
+#define T65 1.9102946875697125e+05 /* f6 5D */
+#define LOG "test-vegas-flags.log"
+
+typedef struct {
+  double I[3], E[3], P[3];
+  long long neval;
+  int fail;
+} result;
+
+static void run(gintegrand_t f, int ndim, int ncomp, double epsrel,
+                int flags, long long mineval, long long nstart, result *r)
+{
+  memset(r, 0, sizeof *r);
+  llgVegas(ndim, ncomp, f, NULL, 1, epsrel, 1e-20, flags, 5, mineval,
+           20000000, nstart, nstart, 1000, 0, NULL, NULL, &r->neval,
+           &r->fail, r->I, r->E, r->P);
+}
+
+static int good(const result *r, int comp, double truth, double epsrel)
+{
+  return r->fail == 0 && fabs(r->I[comp] - truth) <= 4 * r->E[comp] &&
+         r->E[comp] <= epsrel * fabs(r->I[comp]) && r->P[comp] >= 0 &&
+         r->P[comp] <= 1;
+}
+
+static int same(const result *a, const result *b)
+{
+  return a->fail == b->fail && a->neval == b->neval &&
+         !memcmp(a->I, b->I, sizeof a->I) && !memcmp(a->E, b->E, sizeof a->E);
+}
+
+/* stderr of one call, into buf */
+static char buf[1 << 16];
+static const char *captured(gintegrand_t f, int flags, result *r)
+{
+  FILE *fp;
+  size_t n;
+  int save = dup(2);
+  fflush(stderr);
+  fp = freopen(LOG, "w", stderr);
+  (void)fp;
+  run(f, 5, 1, 1e-3, flags, 0, 10000, r);
+  fflush(stderr);
+  dup2(save, 2);
+  close(save);
+  fp = fopen(LOG, "r");
+  n = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
+  buf[n] = 0;
+  if (fp) fclose(fp);
+  remove(LOG);
+  return buf;
+}
+
+static int count(const char *s, const char *w)
+{
+  int n = 0;
+  while ((s = strstr(s, w))) ++n, ++s;
+  return n;
+}
+
+int main(void)
+{
+  result a, b, c;
+  const char *out;
+  int niter;
+  double g = sqrt(M_PI) / 25 * erf(12.5);
+  battery_start();
+  plan(0);
+
+  run(S(f4), 5, 1, 1e-3, 0, 0, 10000, &a);
+  ok(good(&a, 0, T5, 1e-3), "flags 0: %.12g +- %.2g", a.I[0], a.E[0]);
+
+  out = captured(S(f4), 0, &b);
+  ok(!*out && same(&a, &b), "verbosity 0: silent");
+  out = captured(S(f4), 1, &b);
+  niter = count(out, "Iteration ");
+  ok(niter > 2 && strstr(out, "Iteration 1:  ") &&
+     count(out, " integrand evaluations so far") == niter &&
+     count(out, "[1] ") == niter && count(out, "chisq ") == niter &&
+     !strstr(out, "input parameters") && same(&a, &b),
+     "verbosity 1: one Cuba-style report per iteration (%d), results "
+     "unchanged", niter);
+  out = captured(S(f4), 2, &b);
+  ok(strstr(out, "input parameters") && strstr(out, "  nstart 10000") &&
+     count(out, "Iteration ") == niter, "verbosity 2: the parameters too");
+  out = captured(S(f4), 3, &b);
+  ok(strstr(out, "this iteration:") != NULL, "verbosity 3: iteration "
+     "details");
+  setenv("GCUBAVERBOSE", "1", 1);
+  out = captured(S(f4), 0, &b);
+  unsetenv("GCUBAVERBOSE");
+  ok(count(out, "Iteration ") == niter, "GCUBAVERBOSE=1 raises verbosity "
+     "0 to 1");
+
+  run(S(f4), 5, 1, 1e-3, 1 << 8 | 7 << 12, 0, 10000, &b);
+  ok(same(&a, &b), "Cuba's generator bits 8-23: ignored (Philox)");
+
+  run(S(f4), 5, 1, 1e-3, GCUBA_LAST, 0, 10000, &b);
+  ok(good(&b, 0, T5, 1e-3) && b.E[0] > a.E[0],
+     "bit 2, the last iteration only: %.12g +- %.2g (all: +- %.2g)", b.I[0],
+     b.E[0], a.E[0]);
+
+  run(S(f6), 5, 1, 1e-3, 0, 0, 100000, &b);
+  memset(&c, 0, sizeof c);
+  llgVegas(5, 1, S(f6), NULL, 1, 1e-3, 1e-20, GCUBA_SHARPEDGES, 5, 0,
+           4000000, 100000, 100000, 1000, 0, NULL, NULL, &c.neval, &c.fail,
+           c.I, c.E, c.P);
+  ok(good(&b, 0, T65, 1e-3) && (c.fail || good(&c, 0, T65, 1e-3)) &&
+     !same(&b, &c),
+     "bit 3 on f6 5D (edges; maxeval 4e6): fail %d, %.12g +- %.2g in %lld "
+     "evaluations (smoothed: %lld)", c.fail, c.I[0], c.E[0], c.neval, b.neval);
+
+  run(S(f4), 5, 1, 1e-3, GCUBA_VEGAS1D, 0, 10000, &b);
+  ok(good(&b, 0, T5, 1e-3) && !same(&a, &b),
+     "GCUBA_VEGAS1D, symmetric f4 5D: %.12g +- %.2g, neval %lld", b.I[0],
+     b.E[0], b.neval);
+  run(S(f3), 3, 1, 1e-3, GCUBA_VEGAS1D, 0, 10000, &b);
+  ok(b.fail != 0 || fabs(b.I[0] - T3) <= 4 * b.E[0],
+     "GCUBA_VEGAS1D, asymmetric f3 3D: fail %d, %.12g +- %.2g", b.fail,
+     b.I[0], b.E[0]);
+
+  run(S(f43c), 3, 3, 1e-3, 0, 0, 10000, &b);
+  ok(good(&b, 0, g * g * g, 1e-3) && good(&b, 1, T3, 1e-3) &&
+     good(&b, 2, 2, 1e-3),
+     "3 components (one grid for all): %.10g +- %.2g, %.10g +- %.2g, "
+     "%.10g +- %.2g", b.I[0], b.E[0], b.I[1], b.E[1], b.I[2], b.E[2]);
+
+  run(S(f4), 5, 1, 1e-1, 0, 0, 10000, &b);
+  run(S(f4), 5, 1, 1e-1, 0, 2000000, 10000, &c);
+  ok(b.fail == 0 && c.fail == 0 && c.neval >= 2000000 && b.neval < 2000000,
+     "mineval 2e6: neval %lld (without: %lld)", c.neval, b.neval);
+
+  setenv("GCUBA_VEGAS_ADAPT", "0", 1);
+  run(S(f3), 3, 1, 1e-3, 0, 0, 10000, &b);
+  ok(good(&b, 0, T3, 1e-3), "GCUBA_VEGAS_ADAPT=0 (stratified sampling on "
+     "the uniform grid): %.12g +- %.2g, neval %lld", b.I[0], b.E[0],
+     b.neval);
+  setenv("GCUBA_VEGAS_ADAPT", "3", 1);
+  out = captured(S(f4), 2, &b);
+  ok(good(&b, 0, T5, 1e-3) && strstr(out, "frozen after 3 refinements"),
+     "GCUBA_VEGAS_ADAPT=3: frozen after 3 refinements, %.12g +- %.2g",
+     b.I[0], b.E[0]);
+  unsetenv("GCUBA_VEGAS_ADAPT");
+  setenv("GCUBA_VEGAS_NBINS", "512", 1);
+  run(S(f4), 5, 1, 1e-3, 0, 0, 10000, &b);
+  unsetenv("GCUBA_VEGAS_NBINS");
+  ok(good(&b, 0, T5, 1e-3) && !same(&a, &b), "GCUBA_VEGAS_NBINS=512: "
+     "%.12g +- %.2g, neval %lld", b.I[0], b.E[0], b.neval);
+  return done();
+}

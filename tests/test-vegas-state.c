@@ -1,0 +1,115 @@
+/* tests/test-vegas-state.c -- gVegas state files and grid slots: a run
+   interrupted by maxeval and resumed from its state file ends with the
+   same bits as an uninterrupted one (in two and three pieces); the file
+   goes away after success unless flags bit 4 keeps it, and a kept file
+   replays the last iteration to the same answer; flags bit 5 keeps only
+   the grid, which then serves another integrand; gridno keeps a grid for
+   the next call of the same dimension (fewer evaluations), -gridno empties
+   the slot first.  This file is part of gcuba. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "tap.h"
+#include "suite.h"
+#include "gpu.h"
+
+#define SF "test-vegas-state.state"
+#define TRUE5 1.791326036748786e-06
+
+typedef struct {
+  double I, E, P;
+  long long neval;
+  int fail;
+} result;
+
+static void run(gintegrand_t f, int ndim, int flags, long long maxeval,
+                int gridno, const char *sf, result *r)
+{
+  memset(r, 0, sizeof *r);
+  llgVegas(ndim, 1, f, NULL, 1, 1e-3, 1e-20, flags, 11, 0, maxeval, 10000,
+           10000, 1000, gridno, sf, NULL, &r->neval, &r->fail, &r->I, &r->E,
+           &r->P);
+}
+
+static int same(const result *a, const result *b)
+{
+  return a->fail == b->fail && a->neval == b->neval && a->I == b->I &&
+         a->E == b->E && a->P == b->P;
+}
+
+static int exists(const char *f) { return access(f, F_OK) == 0; }
+
+#ifdef SUITE_GPU
+/* the GPU battery takes the kept grid into f4 itself */
+#define OTHER S(f4)
+#define SCALE 1
+#else
+/* twice f4, through a plain host function */
+static int f4x2(const int *ndim, const double x[], const int *ncomp,
+                double f[], void *userdata)
+{
+  int r = f4_c->fn(ndim, x, ncomp, f, userdata);
+  f[0] *= 2;
+  return r;
+}
+#define OTHER gcuba_host_integrand(f4x2, 0)
+#define SCALE 2
+#endif
+
+int main(void)
+{
+  result full, a, b, c;
+  battery_start();
+  plan(0);
+  remove(SF);
+
+  run(S(f4), 5, 0, 100000000, 0, NULL, &full);
+  ok(full.fail == 0 && fabs(full.I - TRUE5) <= 4 * full.E,
+     "uninterrupted: %.15g +- %.3g, neval %lld", full.I, full.E, full.neval);
+
+  run(S(f4), 5, 0, 60000, 0, SF, &a);
+  ok(a.fail == 1 && exists(SF), "maxeval 60000: fail %d, state file kept",
+     a.fail);
+  run(S(f4), 5, 0, 100000000, 0, SF, &b);
+  ok(same(&b, &full), "resumed: the same bits as uninterrupted (%.15g, "
+     "neval %lld)", b.I, b.neval);
+  ok(!exists(SF), "state file removed after success");
+
+  run(S(f4), 5, 0, 30000, 0, SF, &a);
+  run(S(f4), 5, 0, 150000, 0, SF, &b);
+  run(S(f4), 5, 0, 100000000, 0, SF, &c);
+  ok(a.fail == 1 && b.fail == 1 && same(&c, &full),
+     "three pieces (maxeval 30000, 150000, 1e8): the same bits");
+
+  run(S(f4), 5, GCUBA_KEEPSTATE, 100000000, 0, SF, &a);
+  ok(same(&a, &full) && exists(SF), "flags bit 4: the same result, file "
+     "kept");
+  run(S(f4), 5, GCUBA_KEEPSTATE, 100000000, 0, SF, &b);
+  ok(same(&b, &full), "rerun on the kept file: the last iteration replayed, "
+     "the same bits");
+
+  run(OTHER, 5, GCUBA_RESETSTATE, 100000000, 0, SF, &c);
+  run(OTHER, 5, 0, 100000000, 0, NULL, &b);
+  ok(c.fail == 0 && fabs(c.I - SCALE * TRUE5) <= 4 * c.E && c.neval < b.neval,
+     "flags bit 5: the kept grid serves %d f4: %.12g +- %.2g with %lld "
+     "evaluations (%lld from a uniform grid)", SCALE, c.I, c.E, c.neval,
+     b.neval);
+  ok(!exists(SF), "... and the file is gone after that success");
+
+  /* grid slots */
+  run(S(f4), 5, 0, 100000000, 3, NULL, &a);
+  ok(same(&a, &full), "gridno 3, first call: as without a slot");
+  run(S(f4), 5, 0, 100000000, 3, NULL, &b);
+  ok(b.fail == 0 && fabs(b.I - TRUE5) <= 4 * b.E && b.neval < a.neval,
+     "gridno 3, second call: %lld evaluations instead of %lld, %.12g +- "
+     "%.2g", b.neval, a.neval, b.I, b.E);
+  run(S(f4), 5, 0, 100000000, -3, NULL, &c);
+  ok(same(&c, &full), "gridno -3: slot emptied first, as a fresh start");
+  run(S(f4), 4, 0, 100000000, 0, NULL, &a);
+  run(S(f4), 4, 0, 100000000, 3, NULL, &b);
+  ok(same(&a, &b), "a slot of another dimension is not used");
+  run(S(f4), 5, 0, 100000000, 4, NULL, &c);
+  ok(same(&c, &full), "another slot is independent");
+  return done();
+}
