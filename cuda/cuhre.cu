@@ -802,6 +802,9 @@ static int save(void *ctx, gcuba_region_set *s)
   size_t nb = sizeof(double) * t->n * t->ndim;
   size_t rb = sizeof(double) * t->nold * t->ncomp;
   size_t pb = sizeof(double) * (size_t)((t->n - t->nold) / 2) * t->ncomp;
+  /* apply() returns with its kernels still queued on t->stream, which
+     does not synchronise with the default stream of cudaMemcpy */
+  CK(cudaStreamSynchronize(t->stream));
   s->n = t->n;
   s->nold = t->nold;
   s->haveparents = t->haveparents;
