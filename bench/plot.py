@@ -38,11 +38,15 @@ def load(path):
 def main(argv):
     src = argv[1] if len(argv) > 1 else "bench-cuhre.csv"
     dst = argv[2] if len(argv) > 2 else "bench-cuhre.png"
-    cases = load(src)
+    try:
+        cases = load(src)
+    except OSError as e:
+        print("plot.py: %s" % e, file=sys.stderr)
+        return 1
     if not cases:
         print("plot.py: no timed rows in %s" % src, file=sys.stderr)
         return 1
-    fig, ax = plt.subplots(figsize=(9, 6))
+    fig, ax = plt.subplots(figsize=(10, 6))
     markers = "osD^v<>ph*XPd"
     colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
               "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
@@ -66,7 +70,7 @@ def main(argv):
     ax.set_ylabel("time per call (ms)")
     ax.set_title("gCuhre over the suite (filled: converged; hollow: not)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, ncol=2, loc="best")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(dst, dpi=120)
     print("plot.py: wrote %s" % dst)
