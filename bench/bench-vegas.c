@@ -25,8 +25,11 @@
                -o bench-vegas
    Run: ./bench-vegas [--cases f4_8,f3] [--limit s] [--nstart K]
                       [--backend cpu|gpu] [--csv file] [--evalrate] ...
-   (--help lists them).  nstart = nincrease = K / epsrel^P (default K =
-   100, P = 1), maxeval from the rate of the previous level and the limit.
+   (--help lists them); `make bench' builds and runs it.  nstart =
+   nincrease = K / epsrel^P (default K = 1e5, P = 0) with flags
+   GCUBA_VEGASAUTO (gVegas sizes the iterations once the grid is frozen;
+   --flags 0 gives Cuba's schedule), maxeval from the rate of the previous
+   level and the limit.
    This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
@@ -53,8 +56,8 @@ static struct {
   const char *cases, *backend, *csv;
   double maxeps, mineps, limit, k, power;
   int evalrate, flags, seed;
-} opt = {NULL, NULL, "bench-vegas.csv", 1e-3, 1.024e-10, 10, 100, 1, 0, 0,
-         1};
+} opt = {NULL, NULL, "bench-vegas.csv", 1e-3, 1.024e-10, 10, 1e5, 0, 0,
+         GCUBA_VEGASAUTO, 1};
 
 typedef struct {
   double I, E, P, chi2, ms;
@@ -106,11 +109,12 @@ static void usage(void)
     "  --min-eps E      last epsrel of the sweep (default 1.024e-10)\n"
     "  --limit S        seconds per level (default 10): maxeval is set from\n"
     "                   the previous level's rate, a case ends past it\n"
-    "  --nstart K       nstart = nincrease = K / epsrel^P (default 100)\n"
-    "  --power P        (default 1)\n"
+    "  --nstart K       nstart = nincrease = K / epsrel^P (default 1e5)\n"
+    "  --power P        (default 0)\n"
     "  --backend B      cpu | gpu | auto: sets GCUBA_DEVICE (default: as set)\n"
     "  --csv FILE       CSV output (default bench-vegas.csv; - = none)\n"
-    "  --flags F        flags (default 0; verbosity is added internally)\n"
+    "  --flags F        flags (default GCUBA_VEGASAUTO = 67108864; verbosity\n"
+    "                   is added internally)\n"
     "  --seed S         seed (default 1)\n"
     "  --evalrate       only the frozen-grid sampling rate on f4 8D\n");
 }
@@ -195,7 +199,7 @@ int main(int argc, char **argv)
   if (strcmp(opt.csv, "-")) out = fopen(opt.csv, "w");
   if (out)
     fprintf(out, "integrand,d,epsrel,ms,neval,true_rel_error,error,chi2,df,"
-            "prob,fail,false_claim\n");
+            "prob,fail,false_claim,converged\n");
   printf("%-4s %2s %9s %10s %13s %9s %9s %9s %6s %4s %s\n", "f", "d",
          "epsrel", "ms", "neval", "true err", "rel err", "chi2/df", "prob",
          "fail", "");
@@ -228,9 +232,9 @@ int main(int argc, char **argv)
              bad ? "FALSE" : r.fail == 0 && rel > eps ? "(rel > eps)" : "");
       fflush(stdout);
       if (out)
-        fprintf(out, "%s,%d,%.6g,%.3f,%lld,%.6e,%.6e,%.6g,%d,%.6f,%d,%d\n",
+        fprintf(out, "%s,%d,%.6g,%.3f,%lld,%.6e,%.6e,%.6g,%d,%.6f,%d,%d,%d\n",
                 sc->name, sc->d, eps, r.ms, r.neval, rel, r.E, r.chi2, r.df,
-                r.P, r.fail, bad);
+                r.P, r.fail, bad, r.fail == 0 && rel <= eps);
       if (r.fail != 0 || r.ms > opt.limit * 1e3) break;
       rate = r.neval / (r.ms > 1 ? r.ms : 1);
     }

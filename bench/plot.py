@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""bench/plot.py -- plot the CSV of bench/bench-cuhre: wall time per call
+"""bench/plot.py -- plot the CSV of bench/bench-cuhre or bench/bench-vegas
+(the routine is named after the file: "vegas" in its name means gVegas):
+wall time per call
 (ms, log scale) against digits requested, -log10(epsrel), one line per
 suite case.  Filled markers: converged (fail = 0 and true relative error
 <= epsrel); hollow: not converged (fail != 0, a false claim, or over the
 time limit).  Skipped levels (not run) are not drawn.
 
 usage: python3 bench/plot.py [bench-cuhre.csv [bench-cuhre.png]]
+       python3 bench/plot.py bench-vegas.csv bench-vegas.png
 Needs python3 and matplotlib only.  This file is part of gcuba.
 """
 import csv
@@ -68,7 +71,9 @@ def main(argv):
     ax.set_yscale("log")
     ax.set_xlabel("digits requested, -log10(epsrel)")
     ax.set_ylabel("time per call (ms)")
-    ax.set_title("gCuhre over the suite (filled: converged; hollow: not)")
+    routine = "gVegas" if "vegas" in src.lower() else "gCuhre"
+    ax.set_title("%s over the suite (filled: converged; hollow: not)"
+                 % routine)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()

@@ -83,6 +83,10 @@ typedef const struct gcuba_integrand *gintegrand_t;
 #define GCUBA_NORELFINISH (1 << 24)
 /* Vegas: one importance map shared by all axes (m-Cubes1D). */
 #define GCUBA_VEGAS1D (1 << 25)
+/* Vegas: once the grid is frozen, size the iterations from the measured
+   variance so that three of them meet the tolerance (never fewer samples
+   than nstart + k nincrease; maxeval still bounds the run). */
+#define GCUBA_VEGASAUTO (1 << 26)
 
 /* fail codes.  0 and > 0 and -1, -2, -99 are Cuba's. */
 #define GCUBA_FAIL_LIST(X)                                                     \

@@ -16,6 +16,7 @@
 #define T5 1.791326036748786e-06 /* f4 5D */
 #define T3 1.0846560846560847e-02 /* f3 3D */
 #define T65 1.9102946875697125e+05 /* f6 5D */
+#define T58 2.425217625641885e-06 /* f5 8D */
 #define LOG "test-vegas-flags.log"
 
 typedef struct {
@@ -66,6 +67,51 @@ static const char *captured(gintegrand_t f, int flags, result *r)
   if (fp) fclose(fp);
   remove(LOG);
   return buf;
+}
+
+/* the same for any case, epsrel and nstart */
+static const char *captured_eps(gintegrand_t f, int ndim, double epsrel,
+                                int flags, long long nstart, result *r)
+{
+  FILE *fp;
+  size_t n;
+  int save = dup(2);
+  fflush(stderr);
+  fp = freopen(LOG, "w", stderr);
+  (void)fp;
+  memset(r, 0, sizeof *r);
+  llgVegas(ndim, 1, f, NULL, 1, epsrel, 1e-20, flags, 1, 0, 2000000000,
+           nstart, nstart, 1000, 0, NULL, NULL, &r->neval, &r->fail, r->I,
+           r->E, r->P);
+  fflush(stderr);
+  dup2(save, 2);
+  close(save);
+  fp = fopen(LOG, "r");
+  n = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
+  buf[n] = 0;
+  if (fp) fclose(fp);
+  return buf;
+}
+
+/* the final window holds exactly the last k iterations reported at
+   verbosity 3 ("this iteration: N samples"), which are within a factor 2
+   of each other and more than twice the size of the one before them */
+static int last_sizes_equal(const char *s, int k)
+{
+  long long n[4096];
+  int m = 0, i;
+  const char *p = s, *w;
+  long long a = 0, b = 0;
+  while ((p = strstr(p, "this iteration: ")) && m < 4096)
+    n[m++] = atoll(p += 16);
+  if (m <= k) return 0;
+  for (i = m - k; i < m; ++i)
+    if (n[i] > 2 * n[m - k] || n[m - k] > 2 * n[i]) return 0;
+  if (2 * n[m - k - 1] >= n[m - k]) return 0;
+  w = s;
+  while ((p = strstr(w, "; window "))) w = p + 9;
+  return w != s && sscanf(w, "%lld..%lld", &a, &b) == 2 && b == m &&
+         b - a + 1 == k;
 }
 
 static int count(const char *s, const char *w)
@@ -158,6 +204,25 @@ int main(void)
      "GCUBA_VEGAS_ADAPT=3: frozen after 3 refinements, %.12g +- %.2g",
      b.I[0], b.E[0]);
   unsetenv("GCUBA_VEGAS_ADAPT");
+  /* GCUBA_VEGASAUTO: small Cuba iterations while the grid adapts, then
+     iterations sized from the variance; three of them carry the claim */
+  out = captured_eps(S(f3), 3, 4e-6, 1, 20000, &b);
+  niter = count(out, "Iteration ");
+  out = captured_eps(S(f3), 3, 4e-6, GCUBA_VEGASAUTO | 2, 20000, &c);
+  ok(good(&b, 0, T3, 4e-6) && good(&c, 0, T3, 4e-6) &&
+     count(out, "Iteration ") <= 12 && niter > 24 &&
+     c.neval < 1.5 * b.neval &&
+     strstr(out, "GCUBA_VEGASAUTO): the combination restarts"),
+     "GCUBA_VEGASAUTO, f3 3D at 4e-6 from nstart 2e4: %.12g +- %.2g in %d "
+     "iterations, %lld evaluations (Cuba's schedule: %d, %lld)", c.I[0],
+     c.E[0], count(out, "Iteration "), c.neval, niter, b.neval);
+  out = captured_eps(S(f3), 3, 4e-6, GCUBA_VEGASAUTO | 3, 20000, &b);
+  ok(same(&b, &c) && last_sizes_equal(out, 3),
+     "GCUBA_VEGASAUTO: the claim rests on the 3 iterations of the new size");
+  out = captured_eps(S(f5), 8, 2e-4, 2, 500000, &b);
+  ok(good(&b, 0, T58, 2e-4) && strstr(out, "sampled on earlier grids"),
+     "rule 3b, f5 8D at 2e-4: iterations on early grids leave the "
+     "combination (%lld evaluations)", b.neval);
   setenv("GCUBA_VEGAS_NBINS", "512", 1);
   run(S(f4), 5, 1, 1e-3, 0, 0, 10000, &b);
   unsetenv("GCUBA_VEGAS_NBINS");

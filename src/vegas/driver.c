@@ -236,15 +236,55 @@ static double window_prob(const vegas *v, long long w0)
   return pmax;
 }
 
-/* drop iterations from the window's front while it is inconsistent */
+/* the largest error / tolerance over the components of window [w0, k) */
+static double window_score(const vegas *v, long long w0)
+{
+  double worst = 0;
+  int comp;
+  for (comp = 0; comp < v->ncomp; ++comp) {
+    double I, E, tol;
+    combine(v, w0, comp, 0, &I, &E, NULL, NULL, NULL);
+    tol = v->c->epsrel * fabs(I);
+    if (tol < v->c->epsabs) tol = v->c->epsabs;
+    if (!(tol > 0)) tol = fabs(I) > 0 ? fabs(I) : 1;
+    if (!(E / tol <= worst)) worst = E / tol; /* NaN wins */
+  }
+  return worst;
+}
+
+/* Rule 3: drop iterations from the window's front while it is
+   inconsistent.  Rule 3b: iterations sampled on grids that were refined
+   since (every iteration before the grid froze) leave the front when that
+   lowers the combined error relative to the tolerance: with weights by
+   samples, a small iteration on a poor early grid can otherwise dominate
+   the error of many later ones.  Iterations on the frozen grid are
+   equivalent and never leave by 3b (no choosing among them by their
+   noise), and the window keeps NMIN_WINDOW iterations. */
 static void update_window(vegas *v)
 {
-  long long w0 = v->wstart;
+  long long w0 = v->wstart, lim, j, best;
+  double sbest, s;
   while (w0 < v->k - 1 && !(window_prob(v, w0) <= P_DROP)) ++w0;
   if (w0 != v->wstart)
     gcuba_log(v->c, 2, "iterations %lld..%lld left the combination: "
               "inconsistent with the later ones (chi^2)", v->wstart + 1, w0);
   v->wstart = w0;
+  lim = v->k - NMIN_WINDOW;
+  if (v->frozen && v->settled_at < lim) lim = v->settled_at;
+  if (lim <= w0) return;
+  best = w0;
+  sbest = window_score(v, w0);
+  for (j = w0 + 1; j <= lim; ++j)
+    if ((s = window_score(v, j)) < sbest) {
+      sbest = s;
+      best = j;
+    }
+  if (best != w0) {
+    gcuba_log(v->c, 2, "iterations %lld..%lld left the combination: "
+              "sampled on earlier grids, they raised its error", w0 + 1,
+              best);
+    v->wstart = best;
+  }
 }
 
 static void results(vegas *v)
@@ -507,6 +547,47 @@ static void bin_weights(vegas *v)
     v->qw[comp] = wmax > 0 && v->ncomp > 1 ? v->qw[comp] / wmax : comp == 0;
 }
 
+/* GCUBA_VEGASAUTO: on a frozen grid, the samples per iteration for which
+   NMIN_WINDOW iterations meet every component's tolerance, from the
+   variance per sample of the latest iteration (as for plain Monte Carlo:
+   stratification only makes the error fall faster), with 20% to spare.
+   Sizes never decrease and never fall below Cuba's schedule.  When an
+   iteration is to be more than twice the size of the latest, the window
+   restarts with it: fail = 0 then rests on NMIN_WINDOW iterations of the
+   new size, not on small ones that the chi^2 test could hardly check. */
+#define AUTO_SPARE 1.2
+#define AUTO_STRAT 0.5
+static void autosize(vegas *v)
+{
+  const gcuba_call *c = v->c;
+  const long long j = v->k - 1;
+  const double expo = 1 + AUTO_STRAT / v->ndim;
+  double need = 0;
+  long long n, left;
+  int comp;
+  if (!v->frozen || j < 0 || j < v->settled_at) return;
+  for (comp = 0; comp < v->ncomp; ++comp) {
+    const double V = v->hV[j * v->ncomp + comp];
+    double tol = c->epsrel * fabs(v->res[comp]), m;
+    if (tol < c->epsabs) tol = c->epsabs;
+    if (!(tol > 0) || !(V >= 0)) continue;
+    m = (double)v->hcalls[j] *
+        pow(AUTO_SPARE * V / (tol * tol) / NMIN_WINDOW, 1 / expo);
+    if (m > need) need = m;
+  }
+  left = c->maxeval - c->neval;
+  if (need > (double)left) need = (double)left;
+  n = (long long)need;
+  if (n <= v->nsamples) return;
+  if (n > 2 * v->hcalls[j] && v->wstart < v->k) {
+    gcuba_log(c, 2, "iterations grow from %lld to %lld samples "
+              "(GCUBA_VEGASAUTO): the combination restarts", v->hcalls[j],
+              n);
+    v->wstart = v->k;
+  }
+  v->nsamples = n;
+}
+
 /* ---- the loop ----------------------------------------------------------- */
 
 static void run(vegas *v)
@@ -548,7 +629,9 @@ static void run(vegas *v)
   results(v);
 
   for (;;) {
-    long long ncall = v->nsamples;
+    long long ncall;
+    if (c->flags & GCUBA_VEGASAUTO) autosize(v);
+    ncall = v->nsamples;
     gcuba_vegas_strat(ncall, v->ndim, 0, &it.strat);
     if (c->neval + it.strat.calls > c->maxeval) {
       if (v->k > 0) {
