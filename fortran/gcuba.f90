@@ -219,6 +219,9 @@ module gcuba
       import :: c_int
       integer(c_int) :: n
     end function gcuba_device_count
+    ! free the device memory gcuba keeps between calls (see gcuba.h)
+    subroutine gcuba_release() bind(c, name="gcuba_release")
+    end subroutine gcuba_release
     ! GPU integrands only: copy `bytes' bytes of userdata to the device
     ! for this thread's following calls (see gcuba.h)
     subroutine gcuba_userdata_size(bytes) bind(c, name="gcuba_userdata_size")

@@ -497,6 +497,7 @@ program module_test
     hook(1), ' call, core ', hook(2)
   call tapok(hook(1) == 1 .and. hook(2) == 32768, msg)
 
+  call gcuba_release()
   call tapdone()
 end program module_test
 

@@ -189,6 +189,7 @@ void gcubaexit_(void (*f)(), void *arg);
 void gcuba_strerror_(const int *fail, char *msg, size_t len);
 void gcuba_last_backend_(char *name, size_t len);
 int gcuba_device_count_(void);
+void gcuba_release_(void);
 
 void gcubacores_(const int *n, const int *p) { gcubacores(n, p); }
 void gcubaaccel_(const int *n, const int *p) { gcubaaccel(n, p); }
@@ -250,3 +251,4 @@ void gcuba_last_backend_(char *name, size_t len)
 }
 
 int gcuba_device_count_(void) { return gcuba_device_count(); }
+void gcuba_release_(void) { gcuba_release(); }
