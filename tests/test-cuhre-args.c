@@ -172,5 +172,5 @@ int main(void)
   ok(a.fail == 0 && !strcmp(gcuba_last_backend(), SUITE_BACKEND ? "gpu"
                                                                 : "cpu"),
      "the battery's backend: %s", gcuba_last_backend());
-  return done();
+  return battery_done();
 }

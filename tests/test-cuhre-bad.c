@@ -59,5 +59,5 @@ int main(void)
            &nregions, &neval, &fail, &integral, &error, &prob);
   ok(fail == GCUBA_FAIL_ENV, "GCUBA_MEMLIMIT=lots: fail %d", fail);
   unsetenv("GCUBA_MEMLIMIT");
-  return done();
+  return battery_done();
 }

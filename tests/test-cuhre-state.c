@@ -83,5 +83,5 @@ int main(void)
   run(&res, 5, S(f6), 1000000000LL, 0, "/nonexistent-dir/state");
   ok(res.fail == GCUBA_FAIL_STATEIO, "unwritable state file: fail %d",
      res.fail);
-  return done();
+  return battery_done();
 }

@@ -82,5 +82,5 @@ int main(void)
     }
   }
 #endif
-  return done();
+  return battery_done();
 }

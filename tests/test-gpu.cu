@@ -95,5 +95,5 @@ int main(void)
   CK(cudaFree(df));
   CK(cudaFree(dst));
   CK(cudaFree(dp));
-  return done();
+  return battery_done();
 }

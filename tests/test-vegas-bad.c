@@ -181,5 +181,5 @@ int main(void)
   n2 = f2;
   ok(fail >= 0 && n2 > 0 && n2 <= 100000, "gVegas: fail %d, neval %lld",
      fail, n2);
-  return done();
+  return battery_done();
 }

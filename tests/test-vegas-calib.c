@@ -37,5 +37,5 @@ int main(void)
   plan(2);
   calib(3, 3, 1.0846560846560847e-02, 1e-2, 1000, 500);
   calib(4, 5, 1.791326036748786e-06, 1e-2, 1000, 1000);
-  return done();
+  return battery_done();
 }

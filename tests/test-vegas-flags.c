@@ -228,5 +228,5 @@ int main(void)
   unsetenv("GCUBA_VEGAS_NBINS");
   ok(good(&b, 0, T5, 1e-3) && !same(&a, &b), "GCUBA_VEGAS_NBINS=512: "
      "%.12g +- %.2g, neval %lld", b.I[0], b.E[0], b.neval);
-  return done();
+  return battery_done();
 }

@@ -217,7 +217,7 @@ int main(void)
      fabs(a.I[1] - 1.0846560846560847e-02) <= 4 * a.E[1] &&
      fabs(a.I[2] - 2) <= 4 * a.E[2], "3 components on the GPU");
 
-  if (quick) return done();
+  if (quick) return battery_done();
   /* throughput, f4 8D: iterations of 2^27 samples on a frozen grid, and
      on an adapting one (diagnostics only) */
   setenv("GCUBA_VEGAS_ADAPT", "0", 1);
@@ -233,5 +233,5 @@ int main(void)
   diag("f4 8D, adapting grid: %lld samples in %.1f ms: %.2f G samples/s",
        b.neval, b.ms, b.neval / b.ms / 1e6);
   ok(a.fail == 1 && b.fail == 1 && a.neval == b.neval, "throughput runs");
-  return done();
+  return battery_done();
 }

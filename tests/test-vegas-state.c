@@ -111,5 +111,5 @@ int main(void)
   ok(same(&a, &b), "a slot of another dimension is not used");
   run(S(f4), 5, 0, 100000000, 4, NULL, &c);
   ok(same(&c, &full), "another slot is independent");
-  return done();
+  return battery_done();
 }

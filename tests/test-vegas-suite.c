@@ -71,5 +71,5 @@ int main(void)
   demo(4, 8, 6.3838021900043837e-10, 1e-3, 2);
   demo(3, 8, 2.2751965817917756e-10, 1e-3, 1);
   demo(6, 5, 1.9102946875697125e+05, 1e-3, 1);
-  return done();
+  return battery_done();
 }
