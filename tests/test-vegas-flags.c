@@ -47,9 +47,12 @@ static int same(const result *a, const result *b)
          !memcmp(a->I, b->I, sizeof a->I) && !memcmp(a->E, b->E, sizeof a->E);
 }
 
-/* stderr of one call, into buf */
+/* stderr of one call (one component, seed, maxeval, nstart = nincrease),
+   into buf */
 static char buf[1 << 16];
-static const char *captured(gintegrand_t f, int flags, result *r)
+static const char *capture(gintegrand_t f, int ndim, double epsrel,
+                           int flags, long long nstart, int seed,
+                           long long maxeval, result *r)
 {
   FILE *fp;
   size_t n;
@@ -57,7 +60,10 @@ static const char *captured(gintegrand_t f, int flags, result *r)
   fflush(stderr);
   fp = freopen(LOG, "w", stderr);
   (void)fp;
-  run(f, 5, 1, 1e-3, flags, 0, 10000, r);
+  memset(r, 0, sizeof *r);
+  llgVegas(ndim, 1, f, NULL, 1, epsrel, 1e-20, flags, seed, 0, maxeval,
+           nstart, nstart, 1000, 0, NULL, NULL, &r->neval, &r->fail, r->I,
+           r->E, r->P);
   fflush(stderr);
   dup2(save, 2);
   close(save);
@@ -69,28 +75,17 @@ static const char *captured(gintegrand_t f, int flags, result *r)
   return buf;
 }
 
-/* the same for any case, epsrel and nstart */
+/* f4 5D at 1e-3 as run() does it */
+static const char *captured(gintegrand_t f, int flags, result *r)
+{
+  return capture(f, 5, 1e-3, flags, 10000, 5, 20000000, r);
+}
+
+/* any case, epsrel and nstart; seed 1, maxeval 2e9 */
 static const char *captured_eps(gintegrand_t f, int ndim, double epsrel,
                                 int flags, long long nstart, result *r)
 {
-  FILE *fp;
-  size_t n;
-  int save = dup(2);
-  fflush(stderr);
-  fp = freopen(LOG, "w", stderr);
-  (void)fp;
-  memset(r, 0, sizeof *r);
-  llgVegas(ndim, 1, f, NULL, 1, epsrel, 1e-20, flags, 1, 0, 2000000000,
-           nstart, nstart, 1000, 0, NULL, NULL, &r->neval, &r->fail, r->I,
-           r->E, r->P);
-  fflush(stderr);
-  dup2(save, 2);
-  close(save);
-  fp = fopen(LOG, "r");
-  n = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
-  buf[n] = 0;
-  if (fp) fclose(fp);
-  return buf;
+  return capture(f, ndim, epsrel, flags, nstart, 1, 2000000000, r);
 }
 
 /* the final window holds exactly the last k iterations reported at
