@@ -9,6 +9,10 @@
    when the partition outgrows its buffers.  One stream per call; every
    CUDA call and launch is checked (GCUBA_CK).  Reductions use a fixed
    grid and a fixed order, so results do not change from run to run.
+   Per iteration: the rule kernel, the two-level kernel and one fused sum
+   kernel (eval); one fused classify + key histogram kernel (hist); one
+   classify + mark kernel, one scan and the scatter (apply) -- each step
+   with one host round trip into pinned memory.
    This file is part of gcuba. */
 #include <math.h>
 #include <pthread.h>
@@ -19,7 +23,9 @@
 #include "cuhre/backend.h"
 #include "gcuba/cuhre_kernels.cuh"
 
-#define RED_BLOCKS 256
+/* blocks of the reductions and fused passes: a fixed grid, so that every
+   sum is taken in the same order on every run */
+#define RED_BLOCKS 1024
 /* regions split per iteration at least, per multiprocessor: a batch
    evaluated in one launch costs about the same as a smaller one
    (GCUBA_GPU_BATCH overrides, for experiments) */
@@ -45,23 +51,28 @@ typedef struct {
   darrays a, b;
   double *pavg, *perr;      /* [cap/2*ncomp] */
   unsigned char *cls;       /* [cap] */
-  long long *keeppos, *splitpos; /* [cap+1] exclusive scans */
-  int *flags;               /* [cap] scan input */
+  long long *mark, *pos;    /* [cap+1]: (split << 32 | keep) per leaf,
+                               and its exclusive scan */
   gcuba_rule *drule;
   double *du;               /* [ndim*np] the rule's points */
-  double *dbudget;          /* [ncomp] */
-  double *dpart;            /* [ncomp*RED_BLOCKS*2] reduction partials */
+  double *dpart;            /* [2*ncomp*RED_BLOCKS] reduction partials */
   double *dsum;             /* [2*ncomp] */
   long long *dhcount;       /* [GCUBA_HIST_BINS] */
-  long long *dcounts;       /* [4] */
+  unsigned int *dticket;    /* blocks done, for the last block's merge */
   int *dstatus;
   void *dtemp;              /* CUB temporary storage */
   size_t tempbytes;
   void *duser;              /* userdata as the kernels see it */
-  double *hbuf;             /* host staging [2*ncomp + 4] */
+  double *hbuf;             /* pinned host staging: HBUF_DOUBLES */
 } gpu;
 
 enum { KEEP = 0, FIN = 1, SPLIT = 2 };
+/* hbuf: sums [2*ncomp], status and counts [8], histogram [BINS] */
+#define HBUF_DOUBLES (2 * GCUBA_CUHRE_GPU_MAXCOMP + 8 + GCUBA_HIST_BINS)
+#define HBUF_MISC (2 * GCUBA_CUHRE_GPU_MAXCOMP)
+#define HBUF_HIST (HBUF_MISC + 8)
+#define MARK_SPLIT (1LL << 32)
+#define MARK_KEEP 1LL
 
 #define CK(call)                              \
   do {                                        \
@@ -78,7 +89,7 @@ enum { KEEP = 0, FIN = 1, SPLIT = 2 };
 static long long region_bytes(int ndim, int ncomp)
 {
   return 2 * (8LL * (2 * ndim + 2 * ncomp) + 4LL * ncomp) + 8LL * ncomp +
-         1 + 2 * 8 + 4;
+         1 + 2 * 8;
 }
 
 static void free_arrays(darrays *a)
@@ -104,7 +115,7 @@ static int alloc_arrays(gpu *t, darrays *a, long long cap)
 static size_t scan_bytes(long long n)
 {
   size_t bytes = 0;
-  cub::DeviceScan::ExclusiveSum(NULL, bytes, (const int *)NULL,
+  cub::DeviceScan::ExclusiveSum(NULL, bytes, (const long long *)NULL,
                                 (long long *)NULL, (int)n);
   return bytes;
 }
@@ -150,22 +161,19 @@ static int reserve(gpu *t, long long n)
   cudaFree(t->pavg);
   cudaFree(t->perr);
   cudaFree(t->cls);
-  cudaFree(t->keeppos);
-  cudaFree(t->splitpos);
-  cudaFree(t->flags);
+  cudaFree(t->mark);
+  cudaFree(t->pos);
   cudaFree(t->dtemp);
   t->a = na;
   t->pavg = np2;
   t->perr = ne2;
   t->cls = NULL;
-  t->keeppos = t->splitpos = NULL;
-  t->flags = NULL;
+  t->mark = t->pos = NULL;
   t->dtemp = NULL;
   if (alloc_arrays(t, &t->b, cap)) return t->c->fail;
   CK(cudaMalloc(&t->cls, cap));
-  CK(cudaMalloc(&t->keeppos, sizeof(long long) * (cap + 1)));
-  CK(cudaMalloc(&t->splitpos, sizeof(long long) * (cap + 1)));
-  CK(cudaMalloc(&t->flags, sizeof(int) * (cap + 1)));
+  CK(cudaMalloc(&t->mark, sizeof(long long) * (cap + 1)));
+  CK(cudaMalloc(&t->pos, sizeof(long long) * (cap + 1)));
   t->tempbytes = scan_bytes(cap + 1);
   CK(cudaMalloc(&t->dtemp, t->tempbytes));
   t->cap = cap;
@@ -182,16 +190,14 @@ static void release(gpu *t)
   cudaFree(t->pavg);
   cudaFree(t->perr);
   cudaFree(t->cls);
-  cudaFree(t->keeppos);
-  cudaFree(t->splitpos);
-  cudaFree(t->flags);
+  cudaFree(t->mark);
+  cudaFree(t->pos);
   cudaFree(t->drule);
   cudaFree(t->du);
-  cudaFree(t->dbudget);
   cudaFree(t->dpart);
   cudaFree(t->dsum);
   cudaFree(t->dhcount);
-  cudaFree(t->dcounts);
+  cudaFree(t->dticket);
   cudaFree(t->dstatus);
   cudaFree(t->dtemp);
   if (t->duser && t->duser != t->c->userdata) cudaFree(t->duser);
@@ -343,16 +349,16 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   }
   if (fresh &&
       (GCUBA_CK(c, cudaMalloc(&t->drule, sizeof *r)) ||
-       GCUBA_CK(c, cudaMalloc(&t->dbudget, sizeof(double) * c->ncomp)) ||
        GCUBA_CK(c, cudaMalloc(&t->dpart,
                               sizeof(double) * c->ncomp * RED_BLOCKS * 2)) ||
        GCUBA_CK(c, cudaMalloc(&t->dsum, sizeof(double) * 2 * c->ncomp)) ||
        GCUBA_CK(c, cudaMalloc(&t->dhcount,
                               sizeof(long long) * GCUBA_HIST_BINS)) ||
-       GCUBA_CK(c, cudaMalloc(&t->dcounts, sizeof(long long) * 4)) ||
+       GCUBA_CK(c, cudaMalloc(&t->dticket, sizeof(unsigned int))) ||
+       GCUBA_CK(c, cudaMemsetAsync(t->dticket, 0, sizeof(unsigned int),
+                                   t->stream)) ||
        GCUBA_CK(c, cudaMalloc(&t->dstatus, sizeof(int))) ||
-       GCUBA_CK(c, cudaMallocHost(&t->hbuf,
-                                  sizeof(double) * (2 * c->ncomp + 4)))))
+       GCUBA_CK(c, cudaMallocHost(&t->hbuf, sizeof(double) * HBUF_DOUBLES))))
     goto fail;
   if (fresh || t->rule.key != r->key || t->np != r->npoints) {
     t->rule = *r;
@@ -432,48 +438,62 @@ __global__ void k_twolevel(long long npairs, long long first, int ncomp,
                  &a[ncomp + c], &e[ncomp + c]);
 }
 
-/* Sums over the leaves i in [0, n) of v[i*ncomp + c] (masked by cls ==
-   want when cls != NULL): part[b*ncomp + c] per block, then out[c]; the
-   same grid and order every time. */
-__global__ void k_sum1(long long n, int ncomp, const double *v,
-                       const unsigned char *cls, int want, double *part)
+/* The block's sums of v[0..nv) (one value per thread) go to
+   part[blockIdx.x * nv + j]; the last block to finish adds the parts in
+   block order into out[j] and rearms the ticket.  With the fixed grid the
+   order of every addition is fixed. */
+__device__ static void reduce_parts(const double *v, int nv, double *part,
+                                    double *out, unsigned int *ticket)
 {
   __shared__ double sh[RED_THREADS];
-  for (int c = 0; c < ncomp; ++c) {
-    double s = 0;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (long long)gridDim.x * blockDim.x)
-      if (!cls || cls[i] == want) s += v[i * ncomp + c];
-    sh[threadIdx.x] = s;
+  __shared__ int last;
+  for (int j = 0; j < nv; ++j) {
+    sh[threadIdx.x] = v[j];
     __syncthreads();
     for (int h = blockDim.x / 2; h > 0; h /= 2) {
       if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
       __syncthreads();
     }
-    if (threadIdx.x == 0) part[blockIdx.x * ncomp + c] = sh[0];
+    if (threadIdx.x == 0) part[blockIdx.x * nv + j] = sh[0];
     __syncthreads();
   }
+  __threadfence();
+  if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  if (threadIdx.x < nv) {
+    const volatile double *p = part;
+    double s = 0;
+    for (unsigned b = 0; b < gridDim.x; ++b) s += p[b * nv + threadIdx.x];
+    out[threadIdx.x] = s;
+  }
+  if (threadIdx.x == 0) *ticket = 0;
 }
 
-__global__ void k_sum2(int nb, int ncomp, const double *part, double *out)
+/* blocks of a fused pass over n leaves: up to RED_BLOCKS, fewer when n
+   is small (the grid depends on n alone, so the order of the sums is
+   still fixed for a given call) */
+static unsigned red_blocks(long long n)
 {
-  int c = blockIdx.x * blockDim.x + threadIdx.x;
-  if (c >= ncomp) return;
-  double s = 0;
-  for (int b = 0; b < nb; ++b) s += part[b * ncomp + c];
-  out[c] = s;
+  long long b = (n + RED_THREADS - 1) / RED_THREADS;
+  return b < 1 ? 1 : b > RED_BLOCKS ? RED_BLOCKS : (unsigned)b;
 }
 
-static int sums(gpu *t, const double *v, const unsigned char *cls, int want,
-                double *out)
+/* out[c] = sum_i avg[i*ncomp + c], out[ncomp + c] = the same of err */
+__global__ void k_sums(long long n, int ncomp, const double *avg,
+                       const double *err, double *part, double *out,
+                       unsigned int *ticket)
 {
-  k_sum1<<<RED_BLOCKS, RED_THREADS, 0, t->stream>>>(t->n, t->ncomp, v, cls,
-                                                    want, t->dpart);
-  CKL("k_sum1");
-  k_sum2<<<nblocks(t->ncomp, 128), 128, 0, t->stream>>>(RED_BLOCKS, t->ncomp,
-                                                        t->dpart, out);
-  CKL("k_sum2");
-  return 0;
+  double v[2 * GCUBA_CUHRE_GPU_MAXCOMP];
+  for (int c = 0; c < 2 * ncomp; ++c) v[c] = 0;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    for (int c = 0; c < ncomp; ++c) {
+      v[c] += avg[i * ncomp + c];
+      v[ncomp + c] += err[i * ncomp + c];
+    }
+  reduce_parts(v, 2 * ncomp, part, out, ticket);
 }
 
 static int eval(void *ctx, double *sumavg, double *sumerr)
@@ -506,15 +526,15 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
         np2, t->nold, t->ncomp, t->pavg, t->perr, t->a.avg, t->a.err);
     CKL("k_twolevel");
   }
-  if ((rc = sums(t, t->a.avg, NULL, 0, t->dsum)) ||
-      (rc = sums(t, t->a.err, NULL, 0, t->dsum + t->ncomp)))
-    return rc;
+  k_sums<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
+      t->n, t->ncomp, t->a.avg, t->a.err, t->dpart, t->dsum, t->dticket);
+  CKL("k_sums");
   CK(cudaMemcpyAsync(t->hbuf, t->dsum, sizeof(double) * 2 * t->ncomp,
                      cudaMemcpyDeviceToHost, t->stream));
-  CK(cudaMemcpyAsync(&t->hbuf[2 * t->ncomp], t->dstatus, sizeof(int),
+  CK(cudaMemcpyAsync(&t->hbuf[HBUF_MISC], t->dstatus, sizeof(int),
                      cudaMemcpyDeviceToHost, t->stream));
   CK(cudaStreamSynchronize(t->stream));
-  memcpy(&status, &t->hbuf[2 * t->ncomp], sizeof(int));
+  memcpy(&status, &t->hbuf[HBUF_MISC], sizeof(int));
   if (status & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
   if (status & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
   memcpy(sumavg, t->hbuf, sizeof(double) * t->ncomp);
@@ -522,6 +542,15 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   t->nold = t->n;
   return 0;
 }
+
+/* the classification's parameters, by value (budget included: no copy to
+   the device per step) */
+struct dclassify {
+  int relfinish;
+  long long split_max;
+  double epsrel, epsabs, fin_thresh, split_thresh;
+  double budget[GCUBA_CUHRE_GPU_MAXCOMP];
+};
 
 /* the classification of one leaf (as the CPU backend's classify1) */
 __device__ static double d_key(const double *err, long long i, int ncomp,
@@ -538,16 +567,10 @@ __device__ static double d_key(const double *err, long long i, int ncomp,
   return k;
 }
 
-struct dclassify {
-  int relfinish;
-  double epsrel, epsabs, fin_thresh, split_thresh;
-};
-
 __device__ static int d_classify(const darrays a, long long i, int ncomp,
-                                 const double *budget, dclassify cl)
+                                 const dclassify &cl, double *key)
 {
   int comp = 0;
-  double k;
   if (cl.relfinish) {
     int c;
     for (c = 0; c < ncomp; ++c) {
@@ -556,42 +579,51 @@ __device__ static int d_classify(const darrays a, long long i, int ncomp,
     }
     if (c == ncomp) return FIN;
   }
-  k = d_key(a.err, i, ncomp, budget, &comp);
-  if (k <= cl.fin_thresh) return FIN;
-  return k >= cl.split_thresh ? SPLIT : KEEP;
+  *key = d_key(a.err, i, ncomp, cl.budget, &comp);
+  if (*key <= cl.fin_thresh) return FIN;
+  return *key >= cl.split_thresh ? SPLIT : KEEP;
 }
 
-__global__ void k_classify(long long n, int ncomp, darrays a,
-                           const double *budget, dclassify cl,
-                           unsigned char *cls, int *flags, int which)
+/* hist: the leaves that relative-error finishing would finish (cls =
+   FIN, their errors summed into out when relfinish), and the histogram of
+   the others' keys (per block in shared memory, then added to count) */
+__global__ void k_hist(long long n, int ncomp, darrays a, dclassify cl,
+                       unsigned char *cls, long long *count, double *part,
+                       double *out, unsigned int *ticket)
 {
-  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  int k = d_classify(a, i, ncomp, budget, cl);
-  cls[i] = (unsigned char)k;
-  flags[i] = k == which;
+  __shared__ unsigned int h[GCUBA_HIST_BINS];
+  double v[GCUBA_CUHRE_GPU_MAXCOMP];
+  for (int j = threadIdx.x; j < GCUBA_HIST_BINS; j += blockDim.x) h[j] = 0;
+  for (int c = 0; c < ncomp; ++c) v[c] = 0;
+  __syncthreads();
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    double key = 0;
+    int k = d_classify(a, i, ncomp, cl, &key);
+    cls[i] = (unsigned char)k;
+    if (k == FIN)
+      for (int c = 0; c < ncomp; ++c) v[c] += a.err[i * ncomp + c];
+    else
+      atomicAdd(&h[gcuba_hist_bin(key)], 1u);
+  }
+  __syncthreads();
+  for (int j = threadIdx.x; j < GCUBA_HIST_BINS; j += blockDim.x)
+    if (h[j]) atomicAdd((unsigned long long *)&count[j],
+                        (unsigned long long)h[j]);
+  if (cl.relfinish) reduce_parts(v, ncomp, part, out, ticket);
 }
 
-__global__ void k_hist(long long n, const unsigned char *cls,
-                       const double *err, int ncomp, const double *budget,
-                       long long *count)
-{
-  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  int comp = 0;
-  if (i >= n || cls[i] == FIN) return;
-  atomicAdd((unsigned long long *)&count[gcuba_hist_bin(
-                d_key(err, i, ncomp, budget, &comp))],
-            1ULL);
-}
-
-static dclassify dcl(const gcuba_classify *cl)
+static dclassify dcl(const gcuba_call *c, const gcuba_classify *cl)
 {
   dclassify d;
+  memset(&d, 0, sizeof d);
   d.relfinish = cl->relfinish;
+  d.split_max = cl->split_max;
   d.epsrel = cl->epsrel;
   d.epsabs = cl->epsabs;
   d.fin_thresh = cl->fin_thresh;
   d.split_thresh = cl->split_thresh;
+  memcpy(d.budget, cl->budget, sizeof(double) * c->ncomp);
   return d;
 }
 
@@ -600,67 +632,76 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
 {
   gpu *t = (gpu *)ctx;
   gcuba_classify rel = *cl;
-  long long nrel = 0;
-  int j, rc;
+  long long nrel = 0, *cnt = (long long *)&t->hbuf[HBUF_HIST];
+  int j;
   rel.fin_thresh = -1;
   rel.split_thresh = HUGE_VAL;
-  memset(h, 0, sizeof *h);
-  CK(cudaMemcpyAsync(t->dbudget, cl->budget, sizeof(double) * t->ncomp,
-                     cudaMemcpyHostToDevice, t->stream));
-  k_classify<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
-      t->n, t->ncomp, t->a, t->dbudget, dcl(&rel), t->cls, t->flags, FIN);
-  CKL("k_classify");
   CK(cudaMemsetAsync(t->dhcount, 0, sizeof(long long) * GCUBA_HIST_BINS,
                      t->stream));
-  k_hist<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
-      t->n, t->cls, t->a.err, t->ncomp, t->dbudget, t->dhcount);
+  k_hist<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
+      t->n, t->ncomp, t->a, dcl(t->c, &rel), t->cls, t->dhcount, t->dpart,
+      t->dsum, t->dticket);
   CKL("k_hist");
-  if (cl->relfinish && (rc = sums(t, t->a.err, t->cls, FIN, t->dsum)))
-    return rc;
-  CK(cudaMemcpyAsync(h->count, t->dhcount, sizeof(long long) * GCUBA_HIST_BINS,
+  CK(cudaMemcpyAsync(cnt, t->dhcount, sizeof(long long) * GCUBA_HIST_BINS,
                      cudaMemcpyDeviceToHost, t->stream));
   if (cl->relfinish)
-    CK(cudaMemcpyAsync(relerr, t->dsum, sizeof(double) * t->ncomp,
+    CK(cudaMemcpyAsync(t->hbuf, t->dsum, sizeof(double) * t->ncomp,
                        cudaMemcpyDeviceToHost, t->stream));
   CK(cudaStreamSynchronize(t->stream));
-  if (!cl->relfinish) memset(relerr, 0, sizeof(double) * t->ncomp);
+  if (cl->relfinish) memcpy(relerr, t->hbuf, sizeof(double) * t->ncomp);
+  else memset(relerr, 0, sizeof(double) * t->ncomp);
   for (j = 0; j < GCUBA_HIST_BINS; ++j) {
-    h->keysum[j] = (double)h->count[j] * gcuba_hist_mid(j);
-    nrel += h->count[j];
+    h->count[j] = cnt[j];
+    h->keysum[j] = (double)cnt[j] * gcuba_hist_mid(j);
+    nrel += cnt[j];
   }
   h->nrel = t->n - nrel;
   return 0;
 }
 
-/* split_max: the SPLIT leaves past the first split_max become KEEP */
-__global__ void k_limit(long long n, unsigned char *cls,
-                        const long long *splitpos, long long split_max,
-                        int *flags)
+/* apply: classify every leaf, mark it for the scan (one 64-bit word
+   counts both: splits in the high half, kept leaves in the low half), and
+   sum the finished leaves' estimates and errors into out */
+__global__ void k_mark(long long n, int ncomp, darrays a, dclassify cl,
+                       unsigned char *cls, long long *mark, double *part,
+                       double *out, unsigned int *ticket)
 {
-  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  if (cls[i] == SPLIT && split_max >= 0 && splitpos[i] >= split_max)
-    cls[i] = KEEP;
-  flags[i] = cls[i] == KEEP;
+  double v[2 * GCUBA_CUHRE_GPU_MAXCOMP];
+  for (int c = 0; c < 2 * ncomp; ++c) v[c] = 0;
+  if (blockIdx.x == 0 && threadIdx.x == 0) mark[n] = 0;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    double key = 0;
+    int k = d_classify(a, i, ncomp, cl, &key);
+    cls[i] = (unsigned char)k;
+    mark[i] = k == SPLIT ? MARK_SPLIT : k == KEEP ? MARK_KEEP : 0;
+    if (k == FIN)
+      for (int c = 0; c < ncomp; ++c) {
+        v[c] += a.avg[i * ncomp + c];
+        v[ncomp + c] += a.err[i * ncomp + c];
+      }
+  }
+  reduce_parts(v, 2 * ncomp, part, out, ticket);
 }
 
-__global__ void k_flags(long long n, const unsigned char *cls, int which,
-                        int *flags)
-{
-  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) flags[i] = cls[i] == which;
-}
-
+/* Kept leaves move to the front in order; split leaves become two
+   children each after them.  With split_max >= 0 the splits past the
+   first split_max are kept instead (numbered after the kept ones that
+   precede them). */
 __global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
                           darrays b, const unsigned char *cls,
-                          const long long *keeppos,
-                          const long long *splitpos, long long nkeep,
-                          const double *budget, double *pavg, double *perr)
+                          const long long *pos, long long nkeep,
+                          dclassify cl, double *pavg, double *perr)
 {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  if (cls[i] == KEEP) {
-    long long k = keeppos[i];
+  const int k0 = cls[i];
+  if (k0 == FIN) return;
+  const long long p = pos[i], sr = p >> 32, kr = p & 0xffffffffLL;
+  const long long demoted =
+      cl.split_max >= 0 && sr > cl.split_max ? sr - cl.split_max : 0;
+  if (k0 == KEEP || (cl.split_max >= 0 && sr >= cl.split_max)) {
+    long long k = kr + demoted;
     for (int d = 0; d < ndim; ++d) {
       b.lo[k * ndim + d] = a.lo[i * ndim + d];
       b.w[k * ndim + d] = a.w[i * ndim + d];
@@ -670,10 +711,10 @@ __global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
       b.err[k * ncomp + c] = a.err[i * ncomp + c];
       b.dims[k * ncomp + c] = a.dims[i * ncomp + c];
     }
-  } else if (cls[i] == SPLIT) {
-    long long par = splitpos[i], k = nkeep + 2 * par;
+  } else {
+    long long par = sr, k = nkeep + 2 * par;
     int comp = 0, ax;
-    d_key(a.err, i, ncomp, budget, &comp);
+    d_key(a.err, i, ncomp, cl.budget, &comp);
     ax = a.dims[i * ncomp + comp];
     for (int d = 0; d < ndim; ++d) {
       double l = a.lo[i * ndim + d], w = a.w[i * ndim + d];
@@ -692,54 +733,36 @@ __global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
   }
 }
 
-static int scan(gpu *t, long long n, long long *out)
-{
-  size_t bytes = t->tempbytes;
-  CK(cub::DeviceScan::ExclusiveSum(t->dtemp, bytes, t->flags, out, (int)n,
-                                   t->stream));
-  return 0;
-}
-
 static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
                  double *finerr)
 {
   gpu *t = (gpu *)ctx;
-  long long cnt[2], nkeep, nsplit, nnext;
+  long long total, nsplit0, nkeep, nsplit, nnext;
+  const dclassify d = dcl(t->c, cl);
+  size_t bytes = t->tempbytes;
   darrays sw;
   int c, rc;
-  CK(cudaMemcpyAsync(t->dbudget, cl->budget, sizeof(double) * t->ncomp,
-                     cudaMemcpyHostToDevice, t->stream));
-  /* classify, flag the splits and number them */
-  k_classify<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
-      t->n, t->ncomp, t->a, t->dbudget, dcl(cl), t->cls, t->flags, SPLIT);
-  CKL("k_classify");
-  CK(cudaMemsetAsync(t->flags + t->n, 0, sizeof(int), t->stream));
-  if ((rc = scan(t, t->n + 1, t->splitpos))) return rc;
-  k_limit<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
-      t->n, t->cls, t->splitpos, cl->split_max, t->flags);
-  CKL("k_limit");
-  if ((rc = scan(t, t->n + 1, t->keeppos))) return rc;
-  k_flags<<<nblocks(t->n, 256), 256, 0, t->stream>>>(t->n, t->cls, SPLIT,
-                                                     t->flags);
-  CKL("k_flags");
-  if ((rc = scan(t, t->n + 1, t->splitpos))) return rc;
-  /* the finished sums */
-  if ((rc = sums(t, t->a.avg, t->cls, FIN, t->dsum)) ||
-      (rc = sums(t, t->a.err, t->cls, FIN, t->dsum + t->ncomp)))
-    return rc;
+  /* classify, mark, sum the finished leaves; number the rest */
+  k_mark<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
+      t->n, t->ncomp, t->a, d, t->cls, t->mark, t->dpart, t->dsum,
+      t->dticket);
+  CKL("k_mark");
+  CK(cub::DeviceScan::ExclusiveSum(t->dtemp, bytes, t->mark, t->pos,
+                                   (int)(t->n + 1), t->stream));
   CK(cudaMemcpyAsync(t->hbuf, t->dsum, sizeof(double) * 2 * t->ncomp,
                      cudaMemcpyDeviceToHost, t->stream));
-  CK(cudaMemcpyAsync(&cnt[0], t->keeppos + t->n, sizeof(long long),
-                     cudaMemcpyDeviceToHost, t->stream));
-  CK(cudaMemcpyAsync(&cnt[1], t->splitpos + t->n, sizeof(long long),
+  CK(cudaMemcpyAsync(&t->hbuf[HBUF_MISC], t->pos + t->n, sizeof(long long),
                      cudaMemcpyDeviceToHost, t->stream));
   CK(cudaStreamSynchronize(t->stream));
+  memcpy(&total, &t->hbuf[HBUF_MISC], sizeof total);
   for (c = 0; c < t->ncomp; ++c) {
     finavg[c] += t->hbuf[c];
     finerr[c] += t->hbuf[t->ncomp + c];
   }
-  nkeep = cnt[0];
-  nsplit = cnt[1];
+  nsplit0 = total >> 32;
+  nsplit = cl->split_max >= 0 && nsplit0 > cl->split_max ? cl->split_max
+                                                          : nsplit0;
+  nkeep = (total & 0xffffffffLL) + (nsplit0 - nsplit);
   nnext = nkeep + 2 * nsplit;
   if (nnext > t->cap) {
     /* grow: the classification must be redone on the moved data */
@@ -756,8 +779,8 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
     return apply(ctx, cl, finavg, finerr);
   }
   k_scatter<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
-      t->n, t->ndim, t->ncomp, t->a, t->b, t->cls, t->keeppos, t->splitpos,
-      nkeep, t->dbudget, t->pavg, t->perr);
+      t->n, t->ndim, t->ncomp, t->a, t->b, t->cls, t->pos, nkeep, d,
+      t->pavg, t->perr);
   CKL("k_scatter");
   /* no synchronisation: the next step is queued on the same stream */
   sw = t->a;
