@@ -145,6 +145,16 @@ int main(void)
   ok(a.fail == 0 && fabs(a.integral[0] - 0.25) <= 1e-6 * 0.25,
      "sign-changing integrand, default flags: %.15g +- %.2e (fail %d)",
      a.integral[0], a.error[0], a.fail);
+  /* a positive peak whose finished regions come to half the tolerance:
+     the finishing threshold is lowered, not switched off (switched off,
+     this took 2.6e9 evaluations) */
+  cuhre(&a, 5, 1, S(f4), 1, 6.4e-8, 0, 0, 100000000000LL, 0);
+  ok(a.fail == 0 && fabs(a.integral[0] - 1.791326036748786e-06) <=
+                        6.4e-8 * 1.791326036748786e-06 &&
+     a.neval < 1000000000,
+     "f4 5D at 6.4e-8, relative-error finishing lowered: %.15g +- %.2e, "
+     "%lld evaluations (fail %d)", a.integral[0], a.error[0], a.neval,
+     a.fail);
   battery_backend();
 
   /* thread count: bit-identical results */
