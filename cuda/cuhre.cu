@@ -64,6 +64,9 @@ typedef struct {
   size_t tempbytes;
   void *duser;              /* userdata as the kernels see it */
   double *hbuf;             /* pinned host staging: HBUF_DOUBLES */
+  cudaEvent_t ev[2];        /* around the rule kernel (verbosity >= 2) */
+  int timing;               /* ev[] recorded in this iteration */
+  double kms;               /* the rule kernel's milliseconds, this call */
 } gpu;
 
 enum { KEEP = 0, FIN = 1, SPLIT = 2 };
@@ -202,6 +205,8 @@ static void release(gpu *t)
   cudaFree(t->dtemp);
   if (t->duser && t->duser != t->c->userdata) cudaFree(t->duser);
   if (t->hbuf) cudaFreeHost(t->hbuf);
+  if (t->ev[0]) cudaEventDestroy(t->ev[0]);
+  if (t->ev[1]) cudaEventDestroy(t->ev[1]);
   if (t->stream) cudaStreamDestroy(t->stream);
   (void)cudaGetLastError();
   free(t);
@@ -358,8 +363,11 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
        GCUBA_CK(c, cudaMemsetAsync(t->dticket, 0, sizeof(unsigned int),
                                    t->stream)) ||
        GCUBA_CK(c, cudaMalloc(&t->dstatus, sizeof(int))) ||
-       GCUBA_CK(c, cudaMallocHost(&t->hbuf, sizeof(double) * HBUF_DOUBLES))))
+       GCUBA_CK(c, cudaMallocHost(&t->hbuf, sizeof(double) * HBUF_DOUBLES)) ||
+       GCUBA_CK(c, cudaEventCreate(&t->ev[0])) ||
+       GCUBA_CK(c, cudaEventCreate(&t->ev[1]))))
     goto fail;
+  t->kms = 0;
   if (fresh || t->rule.key != r->key || t->np != r->npoints) {
     t->rule = *r;
     t->np = r->npoints;
@@ -515,11 +523,14 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   a.userdata = t->duser;
   a.status = t->dstatus;
   a.threads = t->threads;
+  t->timing = t->c->verbose >= 2 && t->n > t->nold;
+  if (t->timing) CK(cudaEventRecord(t->ev[0], t->stream));
   for (a.first = t->nold; a.first < t->n; a.first += chunk) {
     a.n = t->n - a.first < chunk ? t->n - a.first : chunk;
     rc = t->c->integrand->gpu->cuhre_eval(&a, t->stream);
     if (rc) return GCUBA_CK(t->c, (cudaError_t)rc);
   }
+  if (t->timing) CK(cudaEventRecord(t->ev[1], t->stream));
   if (t->haveparents && t->n > t->nold) {
     long long np2 = (t->n - t->nold) / 2;
     k_twolevel<<<nblocks(np2 * t->ncomp, 256), 256, 0, t->stream>>>(
@@ -534,6 +545,11 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   CK(cudaMemcpyAsync(&t->hbuf[HBUF_MISC], t->dstatus, sizeof(int),
                      cudaMemcpyDeviceToHost, t->stream));
   CK(cudaStreamSynchronize(t->stream));
+  if (t->timing) {
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, t->ev[0], t->ev[1]));
+    t->kms += ms;
+  }
   memcpy(&status, &t->hbuf[HBUF_MISC], sizeof(int));
   if (status & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
   if (status & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
@@ -852,6 +868,12 @@ static int save(void *ctx, gcuba_region_set *s)
   return 0;
 }
 
+static double kernel_ms(void *ctx)
+{
+  const gpu *t = (const gpu *)ctx;
+  return t->c->verbose >= 2 ? t->kms : -1;
+}
+
 extern "C" const gcuba_cuhre_ops gcuba_cuhre_cuda = {
     "gpu", create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
-    hist, apply};
+    hist, apply, kernel_ms};

@@ -90,6 +90,10 @@ typedef struct gcuba_cuhre_ops {
      ones (the new regions of the next eval). */
   int (*apply)(void *ctx, const gcuba_classify *cl, double *finavg,
                double *finerr);
+  /* milliseconds the rule kernel has run in this call, timed on the
+     device when the call's verbosity is 2 or more; NULL or < 0: not
+     measured */
+  double (*kernel_ms)(void *ctx);
 } gcuba_cuhre_ops;
 
 #ifdef __cplusplus

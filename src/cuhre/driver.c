@@ -528,7 +528,9 @@ void gcuba_cuhre_run(gcuba_call *c)
       long long mb = atoll(getenv("GCUBA_CUHRE_MINBATCH"));
       if (mb > 0) t.minbatch = mb;
     }
+    double kms;
     run(&t);
+    kms = t.ops->kernel_ms ? t.ops->kernel_ms(t.ctx) : -1;
     t.tm[4] = now_ms();
     t.ops->destroy(t.ctx);
     t.tm[4] = now_ms() - t.tm[4];
@@ -536,6 +538,10 @@ void gcuba_cuhre_run(gcuba_call *c)
               "evaluation %.3f, classification %.3f, splitting %.3f, "
               "clean-up %.3f", t.iter + 1, t.ops->name, t.tm[3], t.tm[0],
               t.tm[1], t.tm[2], t.tm[4]);
+    if (kms >= 0)
+      gcuba_log(c, 2, "rule kernel: %.3f ms for %lld evaluations (%.2f G "
+                "evaluations/s)", kms, c->neval,
+                kms > 0 ? c->neval / kms * 1e-6 : 0.0);
   }
   free(mem);
   free(t.chi);
