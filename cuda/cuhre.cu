@@ -65,7 +65,6 @@ typedef struct {
   void *duser;              /* userdata as the kernels see it */
   double *hbuf;             /* pinned host staging: HBUF_DOUBLES */
   cudaEvent_t ev[2];        /* around the rule kernel (verbosity >= 2) */
-  int timing;               /* ev[] recorded in this iteration */
   double kms;               /* the rule kernel's milliseconds, this call */
 } gpu;
 
@@ -115,6 +114,24 @@ static int alloc_arrays(gpu *t, darrays *a, long long cap)
   return 0;
 }
 
+/* the region store and everything sized by its capacity */
+static void free_store(gpu *t)
+{
+  free_arrays(&t->a);
+  free_arrays(&t->b);
+  cudaFree(t->pavg);
+  cudaFree(t->perr);
+  cudaFree(t->cls);
+  cudaFree(t->mark);
+  cudaFree(t->pos);
+  cudaFree(t->dtemp);
+  t->pavg = t->perr = NULL;
+  t->cls = NULL;
+  t->mark = t->pos = NULL;
+  t->dtemp = NULL;
+  t->cap = 0;
+}
+
 static size_t scan_bytes(long long n)
 {
   size_t bytes = 0;
@@ -159,20 +176,10 @@ static int reserve(gpu *t, long long n)
                        t->stream));
   }
   CK(cudaStreamSynchronize(t->stream));
-  free_arrays(&t->a);
-  free_arrays(&t->b);
-  cudaFree(t->pavg);
-  cudaFree(t->perr);
-  cudaFree(t->cls);
-  cudaFree(t->mark);
-  cudaFree(t->pos);
-  cudaFree(t->dtemp);
+  free_store(t);
   t->a = na;
   t->pavg = np2;
   t->perr = ne2;
-  t->cls = NULL;
-  t->mark = t->pos = NULL;
-  t->dtemp = NULL;
   if (alloc_arrays(t, &t->b, cap)) return t->c->fail;
   CK(cudaMalloc(&t->cls, cap));
   CK(cudaMalloc(&t->mark, sizeof(long long) * (cap + 1)));
@@ -188,13 +195,7 @@ static void release(gpu *t)
 {
   if (!t) return;
   if (t->stream) cudaStreamSynchronize(t->stream);
-  free_arrays(&t->a);
-  free_arrays(&t->b);
-  cudaFree(t->pavg);
-  cudaFree(t->perr);
-  cudaFree(t->cls);
-  cudaFree(t->mark);
-  cudaFree(t->pos);
+  free_store(t);
   cudaFree(t->drule);
   cudaFree(t->du);
   cudaFree(t->dpart);
@@ -202,7 +203,6 @@ static void release(gpu *t)
   cudaFree(t->dhcount);
   cudaFree(t->dticket);
   cudaFree(t->dstatus);
-  cudaFree(t->dtemp);
   if (t->duser && t->duser != t->c->userdata) cudaFree(t->duser);
   if (t->hbuf) cudaFreeHost(t->hbuf);
   if (t->ev[0]) cudaEventDestroy(t->ev[0]);
@@ -348,9 +348,7 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   t->maxregions = *maxregions;
   if (t->cap > t->maxregions) {
     /* a smaller limit than the cached buffers: start afresh */
-    free_arrays(&t->a);
-    free_arrays(&t->b);
-    t->cap = 0;
+    free_store(t);
   }
   if (fresh &&
       (GCUBA_CK(c, cudaMalloc(&t->drule, sizeof *r)) ||
@@ -523,14 +521,14 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   a.userdata = t->duser;
   a.status = t->dstatus;
   a.threads = t->threads;
-  t->timing = t->c->verbose >= 2 && t->n > t->nold;
-  if (t->timing) CK(cudaEventRecord(t->ev[0], t->stream));
+  const int timing = t->c->verbose >= 2 && t->n > t->nold;
+  if (timing) CK(cudaEventRecord(t->ev[0], t->stream));
   for (a.first = t->nold; a.first < t->n; a.first += chunk) {
     a.n = t->n - a.first < chunk ? t->n - a.first : chunk;
     rc = t->c->integrand->gpu->cuhre_eval(&a, t->stream);
     if (rc) return GCUBA_CK(t->c, (cudaError_t)rc);
   }
-  if (t->timing) CK(cudaEventRecord(t->ev[1], t->stream));
+  if (timing) CK(cudaEventRecord(t->ev[1], t->stream));
   if (t->haveparents && t->n > t->nold) {
     long long np2 = (t->n - t->nold) / 2;
     k_twolevel<<<nblocks(np2 * t->ncomp, 256), 256, 0, t->stream>>>(
@@ -545,7 +543,7 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   CK(cudaMemcpyAsync(&t->hbuf[HBUF_MISC], t->dstatus, sizeof(int),
                      cudaMemcpyDeviceToHost, t->stream));
   CK(cudaStreamSynchronize(t->stream));
-  if (t->timing) {
+  if (timing) {
     float ms = 0;
     CK(cudaEventElapsedTime(&ms, t->ev[0], t->ev[1]));
     t->kms += ms;
@@ -600,12 +598,12 @@ __device__ static int d_classify(const darrays a, long long i, int ncomp,
   return *key >= cl.split_thresh ? SPLIT : KEEP;
 }
 
-/* hist: the leaves that relative-error finishing would finish (cls =
-   FIN, their errors summed into out when relfinish), and the histogram of
-   the others' keys (per block in shared memory, then added to count) */
+/* hist: the errors of the leaves that relative-error finishing would
+   finish, summed into out when relfinish, and the histogram of the others'
+   keys (per block in shared memory, then added to count) */
 __global__ void k_hist(long long n, int ncomp, darrays a, dclassify cl,
-                       unsigned char *cls, long long *count, double *part,
-                       double *out, unsigned int *ticket)
+                       long long *count, double *part, double *out,
+                       unsigned int *ticket)
 {
   __shared__ unsigned int h[GCUBA_HIST_BINS];
   double v[GCUBA_CUHRE_GPU_MAXCOMP];
@@ -616,7 +614,6 @@ __global__ void k_hist(long long n, int ncomp, darrays a, dclassify cl,
        i += (long long)gridDim.x * blockDim.x) {
     double key = 0;
     int k = d_classify(a, i, ncomp, cl, &key);
-    cls[i] = (unsigned char)k;
     if (k == FIN)
       for (int c = 0; c < ncomp; ++c) v[c] += a.err[i * ncomp + c];
     else
@@ -655,8 +652,8 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
   CK(cudaMemsetAsync(t->dhcount, 0, sizeof(long long) * GCUBA_HIST_BINS,
                      t->stream));
   k_hist<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
-      t->n, t->ncomp, t->a, dcl(t->c, &rel), t->cls, t->dhcount, t->dpart,
-      t->dsum, t->dticket);
+      t->n, t->ncomp, t->a, dcl(t->c, &rel), t->dhcount, t->dpart, t->dsum,
+      t->dticket);
   CKL("k_hist");
   CK(cudaMemcpyAsync(cnt, t->dhcount, sizeof(long long) * GCUBA_HIST_BINS,
                      cudaMemcpyDeviceToHost, t->stream));
