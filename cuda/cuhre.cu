@@ -42,7 +42,7 @@ typedef struct {
 typedef struct {
   gcuba_call *c;
   gcuba_rule rule;
-  int ndim, ncomp, np, threads;
+  int ndim, ncomp, np, nsm, ustride;
   long long n, nold, cap, maxregions;
   int haveparents;
   long long minbatch_;
@@ -54,7 +54,7 @@ typedef struct {
   long long *mark, *pos;    /* [cap+1]: (split << 32 | keep) per leaf,
                                and its exclusive scan */
   gcuba_rule *drule;
-  double *du;               /* [ndim*np] the rule's points */
+  double *du;               /* [ndim*ustride] the rule's points */
   double *dpart;            /* [2*ncomp*RED_BLOCKS] reduction partials */
   double *dsum;             /* [2*ncomp] */
   long long *dhcount;       /* [GCUBA_HIST_BINS] */
@@ -266,13 +266,17 @@ extern "C" void gcuba_cuda_release(void)
 /* The rule's points as offsets, dimension-major (see cuhre_kernels.cuh) */
 static int make_points(gpu *t)
 {
-  size_t n = (size_t)t->np * t->ndim;
-  double *h = (double *)malloc(sizeof(double) * n), u[GCUBA_RULE_MAXDIM];
+  size_t n;
+  double *h, u[GCUBA_RULE_MAXDIM];
   int p, d, rc = 0;
-  if (!h) return gcuba_fail(t->c, GCUBA_FAIL_NOMEM, "rule points");
+  t->ustride = GCUBA_CUHRE_USTRIDE(t->ndim);
+  if (t->ustride < t->np) t->ustride = (t->np + 31) / 32 * 32;
+  n = (size_t)t->ustride * t->ndim;
+  if (!(h = (double *)calloc(n, sizeof(double))))
+    return gcuba_fail(t->c, GCUBA_FAIL_NOMEM, "rule points");
   for (p = 0; p < t->np; ++p) {
     gcuba_rule_point(&t->rule, p, u);
-    for (d = 0; d < t->ndim; ++d) h[(size_t)d * t->np + p] = u[d];
+    for (d = 0; d < t->ndim; ++d) h[(size_t)d * t->ustride + p] = u[d];
   }
   if (GCUBA_CK(t->c, cudaMalloc(&t->du, sizeof(double) * n)) ||
       GCUBA_CK(t->c, cudaMemcpy(t->du, h, sizeof(double) * n,
@@ -333,8 +337,7 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   t->n = t->nold = 0;
   t->haveparents = 0;
   t->minbatch_ = (long long)nsm * GCUBA_GPU_BATCH_PER_SM;
-  t->threads = r->npoints >= 512 ? 128 : r->npoints >= 128 ? 64 : 32;
-  if (c->ncomp > 2 && t->threads > 64) t->threads = 64;
+  t->nsm = nsm;
   if (fresh && GCUBA_CK(c, cudaStreamCreateWithFlags(&t->stream,
                                                      cudaStreamNonBlocking)))
     goto fail;
@@ -502,6 +505,17 @@ __global__ void k_sums(long long n, int ncomp, const double *avg,
   reduce_parts(v, 2 * ncomp, part, out, ticket);
 }
 
+/* Warps per region of the rule kernel: one when the batch gives every
+   SM about 48 warps, else two or four (never more warps than the rule
+   has rounds of 32 points), so that small batches still fill the card */
+static int warps_per_region(const gpu *t, long long n)
+{
+  const long long want = (long long)t->nsm * 48;
+  int w = 1;
+  while (w < 4 && 32 * 2 * w <= t->np + 31 && n * w < want) w *= 2;
+  return w;
+}
+
 static int eval(void *ctx, double *sumavg, double *sumerr)
 {
   gpu *t = (gpu *)ctx;
@@ -518,13 +532,16 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   a.dims = t->a.dims;
   a.rule = t->drule;
   a.u = t->du;
+  a.ustride = t->ustride;
+  a.nsets = t->rule.nsets;
+  a.npoints = t->np;
   a.userdata = t->duser;
   a.status = t->dstatus;
-  a.threads = t->threads;
   const int timing = t->c->verbose >= 2 && t->n > t->nold;
   if (timing) CK(cudaEventRecord(t->ev[0], t->stream));
   for (a.first = t->nold; a.first < t->n; a.first += chunk) {
     a.n = t->n - a.first < chunk ? t->n - a.first : chunk;
+    a.wpr = warps_per_region(t, a.n);
     rc = t->c->integrand->gpu->cuhre_eval(&a, t->stream);
     if (rc) return GCUBA_CK(t->c, (cudaError_t)rc);
   }

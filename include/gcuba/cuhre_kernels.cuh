@@ -1,10 +1,15 @@
 /* gcuba/cuhre_kernels.cuh -- the integrand-dependent Cuhre kernel: apply
    the cubature rule to a batch of regions, instantiated per integrand by
-   GCUBA_INTEGRAND (the integrand is inlined).  One block per region; the
-   block's threads share the rule's points, accumulate f per set of the
-   rule, and the sums are reduced in a fixed order (deterministic).  The
-   rest of the Cuhre CUDA backend (classification, compaction, splitting,
-   reductions) is integrand-independent and lives in cuda/cuhre.cu.
+   GCUBA_INTEGRAND (the integrand is inlined).  A region is taken by one,
+   two or four warps (the launch's wpr: one when there are regions enough
+   to fill the card, more for small batches); a block of four warps holds
+   4/wpr regions.  The lanes stride over the rule's points, each keeping
+   one running sum per set of the rule; the sums meet in shared memory and
+   are added in a fixed order (deterministic), and the region's first warp
+   combines them: the rule and null-rule sums and the fourth differences
+   with warp shuffles, one lane per set or axis.  The rest of the Cuhre
+   CUDA backend (classification, compaction, splitting, reductions) is
+   integrand-independent and lives in cuda/cuhre.cu.
    This file is part of gcuba. */
 #ifndef GCUBA_CUHRE_KERNELS_CUH
 #define GCUBA_CUHRE_KERNELS_CUH
@@ -16,9 +21,18 @@
 
 /* most components on the GPU (more run on the CPU backend) */
 #define GCUBA_CUHRE_GPU_MAXCOMP 8
+/* threads per block of the rule kernel: four warps */
+#define GCUBA_CUHRE_BLOCK 128
 
 /* The points of the rule as half-width offsets, dimension-major:
-   u[d*npoints + p] (so a warp's loads of one coordinate are contiguous). */
+   u[d*ustride + p] (a warp's loads of one coordinate are contiguous).
+   For ndim 2..8 the stride is a constant, the most points of any key in
+   that dimension rounded up to 32, so the kernels with a compile-time
+   dimension address every coordinate from one pointer; otherwise it is
+   the rule's point count rounded up to 32. */
+#define GCUBA_CUHRE_USTRIDE(n)                                           \
+  ((n) == 2 ? 96 : (n) == 3 ? 128 : (n) == 4 ? 160 : (n) == 5 ? 288 :   \
+   (n) == 6 ? 480 : (n) == 7 ? 736 : (n) == 8 ? 1120 : 0)
 
 struct gcuba_cuhre_launch {
   int ndim, ncomp;
@@ -27,68 +41,94 @@ struct gcuba_cuhre_launch {
   double *avg, *err;           /* [i*ncomp + c] results */
   int *dims;                   /* [i*ncomp + c] split axis per component */
   const gcuba_rule *rule;      /* device copy */
-  const double *u;             /* [ndim*npoints] device */
+  const double *u;             /* [d*ustride + p] device */
+  int ustride;                 /* see GCUBA_CUHRE_USTRIDE */
+  int nsets, npoints;          /* the rule's (as in *rule) */
+  int wpr;                     /* warps per region: 1, 2 or 4 */
   void *userdata;              /* device-accessible */
   int *status;                 /* GCUBA_ST_* bits, OR-ed */
-  int threads;                 /* block size: 32, 64 or 128 */
 };
 
-/* shared memory of one block: rule, region, per-thread per-set partial
-   sums [nsets][ncomp][threads], axis values [ncomp][1 + 4 ndim], set sums
-   [nsets][ncomp], per-warp sums [nsets][ncomp][threads/32] */
-static inline size_t gcuba_cuhre_smem(int ndim, int ncomp, int nsets,
-                                      int threads)
+/* shared memory of one warp, in doubles: per-lane set sums
+   [nsets][ncomp][33], set sums [nsets][ncomp], f at the centre and the
+   axis points [ncomp][1 + 4 ndim], centre and half-width [2 ndim] */
+__host__ __device__ static inline size_t gcuba_cuhre_warp_doubles(int ndim, int ncomp, int nsets)
 {
-  return sizeof(gcuba_rule) + sizeof(double) * (2 * ndim) +
-         sizeof(double) * (size_t)nsets * ncomp * threads +
-         sizeof(double) * (size_t)ncomp * (1 + 4 * ndim) +
-         sizeof(double) * (size_t)nsets * ncomp * (1 + threads / 32);
+  return (size_t)ncomp * (34 * (size_t)nsets + 1 + 4 * ndim) + 2 * ndim;
 }
 
-/* One block per region.  NDIM > 0: the dimension is a compile-time
-   constant (x in registers, loops unrolled); NDIM = 0: any dimension.
-   NC: components held per thread. */
+static inline size_t gcuba_cuhre_smem(int ndim, int ncomp, int nsets)
+{
+  return sizeof(double) * (GCUBA_CUHRE_BLOCK / 32) *
+         gcuba_cuhre_warp_doubles(ndim, ncomp, nsets);
+}
+
+/* the same sum in every lane, in an order that does not depend on the
+   lane (x + y == y + x): deterministic */
+__device__ static inline double gcuba_warp_sum(double v)
+{
+  for (int off = 16; off > 0; off >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, off);
+  return v;
+}
+
+__device__ static inline double gcuba_warp_max(double v)
+{
+  for (int off = 16; off > 0; off >>= 1)
+    v = fmax(v, __shfl_xor_sync(0xffffffffu, v, off));
+  return v;
+}
+
+/* the largest v over the warp, lowest k among equals */
+__device__ static inline void gcuba_warp_argmax(double *v, int *k)
+{
+  for (int off = 16; off > 0; off >>= 1) {
+    double ov = __shfl_xor_sync(0xffffffffu, *v, off);
+    int ok = __shfl_xor_sync(0xffffffffu, *k, off);
+    if (ov > *v || (ov == *v && ok < *k)) {
+      *v = ov;
+      *k = ok;
+    }
+  }
+}
+
+/* NDIM > 0: the dimension is a compile-time constant (x in registers,
+   loops unrolled); NDIM = 0: any dimension.  NC: components held per
+   lane. */
 template <class F, int NC, int NDIM>
-__global__ void gcuba_k_cuhre(const struct gcuba_cuhre_launch a)
+__global__ void __launch_bounds__(GCUBA_CUHRE_BLOCK)
+    gcuba_k_cuhre(const struct gcuba_cuhre_launch a)
 {
   extern __shared__ double gcuba_smem_[];
-  gcuba_rule *r = (gcuba_rule *)gcuba_smem_;
-  double *cen = (double *)(r + 1);          /* centre, then half-width */
+  const gcuba_rule *r = a.rule;
   const int ndim = NDIM > 0 ? NDIM : a.ndim, ncomp = NC == 1 ? 1 : a.ncomp;
-  double *hw = cen + ndim;
-  double *part = hw + ndim;                 /* [s][c][tid] */
-  const int nax = 1 + 4 * ndim;
-  const int T = blockDim.x, tid = threadIdx.x;
-  int nsets, np, s, c, st = 0;
-  double *fax, *setsum, *wsum;
-  const long long i = a.first + blockIdx.x;
-  double f[NC], x[NDIM > 0 ? NDIM : GCUBA_RULE_MAXDIM];
+  const int nsets = a.nsets, np = a.npoints, nax = 1 + 4 * ndim;
+  const int W = a.wpr, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int slot = warp / W, t = (warp - slot * W) * 32 + lane;
+  const size_t area = gcuba_cuhre_warp_doubles(ndim, ncomp, nsets);
+  const size_t npart = (size_t)nsets * ncomp * 33;
+  double *part = gcuba_smem_ + area * warp;           /* this warp's */
+  double *head = gcuba_smem_ + area * (slot * W);     /* the region's */
+  double *ss = head + npart;
+  double *fax = ss + (size_t)nsets * ncomp;
+  double *cen = fax + (size_t)ncomp * nax, *hw = cen + ndim;
+  const long long i =
+      a.first + (long long)blockIdx.x * (GCUBA_CUHRE_BLOCK / 32 / W) + slot;
+  const bool live = i < a.first + a.n;
+  int st = 0, c;
 
-  /* the rule into shared memory */
-  {
-    const int *src = (const int *)a.rule;
-    int *dst = (int *)r;
-    for (int k = tid; k < (int)(sizeof(gcuba_rule) / sizeof(int)); k += T)
-      dst[k] = src[k];
+  if (live && t < ndim) {
+    double wd = a.w[i * ndim + t];
+    hw[t] = 0.5 * wd;
+    cen[t] = a.lo[i * ndim + t] + 0.5 * wd;
   }
-  for (int d = tid; d < ndim; d += T) {
-    double wd = a.w[i * ndim + d];
-    hw[d] = 0.5 * wd;
-    cen[d] = a.lo[i * ndim + d] + 0.5 * wd;
-  }
-  __syncthreads();
-  nsets = r->nsets;
-  np = r->npoints;
-  fax = part + (size_t)nsets * ncomp * T;
-  setsum = fax + (size_t)ncomp * nax;
-  wsum = setsum + (size_t)nsets * ncomp;
-  for (int k = tid; k < nsets * ncomp * T; k += T) part[k] = 0;
-  __syncthreads();
-  {
-    double cl[NDIM > 0 ? NDIM : GCUBA_RULE_MAXDIM],
-        hl[NDIM > 0 ? NDIM : GCUBA_RULE_MAXDIM];
-    double acc[NC];
-    int next; /* first point of the next set */
+  if (W == 1) __syncwarp();
+  else __syncthreads();
+  if (live) {
+    double x[NDIM > 0 ? NDIM : GCUBA_RULE_MAXDIM], f[NC], acc[NC];
+    double cl[NDIM > 0 ? NDIM : 1], hl[NDIM > 0 ? NDIM : 1];
+    const int us = NDIM > 0 ? GCUBA_CUHRE_USTRIDE(NDIM) : a.ustride;
+    int s = 0, end = r->set[0].first + r->set[0].npts;
     if (NDIM > 0) {
 #pragma unroll
       for (int d = 0; d < (NDIM > 0 ? NDIM : 1); ++d) {
@@ -97,76 +137,118 @@ __global__ void gcuba_k_cuhre(const struct gcuba_cuhre_launch a)
       }
     }
     for (c = 0; c < ncomp; ++c) acc[c] = 0;
-    s = 0;
-    next = r->set[0].first + r->set[0].npts;
-    /* this thread's points p = tid, tid + T, ...: sets in increasing order,
-       each set's sum flushed to part[] when the thread leaves it */
-    for (int p = tid; p < np; p += T) {
-      if (p >= next) {
-        for (c = 0; c < ncomp; ++c) {
-          part[((size_t)s * ncomp + c) * T + tid] = acc[c];
-          acc[c] = 0;
-        }
-        while (p >= r->set[s].first + r->set[s].npts) ++s;
-        next = r->set[s].first + r->set[s].npts;
+    /* points p = t, t + 32 W, ...: sets in increasing order, each set's
+       sum left in part[] when the lane passes its end */
+    for (int p = t; p < np; p += 32 * W) {
+      const double *up = a.u + p;
+      if (p >= end) {
+        do {
+          for (c = 0; c < ncomp; ++c) {
+            part[(s * ncomp + c) * 33 + lane] = acc[c];
+            acc[c] = 0;
+          }
+          ++s;
+          end = r->set[s].first + r->set[s].npts;
+        } while (p >= end);
       }
       if (NDIM > 0) {
 #pragma unroll
         for (int d = 0; d < (NDIM > 0 ? NDIM : 1); ++d)
-          x[d] = fma(hl[d], a.u[(size_t)d * np + p], cl[d]);
+          x[d] = fma(hl[d], __ldg(up + d * us), cl[d]);
       } else
         for (int d = 0; d < ndim; ++d)
-          x[d] = fma(hw[d], a.u[(size_t)d * np + p], cen[d]);
+          x[d] = fma(hw[d], __ldg(up + (size_t)d * us), cen[d]);
       if (F::call(&ndim, x, &ncomp, f, a.userdata) == -999)
         st |= GCUBA_ST_ABORT;
       for (c = 0; c < ncomp; ++c) {
-        if (!isfinite(f[c])) st |= GCUBA_ST_NONFINITE;
         acc[c] += f[c];
         if (p < nax) fax[c * nax + p] = f[c];
       }
     }
-    if (tid < np)
-      for (c = 0; c < ncomp; ++c)
-        part[((size_t)s * ncomp + c) * T + tid] = acc[c];
+    for (; s < nsets; ++s)
+      for (c = 0; c < ncomp; ++c) {
+        part[(s * ncomp + c) * 33 + lane] = acc[c];
+        acc[c] = 0;
+      }
+  }
+  if (W == 1) __syncwarp();
+  else __syncthreads();
+  if (live && warp == slot * W) {
+    /* set sums in a fixed order: the region's warps, then their lanes;
+       a NaN or Inf from the integrand shows in its set's sum */
+    for (int k = lane; k < nsets * ncomp; k += 32) {
+      double v = 0;
+      for (int q = 0; q < W; ++q) {
+        const double *pp = head + area * q + (size_t)k * 33;
+        for (int j = 0; j < 32; ++j) v += pp[j];
+      }
+      ss[k] = v;
+      if (!isfinite(v)) st |= GCUBA_ST_NONFINITE;
+    }
+    __syncwarp();
+    if (NC == 1) {
+      /* one lane per set for the rule sums, one per axis for the split */
+      const double S = lane < nsets ? ss[lane] : 0;
+      const gcuba_rule_set *rs = &r->set[lane < nsets ? lane : 0];
+      double q[GCUBA_RULE_NRULES], e[3], v, wv;
+      int k, kd, kw;
+      for (k = 0; k < GCUBA_RULE_NRULES; ++k)
+        q[k] = gcuba_warp_sum(lane < nsets ? rs->w[k] * S : 0);
+      for (k = 0; k < 3; ++k)
+        e[k] = gcuba_warp_max(
+            lane < nsets ? fabs(q[k + 2] + rs->scale[k] * q[k + 1]) *
+                               rs->norm[k]
+                         : 0);
+      v = -1;
+      wv = -1;
+      kd = kw = lane;
+      if (lane < ndim) {
+        v = gcuba_rule_fourthdiff(r, lane, fax[0], fax + 1);
+        if (!(v > 0)) v = 0;
+        wv = 2 * hw[lane];
+      }
+      gcuba_warp_argmax(&v, &kd);
+      gcuba_warp_argmax(&wv, &kw);
+      if (lane == 0) {
+        const double *cc = r->errcoeff;
+        double vol = 1, er;
+        for (int d = 0; d < ndim; ++d) vol *= 2 * hw[d];
+        if (cc[0] * e[0] <= e[1] && cc[0] * e[1] <= e[2])
+          er = vol * cc[1] * e[0];
+        else {
+          double m = e[0] > e[1] ? e[0] : e[1];
+          if (e[2] > m) m = e[2];
+          er = vol * cc[2] * m;
+        }
+        a.avg[i] = vol * q[0];
+        a.err[i] = er;
+        a.dims[i] = v > 0 ? kd : kw;
+      }
+    }
+    else
+      for (c = lane; c < ncomp; c += 32) {
+        double sc[GCUBA_RULE_MAXSETS], vol = 1, w2[GCUBA_RULE_MAXDIM];
+        int s;
+        for (s = 0; s < nsets; ++s) sc[s] = ss[s * ncomp + c];
+        for (int d = 0; d < ndim; ++d) {
+          vol *= 2 * hw[d];
+          w2[d] = 2 * hw[d];
+        }
+        gcuba_rule_combine(r, sc, vol, &a.avg[i * ncomp + c],
+                           &a.err[i * ncomp + c]);
+        a.dims[i * ncomp + c] = gcuba_rule_splitdim(
+            r, fax[c * nax], fax + c * nax + 1, 1,
+            gcuba_rule_widest(ndim, w2));
+      }
   }
   if (st) atomicOr(a.status, st);
-  __syncthreads();
-  /* fixed-order sums over the threads: a shuffle tree inside each warp,
-     then the warps' sums in order (T is a multiple of 32) */
-  for (int k = 0; k < nsets * ncomp; ++k) {
-    double v = part[(size_t)k * T + tid];
-    for (int off = 16; off > 0; off >>= 1)
-      v += __shfl_down_sync(0xffffffffu, v, off);
-    __syncwarp();
-    if ((tid & 31) == 0) wsum[k * (T / 32) + (tid >> 5)] = v;
-  }
-  __syncthreads();
-  for (int k = tid; k < nsets * ncomp; k += T) {
-    double sum = 0;
-    for (int wp = 0; wp < T / 32; ++wp) sum += wsum[k * (T / 32) + wp];
-    setsum[k] = sum; /* [s*ncomp + c] */
-  }
-  __syncthreads();
-  for (c = tid; c < ncomp; c += T) {
-    double ss[GCUBA_RULE_MAXSETS], vol = 1, w2[GCUBA_RULE_MAXDIM];
-    int fallback;
-    for (s = 0; s < nsets; ++s) ss[s] = setsum[s * ncomp + c];
-    for (int d = 0; d < ndim; ++d) {
-      vol *= 2 * hw[d];
-      w2[d] = 2 * hw[d];
-    }
-    gcuba_rule_combine(r, ss, vol, &a.avg[i * ncomp + c],
-                       &a.err[i * ncomp + c]);
-    fallback = gcuba_rule_widest(ndim, w2);
-    a.dims[i * ncomp + c] = gcuba_rule_splitdim(
-        r, fax[c * nax], fax + c * nax + 1, 1, fallback);
-  }
 }
 
 template <class F, int NC, int NDIM>
 static int gcuba_cuhre_launch1(const struct gcuba_cuhre_launch *a,
                                size_t smem, void *stream)
 {
+  const int per = GCUBA_CUHRE_BLOCK / 32 / a->wpr; /* regions per block */
   if (smem > 48 * 1024) {
     cudaError_t e = cudaFuncSetAttribute(
         gcuba_k_cuhre<F, NC, NDIM>,
@@ -174,7 +256,8 @@ static int gcuba_cuhre_launch1(const struct gcuba_cuhre_launch *a,
     if (e != cudaSuccess) return (int)e;
   }
   gcuba_k_cuhre<F, NC, NDIM>
-      <<<(unsigned)a->n, a->threads, smem, (cudaStream_t)stream>>>(*a);
+      <<<(unsigned)((a->n + per - 1) / per), GCUBA_CUHRE_BLOCK, smem,
+         (cudaStream_t)stream>>>(*a);
   return (int)cudaPeekAtLastError();
 }
 
@@ -191,13 +274,14 @@ static int gcuba_cuhre_launch_eval(const struct gcuba_cuhre_launch *a,
 {
   size_t smem;
   if (a->n <= 0) return 0;
-  if (a->ncomp > GCUBA_CUHRE_GPU_MAXCOMP)
+  if (a->ncomp > GCUBA_CUHRE_GPU_MAXCOMP ||
+      (a->wpr != 1 && a->wpr != 2 && a->wpr != 4))
     return (int)cudaErrorInvalidValue;
-  smem = gcuba_cuhre_smem(a->ndim, a->ncomp, GCUBA_RULE_MAXSETS, a->threads);
+  smem = gcuba_cuhre_smem(a->ndim, a->ncomp, a->nsets);
   if (a->ncomp > 1)
     return gcuba_cuhre_launch1<F, GCUBA_CUHRE_GPU_MAXCOMP, 0>(a, smem, stream);
 #if GCUBA_CUHRE_NDIMS
-  switch (a->ndim) {
+  if (a->ustride == GCUBA_CUHRE_USTRIDE(a->ndim)) switch (a->ndim) {
   case 2: return gcuba_cuhre_launch1<F, 1, 2>(a, smem, stream);
   case 3: return gcuba_cuhre_launch1<F, 1, 3>(a, smem, stream);
   case 4: return gcuba_cuhre_launch1<F, 1, 4>(a, smem, stream);
