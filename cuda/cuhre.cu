@@ -388,17 +388,22 @@ fail:
   return NULL;
 }
 
-__global__ void k_init(long long n, int ndim, const int *ndiv, double *lo,
+/* the initial divisions per axis, by value (no device copy) */
+struct dndiv {
+  int n[GCUBA_RULE_MAXDIM];
+};
+
+__global__ void k_init(long long n, int ndim, const dndiv ndiv, double *lo,
                        double *w)
 {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   long long k = i;
   for (int d = 0; d < ndim; ++d) {
-    int j = (int)(k % ndiv[d]);
-    k /= ndiv[d];
-    w[i * ndim + d] = 1.0 / ndiv[d];
-    lo[i * ndim + d] = (double)j / ndiv[d];
+    int j = (int)(k % ndiv.n[d]);
+    k /= ndiv.n[d];
+    w[i * ndim + d] = 1.0 / ndiv.n[d];
+    lo[i * ndim + d] = (double)j / ndiv.n[d];
   }
 }
 
@@ -412,16 +417,16 @@ static int init(void *ctx, const int *ndiv)
 {
   gpu *t = (gpu *)ctx;
   long long n = 1;
-  int d, *dd, rc;
-  for (d = 0; d < t->ndim; ++d) n *= ndiv[d];
+  int d, rc;
+  dndiv dd;
+  for (d = 0; d < t->ndim; ++d) {
+    n *= ndiv[d];
+    dd.n[d] = ndiv[d];
+  }
   if ((rc = reserve(t, n))) return rc;
-  CK(cudaMalloc(&dd, sizeof(int) * t->ndim));
-  CK(cudaMemcpy(dd, ndiv, sizeof(int) * t->ndim, cudaMemcpyHostToDevice));
   k_init<<<nblocks(n, 256), 256, 0, t->stream>>>(n, t->ndim, dd, t->a.lo,
                                                  t->a.w);
   CKL("k_init");
-  CK(cudaStreamSynchronize(t->stream));
-  CK(cudaFree(dd));
   t->n = n;
   t->nold = 0;
   t->haveparents = 0;
@@ -682,7 +687,7 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
   else memset(relerr, 0, sizeof(double) * t->ncomp);
   for (j = 0; j < GCUBA_HIST_BINS; ++j) {
     h->count[j] = cnt[j];
-    h->keysum[j] = (double)cnt[j] * gcuba_hist_mid(j);
+    h->keysum[j] = gcuba_hist_keysum(cnt[j], j);
     nrel += cnt[j];
   }
   h->nrel = t->n - nrel;

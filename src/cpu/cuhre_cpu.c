@@ -336,7 +336,7 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
     ++h->count[j];
   }
   for (c = 0; c < GCUBA_HIST_BINS; ++c)
-    h->keysum[c] = (double)h->count[c] * gcuba_hist_mid(c);
+    h->keysum[c] = gcuba_hist_keysum(h->count[c], c);
   return 0;
 }
 

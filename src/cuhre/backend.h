@@ -130,7 +130,15 @@ static inline double gcuba_hist_edge(int j)
 }
 static inline double gcuba_hist_mid(int j)
 {
-  return 0.5 * (gcuba_hist_edge(j) + gcuba_hist_edge(j + 1));
+  /* 0.5 (edge(j) + edge(j + 1)), exactly: (1 + (2k + 1)/16) 2^e */
+  return ldexp(1 + (double)(2 * (j % GCUBA_HIST_PEROCT) + 1) /
+               (2 * GCUBA_HIST_PEROCT),
+               GCUBA_HIST_LOG2MIN + j / GCUBA_HIST_PEROCT);
+}
+/* count * mid of bin j (most bins are empty: no ldexp for them) */
+static inline double gcuba_hist_keysum(long long count, int j)
+{
+  return count ? (double)count * gcuba_hist_mid(j) : 0.0;
 }
 
 #endif
