@@ -56,8 +56,8 @@ typedef struct {
   gcuba_rule *drule;
   double *du;               /* [ndim*ustride] the rule's points */
   double *dpart;            /* [2*ncomp*RED_BLOCKS] reduction partials */
-  double *dsum;             /* [2*ncomp] */
-  long long *dhcount;       /* [GCUBA_HIST_BINS] */
+  double *dsum;             /* [DSUM_DOUBLES] then the histogram: */
+  long long *dhcount;       /* [GCUBA_HIST_BINS], in the same block */
   unsigned int *dticket;    /* blocks done, for the last block's merge */
   int *dstatus;
   void *dtemp;              /* CUB temporary storage */
@@ -66,13 +66,23 @@ typedef struct {
   double *hbuf;             /* pinned host staging: HBUF_DOUBLES */
   cudaEvent_t ev[2];        /* around the rule kernel (verbosity >= 2) */
   double kms;               /* the rule kernel's milliseconds, this call */
+  /* the histogram computed with the last eval, for the classification
+     the driver announced (hint): used by hist when it asks for that one */
+  int spec;                 /* 1: queued with the next eval; 2: ready */
+  gcuba_classify spec_cl;   /* relfinish, epsrel, epsabs of the hint */
+  double spec_fin[GCUBA_CUHRE_GPU_MAXCOMP], spec_eps[2];
+  double spec_budget[GCUBA_CUHRE_GPU_MAXCOMP];
 } gpu;
 
 enum { KEEP = 0, FIN = 1, SPLIT = 2 };
-/* hbuf: sums [2*ncomp], status and counts [8], histogram [BINS] */
-#define HBUF_DOUBLES (2 * GCUBA_CUHRE_GPU_MAXCOMP + 8 + GCUBA_HIST_BINS)
-#define HBUF_MISC (2 * GCUBA_CUHRE_GPU_MAXCOMP)
-#define HBUF_HIST (HBUF_MISC + 8)
+/* dsum (device) and its host mirror hbuf: sums [2*ncomp] at 0; status,
+   then split and kept counts at DS_MISC; the errors relative-error
+   finishing finishes [ncomp] at DS_REL; then the histogram [BINS] */
+#define DSUM_DOUBLES 64
+#define DS_MISC (2 * GCUBA_CUHRE_GPU_MAXCOMP)
+#define DS_REL 32
+#define HBUF_DOUBLES (DSUM_DOUBLES + GCUBA_HIST_BINS)
+#define HBUF_HIST DSUM_DOUBLES
 #define MARK_SPLIT (1LL << 32)
 #define MARK_KEEP 1LL
 
@@ -200,7 +210,6 @@ static void release(gpu *t)
   cudaFree(t->du);
   cudaFree(t->dpart);
   cudaFree(t->dsum);
-  cudaFree(t->dhcount);
   cudaFree(t->dticket);
   cudaFree(t->dstatus);
   if (t->duser && t->duser != t->c->userdata) cudaFree(t->duser);
@@ -356,10 +365,9 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   if (fresh &&
       (GCUBA_CK(c, cudaMalloc(&t->drule, sizeof *r)) ||
        GCUBA_CK(c, cudaMalloc(&t->dpart,
-                              sizeof(double) * c->ncomp * RED_BLOCKS * 2)) ||
-       GCUBA_CK(c, cudaMalloc(&t->dsum, sizeof(double) * 2 * c->ncomp)) ||
-       GCUBA_CK(c, cudaMalloc(&t->dhcount,
-                              sizeof(long long) * GCUBA_HIST_BINS)) ||
+                              sizeof(double) * (2 * c->ncomp + 2) *
+                                  RED_BLOCKS)) ||
+       GCUBA_CK(c, cudaMalloc(&t->dsum, sizeof(double) * HBUF_DOUBLES)) ||
        GCUBA_CK(c, cudaMalloc(&t->dticket, sizeof(unsigned int))) ||
        GCUBA_CK(c, cudaMemsetAsync(t->dticket, 0, sizeof(unsigned int),
                                    t->stream)) ||
@@ -368,7 +376,13 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
        GCUBA_CK(c, cudaEventCreate(&t->ev[0])) ||
        GCUBA_CK(c, cudaEventCreate(&t->ev[1]))))
     goto fail;
+  t->dhcount = (long long *)(t->dsum + DSUM_DOUBLES);
   t->kms = 0;
+  t->spec = 0;
+  /* the status word is cleared by every k_sums; a launch that failed in an
+     earlier call may have left it set */
+  if (GCUBA_CK(c, cudaMemsetAsync(t->dstatus, 0, sizeof(int), t->stream)))
+    goto fail;
   if (fresh || t->rule.key != r->key || t->np != r->npoints) {
     t->rule = *r;
     t->np = r->npoints;
@@ -439,25 +453,12 @@ static long long minbatch(void *ctx) { return ((gpu *)ctx)->minbatch_; }
 static long long nleaves(void *ctx) { return ((gpu *)ctx)->n; }
 static long long nnew(void *ctx) { return ((gpu *)ctx)->n - ((gpu *)ctx)->nold; }
 
-__global__ void k_twolevel(long long npairs, long long first, int ncomp,
-                           const double *pavg, const double *perr,
-                           double *avg, double *err)
-{
-  long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= npairs * ncomp) return;
-  long long i = k / ncomp;
-  int c = (int)(k % ncomp);
-  double *a = avg + (first + 2 * i) * ncomp, *e = err + (first + 2 * i) * ncomp;
-  gcuba_twolevel(pavg[i * ncomp + c], perr[i * ncomp + c], &a[c], &e[c],
-                 &a[ncomp + c], &e[ncomp + c]);
-}
-
 /* The block's sums of v[0..nv) (one value per thread) go to
    part[blockIdx.x * nv + j]; the last block to finish adds the parts in
    block order into out[j] and rearms the ticket.  With the fixed grid the
    order of every addition is fixed. */
-__device__ static void reduce_parts(const double *v, int nv, double *part,
-                                    double *out, unsigned int *ticket)
+__device__ static int reduce_parts(const double *v, int nv, double *part,
+                                   double *out, unsigned int *ticket)
 {
   __shared__ double sh[RED_THREADS];
   __shared__ int last;
@@ -474,7 +475,7 @@ __device__ static void reduce_parts(const double *v, int nv, double *part,
   __threadfence();
   if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == gridDim.x - 1;
   __syncthreads();
-  if (!last) return;
+  if (!last) return 0;
   __threadfence();
   if (threadIdx.x < nv) {
     const volatile double *p = part;
@@ -483,6 +484,7 @@ __device__ static void reduce_parts(const double *v, int nv, double *part,
     out[threadIdx.x] = s;
   }
   if (threadIdx.x == 0) *ticket = 0;
+  return 1;
 }
 
 /* blocks of a fused pass over n leaves: up to RED_BLOCKS, fewer when n
@@ -494,89 +496,43 @@ static unsigned red_blocks(long long n)
   return b < 1 ? 1 : b > RED_BLOCKS ? RED_BLOCKS : (unsigned)b;
 }
 
-/* out[c] = sum_i avg[i*ncomp + c], out[ncomp + c] = the same of err */
-__global__ void k_sums(long long n, int ncomp, const double *avg,
-                       const double *err, double *part, double *out,
-                       unsigned int *ticket)
+/* The two-level error of the new pairs (children 2k, 2k+1 of parent k
+   from `first' on, when pavg != NULL), then out[c] = sum_i avg[i*ncomp +
+   c], out[ncomp + c] = the same of err; the last block also moves the
+   status word to out[DS_MISC] (clearing it) and clears the histogram */
+__global__ void k_sums(long long n, int ncomp, double *avg, double *err,
+                       long long first, const double *pavg,
+                       const double *perr, int *status, long long *count,
+                       double *part, double *out, unsigned int *ticket)
 {
   double v[2 * GCUBA_CUHRE_GPU_MAXCOMP];
   for (int c = 0; c < 2 * ncomp; ++c) v[c] = 0;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += (long long)gridDim.x * blockDim.x)
-    for (int c = 0; c < ncomp; ++c) {
-      v[c] += avg[i * ncomp + c];
-      v[ncomp + c] += err[i * ncomp + c];
+       i += (long long)gridDim.x * blockDim.x) {
+    int m = 1;
+    if (pavg && i >= first) {
+      long long k = (i - first) >> 1;
+      if ((i - first) & 1) continue; /* added with its sibling */
+      for (int c = 0; c < ncomp; ++c)
+        gcuba_twolevel(pavg[k * ncomp + c], perr[k * ncomp + c],
+                       &avg[i * ncomp + c], &err[i * ncomp + c],
+                       &avg[(i + 1) * ncomp + c], &err[(i + 1) * ncomp + c]);
+      m = 2;
     }
-  reduce_parts(v, 2 * ncomp, part, out, ticket);
-}
-
-/* Warps per region of the rule kernel: one when the batch gives every
-   SM about 48 warps, else two or four (never more warps than the rule
-   has rounds of 32 points), so that small batches still fill the card */
-static int warps_per_region(const gpu *t, long long n)
-{
-  const long long want = (long long)t->nsm * 48;
-  int w = 1;
-  while (w < 4 && 32 * 2 * w <= t->np + 31 && n * w < want) w *= 2;
-  return w;
-}
-
-static int eval(void *ctx, double *sumavg, double *sumerr)
-{
-  gpu *t = (gpu *)ctx;
-  struct gcuba_cuhre_launch a;
-  int status = 0, rc;
-  long long chunk = 1LL << 30;
-  CK(cudaMemsetAsync(t->dstatus, 0, sizeof(int), t->stream));
-  a.ndim = t->ndim;
-  a.ncomp = t->ncomp;
-  a.lo = t->a.lo;
-  a.w = t->a.w;
-  a.avg = t->a.avg;
-  a.err = t->a.err;
-  a.dims = t->a.dims;
-  a.rule = t->drule;
-  a.u = t->du;
-  a.ustride = t->ustride;
-  a.nsets = t->rule.nsets;
-  a.npoints = t->np;
-  a.userdata = t->duser;
-  a.status = t->dstatus;
-  const int timing = t->c->verbose >= 2 && t->n > t->nold;
-  if (timing) CK(cudaEventRecord(t->ev[0], t->stream));
-  for (a.first = t->nold; a.first < t->n; a.first += chunk) {
-    a.n = t->n - a.first < chunk ? t->n - a.first : chunk;
-    a.wpr = warps_per_region(t, a.n);
-    rc = t->c->integrand->gpu->cuhre_eval(&a, t->stream);
-    if (rc) return GCUBA_CK(t->c, (cudaError_t)rc);
+    for (int j = 0; j < m; ++j)
+      for (int c = 0; c < ncomp; ++c) {
+        v[c] += avg[(i + j) * ncomp + c];
+        v[ncomp + c] += err[(i + j) * ncomp + c];
+      }
   }
-  if (timing) CK(cudaEventRecord(t->ev[1], t->stream));
-  if (t->haveparents && t->n > t->nold) {
-    long long np2 = (t->n - t->nold) / 2;
-    k_twolevel<<<nblocks(np2 * t->ncomp, 256), 256, 0, t->stream>>>(
-        np2, t->nold, t->ncomp, t->pavg, t->perr, t->a.avg, t->a.err);
-    CKL("k_twolevel");
+  if (reduce_parts(v, 2 * ncomp, part, out, ticket)) {
+    if (threadIdx.x == 0) {
+      out[DS_MISC] = (double)*status;
+      *status = 0;
+    }
+    for (int j = threadIdx.x; j < GCUBA_HIST_BINS; j += blockDim.x)
+      count[j] = 0;
   }
-  k_sums<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
-      t->n, t->ncomp, t->a.avg, t->a.err, t->dpart, t->dsum, t->dticket);
-  CKL("k_sums");
-  CK(cudaMemcpyAsync(t->hbuf, t->dsum, sizeof(double) * 2 * t->ncomp,
-                     cudaMemcpyDeviceToHost, t->stream));
-  CK(cudaMemcpyAsync(&t->hbuf[HBUF_MISC], t->dstatus, sizeof(int),
-                     cudaMemcpyDeviceToHost, t->stream));
-  CK(cudaStreamSynchronize(t->stream));
-  if (timing) {
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, t->ev[0], t->ev[1]));
-    t->kms += ms;
-  }
-  memcpy(&status, &t->hbuf[HBUF_MISC], sizeof(int));
-  if (status & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
-  if (status & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
-  memcpy(sumavg, t->hbuf, sizeof(double) * t->ncomp);
-  memcpy(sumerr, t->hbuf + t->ncomp, sizeof(double) * t->ncomp);
-  t->nold = t->n;
-  return 0;
 }
 
 /* the classification's parameters, by value (budget included: no copy to
@@ -586,7 +542,20 @@ struct dclassify {
   long long split_max;
   double epsrel, epsabs, fin_thresh, split_thresh;
   double budget[GCUBA_CUHRE_GPU_MAXCOMP];
+  /* spec: the budget is the driver's, computed here from the sums of
+     k_sums (sums[c]) and the finished estimates fin[c], with the call's
+     epsrel and epsabs (the same operations as the driver's) */
+  int spec;
+  double fin[GCUBA_CUHRE_GPU_MAXCOMP], ceps[2];
 };
+
+__host__ __device__ static inline double spec_budget(double fin, double sum,
+                                                     const double *ceps)
+{
+  double b = fabs(fin + sum) * ceps[0];
+  b = b > ceps[1] ? b : ceps[1];
+  return b > 0 ? b : 1e-300;
+}
 
 /* the classification of one leaf (as the CPU backend's classify1) */
 __device__ static double d_key(const double *err, long long i, int ncomp,
@@ -624,11 +593,14 @@ __device__ static int d_classify(const darrays a, long long i, int ncomp,
    finish, summed into out when relfinish, and the histogram of the others'
    keys (per block in shared memory, then added to count) */
 __global__ void k_hist(long long n, int ncomp, darrays a, dclassify cl,
-                       long long *count, double *part, double *out,
-                       unsigned int *ticket)
+                       const double *sums, long long *count, double *part,
+                       double *out, unsigned int *ticket)
 {
   __shared__ unsigned int h[GCUBA_HIST_BINS];
   double v[GCUBA_CUHRE_GPU_MAXCOMP];
+  if (cl.spec)
+    for (int c = 0; c < ncomp; ++c)
+      cl.budget[c] = spec_budget(cl.fin[c], sums[c], cl.ceps);
   for (int j = threadIdx.x; j < GCUBA_HIST_BINS; j += blockDim.x) h[j] = 0;
   for (int c = 0; c < ncomp; ++c) v[c] = 0;
   __syncthreads();
@@ -662,28 +634,13 @@ static dclassify dcl(const gcuba_call *c, const gcuba_classify *cl)
   return d;
 }
 
-static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
-                double *relerr)
+/* the histogram part of hbuf into h (and relerr) */
+static void hist_out(gpu *t, int relfinish, gcuba_hist *h, double *relerr)
 {
-  gpu *t = (gpu *)ctx;
-  gcuba_classify rel = *cl;
-  long long nrel = 0, *cnt = (long long *)&t->hbuf[HBUF_HIST];
+  const long long *cnt = (const long long *)&t->hbuf[HBUF_HIST];
+  long long nrel = 0;
   int j;
-  rel.fin_thresh = -1;
-  rel.split_thresh = HUGE_VAL;
-  CK(cudaMemsetAsync(t->dhcount, 0, sizeof(long long) * GCUBA_HIST_BINS,
-                     t->stream));
-  k_hist<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
-      t->n, t->ncomp, t->a, dcl(t->c, &rel), t->dhcount, t->dpart, t->dsum,
-      t->dticket);
-  CKL("k_hist");
-  CK(cudaMemcpyAsync(cnt, t->dhcount, sizeof(long long) * GCUBA_HIST_BINS,
-                     cudaMemcpyDeviceToHost, t->stream));
-  if (cl->relfinish)
-    CK(cudaMemcpyAsync(t->hbuf, t->dsum, sizeof(double) * t->ncomp,
-                       cudaMemcpyDeviceToHost, t->stream));
-  CK(cudaStreamSynchronize(t->stream));
-  if (cl->relfinish) memcpy(relerr, t->hbuf, sizeof(double) * t->ncomp);
+  if (relfinish) memcpy(relerr, &t->hbuf[DS_REL], sizeof(double) * t->ncomp);
   else memset(relerr, 0, sizeof(double) * t->ncomp);
   for (j = 0; j < GCUBA_HIST_BINS; ++j) {
     h->count[j] = cnt[j];
@@ -691,6 +648,146 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
     nrel += cnt[j];
   }
   h->nrel = t->n - nrel;
+}
+
+/* does cl ask for the histogram that came with the last eval? */
+static int spec_matches(const gpu *t, const gcuba_classify *cl)
+{
+  int c;
+  if (t->spec != 2 || cl->relfinish != t->spec_cl.relfinish ||
+      cl->epsrel != t->spec_cl.epsrel || cl->epsabs != t->spec_cl.epsabs)
+    return 0;
+  for (c = 0; c < t->ncomp; ++c)
+    if (memcmp(&cl->budget[c], &t->spec_budget[c], sizeof(double))) return 0;
+  return 1;
+}
+
+static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
+                double *relerr)
+{
+  gpu *t = (gpu *)ctx;
+  gcuba_classify rel = *cl;
+  const int hit = spec_matches(t, cl);
+  t->spec = 0;
+  if (hit) {
+    hist_out(t, cl->relfinish, h, relerr);
+    return 0;
+  }
+  rel.fin_thresh = -1;
+  rel.split_thresh = HUGE_VAL;
+  CK(cudaMemsetAsync(t->dhcount, 0, sizeof(long long) * GCUBA_HIST_BINS,
+                     t->stream));
+  k_hist<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
+      t->n, t->ncomp, t->a, dcl(t->c, &rel), t->dsum, t->dhcount, t->dpart,
+      t->dsum + DS_REL, t->dticket);
+  CKL("k_hist");
+  CK(cudaMemcpyAsync(&t->hbuf[DS_REL], t->dsum + DS_REL,
+                     sizeof(double) * (HBUF_DOUBLES - DS_REL),
+                     cudaMemcpyDeviceToHost, t->stream));
+  CK(cudaStreamSynchronize(t->stream));
+  hist_out(t, cl->relfinish, h, relerr);
+  return 0;
+}
+
+/* The driver announces the relative-error part of the next
+   classification (its budget follows from the next eval's sums and
+   finavg): eval computes that histogram on the way */
+static void hint(void *ctx, const gcuba_classify *cl, const double *finavg)
+{
+  gpu *t = (gpu *)ctx;
+  t->spec = 1;
+  t->spec_cl = *cl;
+  t->spec_cl.budget = NULL;
+  memcpy(t->spec_fin, finavg, sizeof(double) * t->ncomp);
+  t->spec_eps[0] = t->c->epsrel;
+  t->spec_eps[1] = t->c->epsabs;
+}
+
+/* Warps per region of the rule kernel: one when the batch gives every
+   SM about 48 warps, else two or four (never more warps than the rule
+   has rounds of 32 points), so that small batches still fill the card */
+static int warps_per_region(const gpu *t, long long n)
+{
+  const long long want = (long long)t->nsm * 48;
+  int w = 1;
+  while (w < 4 && 32 * 2 * w <= t->np + 31 && n * w < want) w *= 2;
+  return w;
+}
+
+static int eval(void *ctx, double *sumavg, double *sumerr)
+{
+  gpu *t = (gpu *)ctx;
+  struct gcuba_cuhre_launch a;
+  int status = 0, rc, c;
+  long long chunk = 1LL << 30;
+  size_t back = DS_MISC + 1;
+  a.ndim = t->ndim;
+  a.ncomp = t->ncomp;
+  a.lo = t->a.lo;
+  a.w = t->a.w;
+  a.avg = t->a.avg;
+  a.err = t->a.err;
+  a.dims = t->a.dims;
+  a.rule = t->drule;
+  a.u = t->du;
+  a.ustride = t->ustride;
+  a.nsets = t->rule.nsets;
+  a.npoints = t->np;
+  a.userdata = t->duser;
+  a.status = t->dstatus;
+  const int timing = t->c->verbose >= 2 && t->n > t->nold;
+  if (timing) CK(cudaEventRecord(t->ev[0], t->stream));
+  for (a.first = t->nold; a.first < t->n; a.first += chunk) {
+    a.n = t->n - a.first < chunk ? t->n - a.first : chunk;
+    a.wpr = warps_per_region(t, a.n);
+    rc = t->c->integrand->gpu->cuhre_eval(&a, t->stream);
+    if (rc) return GCUBA_CK(t->c, (cudaError_t)rc);
+  }
+  if (timing) CK(cudaEventRecord(t->ev[1], t->stream));
+  k_sums<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
+      t->n, t->ncomp, t->a.avg, t->a.err, t->nold,
+      t->haveparents ? t->pavg : NULL, t->perr, t->dstatus, t->dhcount,
+      t->dpart, t->dsum, t->dticket);
+  CKL("k_sums");
+  if (t->spec == 1) {
+    /* the announced classification's histogram, in the same round trip */
+    dclassify d;
+    memset(&d, 0, sizeof d);
+    d.relfinish = t->spec_cl.relfinish;
+    d.epsrel = t->spec_cl.epsrel;
+    d.epsabs = t->spec_cl.epsabs;
+    d.fin_thresh = -1;
+    d.split_thresh = HUGE_VAL;
+    d.split_max = -1;
+    d.spec = 1;
+    memcpy(d.fin, t->spec_fin, sizeof(double) * t->ncomp);
+    d.ceps[0] = t->spec_eps[0];
+    d.ceps[1] = t->spec_eps[1];
+    k_hist<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
+        t->n, t->ncomp, t->a, d, t->dsum, t->dhcount, t->dpart,
+        t->dsum + DS_REL, t->dticket);
+    CKL("k_hist");
+    back = HBUF_DOUBLES;
+  }
+  CK(cudaMemcpyAsync(t->hbuf, t->dsum, sizeof(double) * back,
+                     cudaMemcpyDeviceToHost, t->stream));
+  CK(cudaStreamSynchronize(t->stream));
+  if (timing) {
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, t->ev[0], t->ev[1]));
+    t->kms += ms;
+  }
+  status = (int)t->hbuf[DS_MISC];
+  if (status & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
+  if (status & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
+  memcpy(sumavg, t->hbuf, sizeof(double) * t->ncomp);
+  memcpy(sumerr, t->hbuf + t->ncomp, sizeof(double) * t->ncomp);
+  if (t->spec == 1) {
+    for (c = 0; c < t->ncomp; ++c)
+      t->spec_budget[c] = spec_budget(t->spec_fin[c], sumavg[c], t->spec_eps);
+    t->spec = 2;
+  }
+  t->nold = t->n;
   return 0;
 }
 
@@ -701,8 +798,8 @@ __global__ void k_mark(long long n, int ncomp, darrays a, dclassify cl,
                        unsigned char *cls, long long *mark, double *part,
                        double *out, unsigned int *ticket)
 {
-  double v[2 * GCUBA_CUHRE_GPU_MAXCOMP];
-  for (int c = 0; c < 2 * ncomp; ++c) v[c] = 0;
+  double v[2 * GCUBA_CUHRE_GPU_MAXCOMP + 2];
+  for (int c = 0; c < 2 * ncomp + 2; ++c) v[c] = 0;
   if (blockIdx.x == 0 && threadIdx.x == 0) mark[n] = 0;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
@@ -710,13 +807,15 @@ __global__ void k_mark(long long n, int ncomp, darrays a, dclassify cl,
     int k = d_classify(a, i, ncomp, cl, &key);
     cls[i] = (unsigned char)k;
     mark[i] = k == SPLIT ? MARK_SPLIT : k == KEEP ? MARK_KEEP : 0;
+    v[2 * ncomp] += k == SPLIT;
+    v[2 * ncomp + 1] += k == KEEP;
     if (k == FIN)
       for (int c = 0; c < ncomp; ++c) {
         v[c] += a.avg[i * ncomp + c];
         v[ncomp + c] += a.err[i * ncomp + c];
       }
   }
-  reduce_parts(v, 2 * ncomp, part, out, ticket);
+  reduce_parts(v, 2 * ncomp + 2, part, out, ticket);
 }
 
 /* Kept leaves move to the front in order; split leaves become two
@@ -772,7 +871,7 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
                  double *finerr)
 {
   gpu *t = (gpu *)ctx;
-  long long total, nsplit0, nkeep, nsplit, nnext;
+  long long nsplit0, nkeep, nsplit, nnext;
   const dclassify d = dcl(t->c, cl);
   size_t bytes = t->tempbytes;
   darrays sw;
@@ -784,20 +883,18 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
   CKL("k_mark");
   CK(cub::DeviceScan::ExclusiveSum(t->dtemp, bytes, t->mark, t->pos,
                                    (int)(t->n + 1), t->stream));
-  CK(cudaMemcpyAsync(t->hbuf, t->dsum, sizeof(double) * 2 * t->ncomp,
-                     cudaMemcpyDeviceToHost, t->stream));
-  CK(cudaMemcpyAsync(&t->hbuf[HBUF_MISC], t->pos + t->n, sizeof(long long),
+  /* the finished sums and the split and kept counts (exact in doubles) */
+  CK(cudaMemcpyAsync(t->hbuf, t->dsum, sizeof(double) * (2 * t->ncomp + 2),
                      cudaMemcpyDeviceToHost, t->stream));
   CK(cudaStreamSynchronize(t->stream));
-  memcpy(&total, &t->hbuf[HBUF_MISC], sizeof total);
   for (c = 0; c < t->ncomp; ++c) {
     finavg[c] += t->hbuf[c];
     finerr[c] += t->hbuf[t->ncomp + c];
   }
-  nsplit0 = total >> 32;
+  nsplit0 = (long long)t->hbuf[2 * t->ncomp];
   nsplit = cl->split_max >= 0 && nsplit0 > cl->split_max ? cl->split_max
                                                           : nsplit0;
-  nkeep = (total & 0xffffffffLL) + (nsplit0 - nsplit);
+  nkeep = (long long)t->hbuf[2 * t->ncomp + 1] + (nsplit0 - nsplit);
   nnext = nkeep + 2 * nsplit;
   if (nnext > t->cap) {
     /* grow: the classification must be redone on the moved data */
@@ -895,4 +992,4 @@ static double kernel_ms(void *ctx)
 
 extern "C" const gcuba_cuhre_ops gcuba_cuhre_cuda = {
     "gpu", create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
-    hist, apply, kernel_ms};
+    hist, apply, kernel_ms, hint};

@@ -94,6 +94,12 @@ typedef struct gcuba_cuhre_ops {
      device when the call's verbosity is 2 or more; NULL or < 0: not
      measured */
   double (*kernel_ms)(void *ctx);
+  /* optional (NULL: none): the relative-error part of the classification
+     the driver will ask hist for after the next eval (relfinish, epsrel,
+     epsabs of cl; cl->budget unused), with the finished estimates finavg
+     from which, with the next eval's sums, it forms the budget.  A backend
+     may compute that histogram with the eval, saving a round trip. */
+  void (*hint)(void *ctx, const gcuba_classify *cl, const double *finavg);
 } gcuba_cuhre_ops;
 
 #ifdef __cplusplus

@@ -361,6 +361,15 @@ static void run(cuhre *t)
     long long nnew = t->ops->nnew(t->ctx), nleaves;
     int converged = 1, worst = 0;
     double excess = 0, t0 = now_ms(), t1;
+    if (t->ops->hint && t->iter >= t->nfull) {
+      /* what choose_thresholds will ask first (see below) */
+      gcuba_classify h;
+      memset(&h, 0, sizeof h);
+      h.relfinish = !(c->flags & GCUBA_NORELFINISH) && t->relfrac > 0;
+      h.epsrel = t->relfrac * c->epsrel;
+      h.epsabs = t->relfrac * c->epsabs;
+      t->ops->hint(t->ctx, &h, t->finavg);
+    }
     if ((rc = t->ops->eval(t->ctx, t->sumavg, t->sumerr))) {
       gcuba_fail(c, rc, rc == GCUBA_FAIL_ABORT ? "at iteration %lld"
                  : "at iteration %lld (the estimate so far is returned)",
