@@ -34,8 +34,13 @@
 #endif
 #define RED_THREADS 256
 
+/* Leaves, structure of arrays.  Every width is a power of two (the start
+   divides each axis in 1 or 2, splits halve): wk holds its exponent,
+   w = 2^-wk, which takes a quarter of the memory of a double and is
+   exact. */
 typedef struct {
-  double *lo, *w, *avg, *err;
+  double *lo, *avg, *err;
+  unsigned short *wk;
   int *dims;
 } darrays;
 
@@ -100,14 +105,14 @@ enum { KEEP = 0, FIN = 1, SPLIT = 2 };
 /* bytes of device memory per leaf region */
 static long long region_bytes(int ndim, int ncomp)
 {
-  return 2 * (8LL * (2 * ndim + 2 * ncomp) + 4LL * ncomp) + 8LL * ncomp +
-         1 + 2 * 8;
+  return 2 * (8LL * (ndim + 2 * ncomp) + 2LL * ndim + 4LL * ncomp) +
+         8LL * ncomp + 1 + 2 * 8;
 }
 
 static void free_arrays(darrays *a)
 {
   cudaFree(a->lo);
-  cudaFree(a->w);
+  cudaFree(a->wk);
   cudaFree(a->avg);
   cudaFree(a->err);
   cudaFree(a->dims);
@@ -117,7 +122,7 @@ static void free_arrays(darrays *a)
 static int alloc_arrays(gpu *t, darrays *a, long long cap)
 {
   CK(cudaMalloc(&a->lo, sizeof(double) * cap * t->ndim));
-  CK(cudaMalloc(&a->w, sizeof(double) * cap * t->ndim));
+  CK(cudaMalloc(&a->wk, sizeof(unsigned short) * cap * t->ndim));
   CK(cudaMalloc(&a->avg, sizeof(double) * cap * t->ncomp));
   CK(cudaMalloc(&a->err, sizeof(double) * cap * t->ncomp));
   CK(cudaMalloc(&a->dims, sizeof(int) * cap * t->ncomp));
@@ -167,7 +172,8 @@ static int reserve(gpu *t, long long n)
   if (keep > 0) {
     CK(cudaMemcpyAsync(na.lo, t->a.lo, sizeof(double) * keep * t->ndim,
                        cudaMemcpyDeviceToDevice, t->stream));
-    CK(cudaMemcpyAsync(na.w, t->a.w, sizeof(double) * keep * t->ndim,
+    CK(cudaMemcpyAsync(na.wk, t->a.wk,
+                       sizeof(unsigned short) * keep * t->ndim,
                        cudaMemcpyDeviceToDevice, t->stream));
     CK(cudaMemcpyAsync(na.avg, t->a.avg, sizeof(double) * keep * t->ncomp,
                        cudaMemcpyDeviceToDevice, t->stream));
@@ -402,13 +408,14 @@ fail:
   return NULL;
 }
 
-/* the initial divisions per axis, by value (no device copy) */
+/* the initial divisions per axis (powers of two: log2 in k), by value (no
+   device copy) */
 struct dndiv {
-  int n[GCUBA_RULE_MAXDIM];
+  int n[GCUBA_RULE_MAXDIM], k[GCUBA_RULE_MAXDIM];
 };
 
 __global__ void k_init(long long n, int ndim, const dndiv ndiv, double *lo,
-                       double *w)
+                       unsigned short *wk)
 {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -416,8 +423,8 @@ __global__ void k_init(long long n, int ndim, const dndiv ndiv, double *lo,
   for (int d = 0; d < ndim; ++d) {
     int j = (int)(k % ndiv.n[d]);
     k /= ndiv.n[d];
-    w[i * ndim + d] = 1.0 / ndiv.n[d];
-    lo[i * ndim + d] = (double)j / ndiv.n[d];
+    wk[i * ndim + d] = (unsigned short)ndiv.k[d];
+    lo[i * ndim + d] = ldexp((double)j, -ndiv.k[d]);
   }
 }
 
@@ -436,10 +443,14 @@ static int init(void *ctx, const int *ndiv)
   for (d = 0; d < t->ndim; ++d) {
     n *= ndiv[d];
     dd.n[d] = ndiv[d];
+    for (dd.k[d] = 0; (1 << dd.k[d]) < ndiv[d]; ++dd.k[d]) continue;
+    if ((1 << dd.k[d]) != ndiv[d])
+      return gcuba_fail(t->c, GCUBA_FAIL_PARAM,
+                        "initial divisions not a power of two");
   }
   if ((rc = reserve(t, n))) return rc;
   k_init<<<nblocks(n, 256), 256, 0, t->stream>>>(n, t->ndim, dd, t->a.lo,
-                                                 t->a.w);
+                                                 t->a.wk);
   CKL("k_init");
   t->n = n;
   t->nold = 0;
@@ -724,7 +735,7 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   a.ndim = t->ndim;
   a.ncomp = t->ncomp;
   a.lo = t->a.lo;
-  a.w = t->a.w;
+  a.wk = t->a.wk;
   a.avg = t->a.avg;
   a.err = t->a.err;
   a.dims = t->a.dims;
@@ -838,7 +849,7 @@ __global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
     long long k = kr + demoted;
     for (int d = 0; d < ndim; ++d) {
       b.lo[k * ndim + d] = a.lo[i * ndim + d];
-      b.w[k * ndim + d] = a.w[i * ndim + d];
+      b.wk[k * ndim + d] = a.wk[i * ndim + d];
     }
     for (int c = 0; c < ncomp; ++c) {
       b.avg[k * ncomp + c] = a.avg[i * ncomp + c];
@@ -851,14 +862,15 @@ __global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
     d_key(a.err, i, ncomp, cl.budget, &comp);
     ax = a.dims[i * ncomp + comp];
     for (int d = 0; d < ndim; ++d) {
-      double l = a.lo[i * ndim + d], w = a.w[i * ndim + d];
+      double l = a.lo[i * ndim + d];
+      unsigned short e = a.wk[i * ndim + d];
       if (d == ax) {
-        w *= 0.5;
+        ++e;
         b.lo[k * ndim + d] = l;
-        b.lo[(k + 1) * ndim + d] = l + w;
+        b.lo[(k + 1) * ndim + d] = l + ldexp(1.0, -(int)e);
       } else
         b.lo[k * ndim + d] = b.lo[(k + 1) * ndim + d] = l;
-      b.w[k * ndim + d] = b.w[(k + 1) * ndim + d] = w;
+      b.wk[k * ndim + d] = b.wk[(k + 1) * ndim + d] = e;
     }
     for (int c = 0; c < ncomp; ++c) {
       pavg[par * ncomp + c] = a.avg[i * ncomp + c];
@@ -929,11 +941,29 @@ static int load(void *ctx, const gcuba_region_set *s)
   gpu *t = (gpu *)ctx;
   size_t nn = (size_t)(s->n - s->nold) / 2 * t->ncomp;
   int rc;
+  size_t nw = (size_t)s->n * t->ndim, j;
+  unsigned short *wk;
   t->n = 0;
   if ((rc = reserve(t, s->n))) return rc;
+  /* the widths as exponents: anything but a power of two >= 2^-65535 is
+     not a region gcuba made */
+  if (!(wk = (unsigned short *)malloc(sizeof *wk * nw + 1)))
+    return gcuba_fail(t->c, GCUBA_FAIL_NOMEM, "state file");
+  for (j = 0; j < nw; ++j) {
+    int e;
+    double m = frexp(s->w[j], &e);
+    if (m != 0.5 || e > 1 || e < 1 - 65535) {
+      free(wk);
+      return gcuba_fail(t->c, GCUBA_FAIL_STATE, "state file: region width "
+                        "%g is not a power of two", s->w[j]);
+    }
+    wk[j] = (unsigned short)(1 - e);
+  }
+  rc = GCUBA_CK(t->c, cudaMemcpy(t->a.wk, wk, sizeof *wk * nw,
+                                 cudaMemcpyHostToDevice));
+  free(wk);
+  if (rc) return rc;
   CK(cudaMemcpy(t->a.lo, s->lo, sizeof(double) * s->n * t->ndim,
-                cudaMemcpyHostToDevice));
-  CK(cudaMemcpy(t->a.w, s->w, sizeof(double) * s->n * t->ndim,
                 cudaMemcpyHostToDevice));
   CK(cudaMemcpy(t->a.avg, s->avg, sizeof(double) * s->nold * t->ncomp,
                 cudaMemcpyHostToDevice));
@@ -974,7 +1004,18 @@ static int save(void *ctx, gcuba_region_set *s)
       !s->perr)
     return GCUBA_FAIL_NOMEM;
   CK(cudaMemcpy(s->lo, t->a.lo, nb, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(s->w, t->a.w, nb, cudaMemcpyDeviceToHost));
+  {
+    size_t nw = (size_t)t->n * t->ndim, j;
+    unsigned short *wk = (unsigned short *)malloc(sizeof *wk * nw + 1);
+    if (!wk) return GCUBA_FAIL_NOMEM;
+    if (GCUBA_CK(t->c, cudaMemcpy(wk, t->a.wk, sizeof *wk * nw,
+                                  cudaMemcpyDeviceToHost))) {
+      free(wk);
+      return t->c->fail;
+    }
+    for (j = 0; j < nw; ++j) s->w[j] = ldexp(1.0, -(int)wk[j]);
+    free(wk);
+  }
   CK(cudaMemcpy(s->avg, t->a.avg, rb, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(s->err, t->a.err, rb, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(s->dims, t->a.dims, sizeof(int) * t->nold * t->ncomp,

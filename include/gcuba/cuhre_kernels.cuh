@@ -37,7 +37,8 @@
 struct gcuba_cuhre_launch {
   int ndim, ncomp;
   long long first, n;          /* the regions [first, first + n) */
-  const double *lo, *w;        /* [i*ndim + d] lower corner and width */
+  const double *lo;            /* [i*ndim + d] lower corner */
+  const unsigned short *wk;    /* [i*ndim + d] width 2^-wk */
   double *avg, *err;           /* [i*ncomp + c] results */
   int *dims;                   /* [i*ncomp + c] split axis per component */
   const gcuba_rule *rule;      /* device copy */
@@ -118,9 +119,9 @@ __global__ void __launch_bounds__(GCUBA_CUHRE_BLOCK)
   int st = 0, c;
 
   if (live && t < ndim) {
-    double wd = a.w[i * ndim + t];
-    hw[t] = 0.5 * wd;
-    cen[t] = a.lo[i * ndim + t] + 0.5 * wd;
+    const double h = ldexp(1.0, -1 - (int)a.wk[i * ndim + t]);
+    hw[t] = h;
+    cen[t] = a.lo[i * ndim + t] + h;
   }
   if (W == 1) __syncwarp();
   else __syncthreads();
