@@ -90,8 +90,10 @@ typedef struct {
 
 /* Most active regions the backend may hold: GCUBA_MEMLIMIT (bytes, K/M/G
    suffix) or a quarter of the physical memory, over the bytes a region
-   needs. */
-static long long max_regions(gcuba_call *c)
+   needs.  Without GCUBA_MEMLIMIT a device store is bounded by the device
+   alone (create lowers the limit to what its memory holds), unless a
+   state file will copy the regions to the host. */
+static long long max_regions(gcuba_call *c, int device)
 {
   const char *s = getenv("GCUBA_MEMLIMIT");
   double bytes = 0;
@@ -108,7 +110,9 @@ static long long max_regions(gcuba_call *c)
       gcuba_fail(c, GCUBA_FAIL_ENV, "GCUBA_MEMLIMIT=%s", s);
       return -1;
     }
-  } else {
+  } else if (device && !c->statefile)
+    return 1LL << 62;
+  else {
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     bytes = pages > 0 && psize > 0 ? 0.25 * pages * (double)psize : 1e9;
   }
@@ -500,14 +504,14 @@ void gcuba_cuhre_run(gcuba_call *c)
   if (bk == GCUBA_BK_GPU) t.ops = &gcuba_cuhre_cuda;
 #endif
   gcuba_set_last_backend(bk);
-  t.maxregions = max_regions(c);
+  t.maxregions = max_regions(c, t.ops != &gcuba_cuhre_cpu);
   if (t.maxregions < 0) return;
   gcuba_log(c, 2, "ndim %d, ncomp %d, epsrel %g, epsabs %g, flags %d, "
             "mineval %lld, maxeval %lld, key %d (degree-%d rule, %d points),"
-            " statefile %s, region limit %lld", c->ndim, c->ncomp, c->epsrel,
+            " statefile %s", c->ndim, c->ncomp, c->epsrel,
             c->epsabs, c->flags, c->mineval, c->maxeval, c->key,
             t.rule.degree, t.rule.npoints,
-            c->statefile ? c->statefile : "none", t.maxregions);
+            c->statefile ? c->statefile : "none");
   mem = (double *)calloc((size_t)c->ncomp * 11, sizeof(double));
   t.chi = (gcuba_vegas_combine_t *)calloc((size_t)c->ncomp, sizeof *t.chi);
   t.hist = (gcuba_hist *)malloc(sizeof *t.hist);
@@ -536,6 +540,7 @@ void gcuba_cuhre_run(gcuba_call *c)
   t.ctx = t.ops->create(c, &t.rule, &t.maxregions, &fail);
   t.tm[3] = now_ms() - t.tm[3];
   if (t.ctx) {
+    gcuba_log(c, 2, "region limit %lld", t.maxregions);
     t.minbatch = t.ops->minbatch(t.ctx);
     if (getenv("GCUBA_CUHRE_MINBATCH")) {
       long long mb = atoll(getenv("GCUBA_CUHRE_MINBATCH"));
