@@ -156,6 +156,16 @@ int main(void)
      "%lld evaluations (fail %d)", a.integral[0], a.error[0], a.neval,
      a.fail);
   battery_backend();
+  /* deeper: the finished errors take at most 3/4 of the tolerance and one
+     iteration's finishing a quarter of what is left, so finishing goes on
+     (with 1/2 and 1/2 it stopped early and this took 2.9e10 evaluations) */
+  cuhre(&a, 5, 1, S(f4), 1, 2.56e-9, 0, 0, 100000000000LL, 0);
+  ok(a.fail == 0 && fabs(a.integral[0] - 1.791326036748786e-06) <=
+                        2.56e-9 * 1.791326036748786e-06 &&
+     a.neval < 3000000000LL,
+     "f4 5D at 2.56e-9, finishing kept on: %.15g +- %.2e, %lld evaluations "
+     "(fail %d)", a.integral[0], a.error[0], a.neval, a.fail);
+  battery_backend();
 
   /* thread count: bit-identical results */
   gcubacores(&one, &one);
