@@ -166,6 +166,15 @@ int main(void)
      "f4 5D at 2.56e-9, finishing kept on: %.15g +- %.2e, %lld evaluations "
      "(fail %d)", a.integral[0], a.error[0], a.neval, a.fail);
   battery_backend();
+  /* finishing off: every region stays; the minimum batch counts only
+     those that carry the error (with 5% of all regions it took 2.0e9) */
+  cuhre(&a, 5, 1, S(f4), 1, 1e-7, GCUBA_NORELFINISH, 0, 100000000000LL, 0);
+  ok(a.fail == 0 && fabs(a.integral[0] - 1.791326036748786e-06) <=
+                        1e-7 * 1.791326036748786e-06 &&
+     a.neval < 500000000,
+     "f4 5D at 1e-7 without finishing: %.15g +- %.2e, %lld evaluations "
+     "(fail %d)", a.integral[0], a.error[0], a.neval, a.fail);
+  battery_backend();
 
   /* thread count: bit-identical results */
   gcubacores(&one, &one);
