@@ -4,7 +4,12 @@
    -999 and NaN reported through the status word, userdata in device
    memory reaching the integrand.  This file is part of gcuba. */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 #include <cuda_runtime.h>
+/* the integrands of this file get only the rule kernel for any
+   dimension (the suite's have the ones for ndim 2..8 too) */
+#define GCUBA_CUHRE_NDIMS 0
 #define SUITE_HAVE_CU 1
 #include "suite.h"
 #include "gpu.h"
@@ -43,6 +48,31 @@ static int run(gintegrand_t fg, gintegrand_t fc, int ndim, int ncomp,
     }
   }
   return 0;
+}
+
+/* prod_i (1 + x_i^2): integral (4/3)^ndim */
+GCUBA_INTEGRAND(poly)(const int *ndim, const double x[], const int *ncomp,
+                      double f[], void *userdata)
+{
+  double p = 1;
+  for (int i = 0; i < *ndim; ++i) p *= 1 + x[i] * x[i];
+  f[0] = p;
+  return 0;
+}
+
+/* gCuhre through the rule kernel for any dimension */
+static void generic_kernel(int ndim, double epsrel)
+{
+  long long neval;
+  int nregions, fail;
+  double integral, error, prob, truth = pow(4.0 / 3, ndim);
+  llgCuhre(ndim, 1, poly, NULL, 1, epsrel, 0, 0, 0, 2000000000LL, 0, NULL,
+           NULL, &nregions, &neval, &fail, &integral, &error, &prob);
+  ok(fail == 0 && fabs(integral - truth) <= epsrel * truth &&
+         strcmp(gcuba_last_backend(), "gpu") == 0,
+     "%dD, rule kernel for any dimension: fail %d, %.15g (true %.15g), "
+     "%lld evaluations, backend %s", ndim, fail, integral, truth, neval,
+     gcuba_last_backend());
 }
 
 int main(void)
@@ -95,5 +125,8 @@ int main(void)
   CK(cudaFree(df));
   CK(cudaFree(dst));
   CK(cudaFree(dp));
+  setenv("GCUBA_DEVICE", "gpu", 1);
+  generic_kernel(3, 1e-9);
+  generic_kernel(10, 1e-6);
   return battery_done();
 }
