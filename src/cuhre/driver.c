@@ -237,6 +237,16 @@ static int load_state(cuhre *t)
   return 1;
 }
 
+/* the relative-error part of the classification at the current
+   threshold (what the driver announces to the backend with hint, and
+   what choose_thresholds starts from) */
+static void relative_part(const cuhre *t, gcuba_classify *cl)
+{
+  cl->relfinish = !(t->c->flags & GCUBA_NORELFINISH) && t->relfrac > 0;
+  cl->epsrel = t->relfrac * t->c->epsrel;
+  cl->epsabs = t->relfrac * t->c->epsabs;
+}
+
 /* Thresholds of this iteration (after the first): split the leaves of
    largest key until their keys add up to GAMMA times the excess of the
    error over the budget (in budget units), but at least a minimum batch;
@@ -267,14 +277,12 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
                 "would take %.3g of the tolerance %.3g (component %d)",
                 t->finerr[comp] + t->e[comp], t->budget[comp], comp + 1);
       t->relfrac = 0;
-      cl->relfinish = 0;
     } else
       gcuba_log(c, 2, "relative-error finishing at %g epsrel: at the "
                 "threshold before, the finished errors would take %.3g of "
                 "the tolerance %.3g (component %d)", t->relfrac,
                 t->finerr[comp] + t->e[comp], t->budget[comp], comp + 1);
-    cl->epsrel = t->relfrac * c->epsrel;
-    cl->epsabs = t->relfrac * c->epsabs;
+    relative_part(t, cl);
     t->ops->hist(t->ctx, cl, h, t->e);
   }
   nkeep = n - h->nrel;
@@ -390,9 +398,7 @@ static void run(cuhre *t)
       /* what choose_thresholds will ask first (see below) */
       gcuba_classify h;
       memset(&h, 0, sizeof h);
-      h.relfinish = !(c->flags & GCUBA_NORELFINISH) && t->relfrac > 0;
-      h.epsrel = t->relfrac * c->epsrel;
-      h.epsabs = t->relfrac * c->epsabs;
+      relative_part(t, &h);
       t->ops->hint(t->ctx, &h, t->finavg);
     }
     if ((rc = t->ops->eval(t->ctx, t->sumavg, t->sumerr))) {
@@ -461,9 +467,7 @@ static void run(cuhre *t)
       }
     } else {
       t->capped = 0;
-      cl.relfinish = !(c->flags & GCUBA_NORELFINISH) && t->relfrac > 0;
-      cl.epsrel = t->relfrac * c->epsrel;
-      cl.epsabs = t->relfrac * c->epsabs;
+      relative_part(t, &cl);
       if (choose_thresholds(t, &cl, excess)) {
         c->fail = 1;
         gcuba_log(c, 1, "out of memory for regions (limit %lld): the best "
