@@ -56,7 +56,7 @@ typedef struct {
   darrays a, b;
   double *pavg, *perr;      /* [cap/2*ncomp] */
   unsigned char *cls;       /* [cap] */
-  long long *mark, *pos;    /* [cap+1]: (split << 32 | keep) per leaf,
+  long long *mark, *pos;    /* [cap]: (split << 32 | keep) per leaf,
                                and its exclusive scan */
   gcuba_rule *drule;
   double *du;               /* [ndim*ustride] the rule's points */
@@ -75,7 +75,7 @@ typedef struct {
      the driver announced (hint): used by hist when it asks for that one */
   int spec;                 /* 1: queued with the next eval; 2: ready */
   gcuba_classify spec_cl;   /* relfinish, epsrel, epsabs of the hint */
-  double spec_fin[GCUBA_CUHRE_GPU_MAXCOMP], spec_eps[2];
+  double spec_fin[GCUBA_CUHRE_GPU_MAXCOMP];
   double spec_budget[GCUBA_CUHRE_GPU_MAXCOMP];
 } gpu;
 
@@ -198,9 +198,9 @@ static int reserve(gpu *t, long long n)
   t->perr = ne2;
   if (alloc_arrays(t, &t->b, cap)) return t->c->fail;
   CK(cudaMalloc(&t->cls, cap));
-  CK(cudaMalloc(&t->mark, sizeof(long long) * (cap + 1)));
-  CK(cudaMalloc(&t->pos, sizeof(long long) * (cap + 1)));
-  t->tempbytes = scan_bytes(cap + 1);
+  CK(cudaMalloc(&t->mark, sizeof(long long) * cap));
+  CK(cudaMalloc(&t->pos, sizeof(long long) * cap));
+  t->tempbytes = scan_bytes(cap);
   CK(cudaMalloc(&t->dtemp, t->tempbytes));
   t->cap = cap;
   gcuba_log(t->c, 2, "device region store: %lld regions", cap);
@@ -641,8 +641,18 @@ static dclassify dcl(const gcuba_call *c, const gcuba_classify *cl)
   d.epsabs = cl->epsabs;
   d.fin_thresh = cl->fin_thresh;
   d.split_thresh = cl->split_thresh;
-  memcpy(d.budget, cl->budget, sizeof(double) * c->ncomp);
+  if (cl->budget) memcpy(d.budget, cl->budget, sizeof(double) * c->ncomp);
   return d;
+}
+
+/* what hist classifies by: cl's relative-error part alone */
+static dclassify dcl_rel(const gcuba_call *c, const gcuba_classify *cl)
+{
+  gcuba_classify rel = *cl;
+  rel.fin_thresh = -1;
+  rel.split_thresh = HUGE_VAL;
+  rel.split_max = -1;
+  return dcl(c, &rel);
 }
 
 /* the histogram part of hbuf into h (and relerr) */
@@ -677,19 +687,16 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
                 double *relerr)
 {
   gpu *t = (gpu *)ctx;
-  gcuba_classify rel = *cl;
   const int hit = spec_matches(t, cl);
   t->spec = 0;
   if (hit) {
     hist_out(t, cl->relfinish, h, relerr);
     return 0;
   }
-  rel.fin_thresh = -1;
-  rel.split_thresh = HUGE_VAL;
   CK(cudaMemsetAsync(t->dhcount, 0, sizeof(long long) * GCUBA_HIST_BINS,
                      t->stream));
   k_hist<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
-      t->n, t->ncomp, t->a, dcl(t->c, &rel), t->dsum, t->dhcount, t->dpart,
+      t->n, t->ncomp, t->a, dcl_rel(t->c, cl), t->dsum, t->dhcount, t->dpart,
       t->dsum + DS_REL, t->dticket);
   CKL("k_hist");
   CK(cudaMemcpyAsync(&t->hbuf[DS_REL], t->dsum + DS_REL,
@@ -710,8 +717,6 @@ static void hint(void *ctx, const gcuba_classify *cl, const double *finavg)
   t->spec_cl = *cl;
   t->spec_cl.budget = NULL;
   memcpy(t->spec_fin, finavg, sizeof(double) * t->ncomp);
-  t->spec_eps[0] = t->c->epsrel;
-  t->spec_eps[1] = t->c->epsabs;
 }
 
 /* Warps per region of the rule kernel: one when the batch gives every
@@ -732,6 +737,7 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   int status = 0, rc, c;
   long long chunk = 1LL << 30;
   size_t back = DS_MISC + 1;
+  const double ceps[2] = {t->c->epsrel, t->c->epsabs};
   a.ndim = t->ndim;
   a.ncomp = t->ncomp;
   a.lo = t->a.lo;
@@ -762,18 +768,11 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   CKL("k_sums");
   if (t->spec == 1) {
     /* the announced classification's histogram, in the same round trip */
-    dclassify d;
-    memset(&d, 0, sizeof d);
-    d.relfinish = t->spec_cl.relfinish;
-    d.epsrel = t->spec_cl.epsrel;
-    d.epsabs = t->spec_cl.epsabs;
-    d.fin_thresh = -1;
-    d.split_thresh = HUGE_VAL;
-    d.split_max = -1;
+    dclassify d = dcl_rel(t->c, &t->spec_cl);
     d.spec = 1;
     memcpy(d.fin, t->spec_fin, sizeof(double) * t->ncomp);
-    d.ceps[0] = t->spec_eps[0];
-    d.ceps[1] = t->spec_eps[1];
+    d.ceps[0] = ceps[0];
+    d.ceps[1] = ceps[1];
     k_hist<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
         t->n, t->ncomp, t->a, d, t->dsum, t->dhcount, t->dpart,
         t->dsum + DS_REL, t->dticket);
@@ -795,7 +794,7 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   memcpy(sumerr, t->hbuf + t->ncomp, sizeof(double) * t->ncomp);
   if (t->spec == 1) {
     for (c = 0; c < t->ncomp; ++c)
-      t->spec_budget[c] = spec_budget(t->spec_fin[c], sumavg[c], t->spec_eps);
+      t->spec_budget[c] = spec_budget(t->spec_fin[c], sumavg[c], ceps);
     t->spec = 2;
   }
   t->nold = t->n;
@@ -811,7 +810,6 @@ __global__ void k_mark(long long n, int ncomp, darrays a, dclassify cl,
 {
   double v[2 * GCUBA_CUHRE_GPU_MAXCOMP + 2];
   for (int c = 0; c < 2 * ncomp + 2; ++c) v[c] = 0;
-  if (blockIdx.x == 0 && threadIdx.x == 0) mark[n] = 0;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
     double key = 0;
@@ -894,7 +892,7 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
       t->dticket);
   CKL("k_mark");
   CK(cub::DeviceScan::ExclusiveSum(t->dtemp, bytes, t->mark, t->pos,
-                                   (int)(t->n + 1), t->stream));
+                                   (int)t->n, t->stream));
   /* the finished sums and the split and kept counts (exact in doubles) */
   CK(cudaMemcpyAsync(t->hbuf, t->dsum, sizeof(double) * (2 * t->ncomp + 2),
                      cudaMemcpyDeviceToHost, t->stream));
