@@ -673,30 +673,6 @@ static void check_twolevel(void)
       "twolevel: e_i -> e_i (1 + 2d/(e1+e2)) + d with d = |a1+a2-parent|/4 "
       "(%.6g %.6g)", e1, e2);
   }
-  /* children whose rule errors add up to more than the parent's error:
-     scaled down to it in proportion, then the disagreement as above
-     (their sum differs from the parent's estimate by 4d, so it is within
-     parent_err + 4d of the truth when the parent's error held) */
-  {
-    double D = 0.02, d = D / 4, pe = 5e-3;
-    a1 = 0.3, e1 = 4e-3, a2 = 0.7 + D, e2 = 6e-3;
-    gcuba_twolevel(1.0, pe, &a1, &e1, &a2, &e2);
-    ok(close_rel(e1 + e2, pe + D, 1e-14)
-      && close_rel((e1 - d) / (e2 - d), 4.0 / 6, 1e-13)
-      && close_rel(e1, 2e-3 * (1 + 2 * d / pe) + d, 1e-15)
-      && a1 == 0.3 && a2 == 0.7 + D,
-      "twolevel: children's errors capped at the parent's, then "
-      "+ |a1+a2-parent| (%.6g %.6g)", e1, e2);
-    a1 = 0.3, e1 = 4e-3, a2 = 0.7, e2 = 6e-3;
-    gcuba_twolevel(1.0, pe, &a1, &e1, &a2, &e2);
-    ok(close_rel(e1, 2e-3, 1e-15) && close_rel(e2, 3e-3, 1e-15),
-      "twolevel: consistent children with larger rule errors get the "
-      "parent's error (%.6g %.6g)", e1, e2);
-    a1 = 0.5, e1 = 1e-3, a2 = 0.5 + D, e2 = 1e-3;
-    gcuba_twolevel(1.0, 0, &a1, &e1, &a2, &e2);
-    ok(close_rel(e1, d, 1e-15) && close_rel(e2, d, 1e-15),
-      "twolevel: a parent without error leaves the children d each");
-  }
   /* no rule error: each child gets d */
   a1 = 0.5, e1 = 0, a2 = 0.5, e2 = 0;
   gcuba_twolevel(0.96, 0, &a1, &e1, &a2, &e2);

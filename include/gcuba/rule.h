@@ -346,38 +346,23 @@ GCUBA_RULE_FN void gcuba_rule_apply(const gcuba_rule *r, int ncomp,
 
 /* Two-level error correction after a bisection (Cuba's Cuhre, following
    DCUHRE's idea of comparing two levels of subdivision).  A parent region
-   with estimate parent_avg and error parent_err was split into children
-   with estimates avg1, avg2 and rule errors err1, err2.  First, when
-   e = err1 + err2 exceeds parent_err, both are scaled down in proportion
-   so that e = parent_err (gcuba; Cuba does not): the children's sum
-   differs from the parent's estimate by D = avg1 + avg2 - parent_avg, so
-   if parent_err bounded the parent's error, parent_err + |D| bounds the
-   sum's, whatever the children's own null rules say.  Those jump when a
-   child falls out of the rule's asymptotic test (Cuba's error is then 5
-   times the largest null-rule difference instead of the first one): on
-   f2 6D the children's rule errors came to 10-100 times their parents',
-   the total error rose after most splits and 6.4e-8 took 3.6e11
-   evaluations instead of 7.1e10.  By induction the leaves' errors bound
-   the error of their sum whenever the estimates they came from did.
-   Then, with
-     d = |D| / 4   and   e = err1 + err2,
+   with estimate parent_avg was split into children with estimates avg1,
+   avg2 and rule errors err1, err2.  With
+     d = |avg1 + avg2 - parent_avg| / 4   and   e = err1 + err2,
    each child's error becomes
      err_i <- err_i (1 + 2 d / e) + d     (the product only when e > 0),
    so the children's errors grow in proportion to their share plus an
    equal part of the disagreement; in total
-     err1' + err2' = min(err1 + err2, parent_err) + |D|.
-   The averages are not changed. */
+     err1' + err2' = err1 + err2 + |avg1 + avg2 - parent_avg|.
+   The averages are not changed and parent_err does not enter (Cuba uses
+   the parent's error only to update its running total); both are in the
+   argument list so a caller can pass a region record as is. */
 GCUBA_HD static inline void gcuba_twolevel(double parent_avg,
   double parent_err, double *avg1, double *err1, double *avg2, double *err2)
 {
   double d = fabs(.25 * (*avg1 + *avg2 - parent_avg));
   double e = *err1 + *err2;
-  if (e > parent_err && parent_err >= 0) {
-    double s = e > 0 ? parent_err / e : 0;
-    *err1 *= s;
-    *err2 *= s;
-    e = parent_err;
-  }
+  (void)parent_err;
   if (e > 0) {
     double g = 1 + 2 * d / e;
     *err1 *= g;
