@@ -198,6 +198,7 @@ int main(void)
     double w = pow(0.3 * sqrt(M_PI) * erf(0.5 / 0.3), 4);
     gintegrand_t hg = gcuba_host_integrand(gauss_wide, 0);
     double eps[2] = {1e-8, 1e-9};
+    setenv("GCUBA_DEVICE", "auto", 1); /* a host function: CPU backend */
     for (c = 0; c < 2; ++c) {
       cuhre(&a, 4, 1, hg, 1, eps[c], 0, 0, 1000000000LL, 0);
       ok(a.fail == 0 && fabs(a.integral[0] - w) <= eps[c] * w,
@@ -205,6 +206,7 @@ int main(void)
          "(fail %d, %lld evaluations)", eps[c], fabs(a.integral[0] - w) / w,
          a.fail, a.neval);
     }
+    battery_backend();
   }
 
   /* thread count: bit-identical results */
