@@ -555,18 +555,10 @@ struct dclassify {
   double budget[GCUBA_CUHRE_GPU_MAXCOMP];
   /* spec: the budget is the driver's, computed here from the sums of
      k_sums (sums[c]) and the finished estimates fin[c], with the call's
-     epsrel and epsabs (the same operations as the driver's) */
+     epsrel and epsabs (gcuba_budget, as the driver) */
   int spec;
   double fin[GCUBA_CUHRE_GPU_MAXCOMP], ceps[2];
 };
-
-__host__ __device__ static inline double spec_budget(double fin, double sum,
-                                                     const double *ceps)
-{
-  double b = fabs(fin + sum) * ceps[0];
-  b = b > ceps[1] ? b : ceps[1];
-  return b > 0 ? b : 1e-300;
-}
 
 /* the classification of one leaf (as the CPU backend's classify1) */
 __device__ static double d_key(const double *err, long long i, int ncomp,
@@ -611,7 +603,8 @@ __global__ void k_hist(long long n, int ncomp, darrays a, dclassify cl,
   double v[GCUBA_CUHRE_GPU_MAXCOMP];
   if (cl.spec)
     for (int c = 0; c < ncomp; ++c)
-      cl.budget[c] = spec_budget(cl.fin[c], sums[c], cl.ceps);
+      cl.budget[c] =
+          gcuba_budget(cl.fin[c] + sums[c], cl.ceps[0], cl.ceps[1]);
   for (int j = threadIdx.x; j < GCUBA_HIST_BINS; j += blockDim.x) h[j] = 0;
   for (int c = 0; c < ncomp; ++c) v[c] = 0;
   __syncthreads();
@@ -794,7 +787,8 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   memcpy(sumerr, t->hbuf + t->ncomp, sizeof(double) * t->ncomp);
   if (t->spec == 1) {
     for (c = 0; c < t->ncomp; ++c)
-      t->spec_budget[c] = spec_budget(t->spec_fin[c], sumavg[c], ceps);
+      t->spec_budget[c] = gcuba_budget(t->spec_fin[c] + sumavg[c], ceps[0],
+                                       ceps[1]);
     t->spec = 2;
   }
   t->nold = t->n;

@@ -117,6 +117,17 @@ extern const gcuba_cuhre_ops gcuba_cuhre_cuda;
 
 
 
+/* the tolerance of a component whose total is tot: Cuba's
+   max(epsabs, epsrel |tot|), never 0.  The driver's budget; a backend that
+   forms it on the device after a hint must get the same bits. */
+GCUBA_HD static inline double gcuba_budget(double tot, double epsrel,
+                                           double epsabs)
+{
+  double b = fabs(tot) * epsrel;
+  b = b > epsabs ? b : epsabs;
+  return b > 0 ? b : 1e-300;
+}
+
 /* bin of a key (shared by every backend) */
 GCUBA_HD static inline int gcuba_hist_bin(double key)
 {

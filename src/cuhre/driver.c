@@ -413,12 +413,10 @@ static void run(cuhre *t)
     c->neval += nnew * np;
     c->nregions = t->nfinished + nleaves;
     for (comp = 0; comp < nc; ++comp) {
-      double b, r;
+      double r;
       t->tot[comp] = t->finavg[comp] + t->sumavg[comp];
       t->err[comp] = t->finerr[comp] + t->sumerr[comp];
-      b = fabs(t->tot[comp]) * c->epsrel;
-      t->budget[comp] = b > c->epsabs ? b : c->epsabs;
-      if (!(t->budget[comp] > 0)) t->budget[comp] = 1e-300;
+      t->budget[comp] = gcuba_budget(t->tot[comp], c->epsrel, c->epsabs);
       r = t->err[comp] / t->budget[comp] - 1;
       /* Cuba's test, and the change of the estimate since the last
          iteration must fit in the tolerance too: at coarse partitions the
