@@ -6,12 +6,27 @@
 
 int gcuba_check_common(gcuba_call *c, int mindim, int maxdim)
 {
+  if (gcuba_env_check(c)) return c->fail;
   if (!c->integrand)
     return gcuba_fail(c, GCUBA_FAIL_NULL, "integrand is NULL");
-  if (c->integrand->abi != GCUBA_ABI_VERSION)
+  if (c->integrand->abi != GCUBA_ABI_VERSION) {
+    /* an older header's descriptor, or no descriptor at all: a plain
+       function passed where GCUBA_INTEGRAND's object belongs (the
+       "abi" read is then the function's first machine code bytes) */
+    if (c->integrand->abi >= 1 && c->integrand->abi < GCUBA_ABI_VERSION)
+      return gcuba_fail(c, GCUBA_FAIL_ABI,
+                        "the integrand was compiled against an older "
+                        "gcuba.h (descriptor version %d, library %d): "
+                        "recompile the file that defines it",
+                        c->integrand->abi, GCUBA_ABI_VERSION);
     return gcuba_fail(c, GCUBA_FAIL_ABI,
-                      "descriptor ABI %d, library ABI %d",
-                      c->integrand->abi, GCUBA_ABI_VERSION);
+                      "the integrand argument is not a gcuba integrand: "
+                      "define it with GCUBA_INTEGRAND(name)(const int *ndim, "
+                      "const double x[], const int *ncomp, double f[], void "
+                      "*userdata) { ... } and declare it elsewhere with "
+                      "GCUBA_DECLARE_INTEGRAND(name); a plain Cuba function "
+                      "f is passed as gcuba_host_integrand(f, 0)");
+  }
   if (!c->integrand->fn)
     return gcuba_fail(c, GCUBA_FAIL_NULL, "integrand has no host function");
   if (c->ndim < mindim || c->ndim > maxdim)

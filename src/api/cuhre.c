@@ -1,6 +1,7 @@
 /* src/api/cuhre.c -- gCuhre and llgCuhre: Cuba's argument lists, checked,
-   then the driver (src/cuhre/).  The int entry point widens its counts
-   and calls the 64-bit one's body.  This file is part of gcuba. */
+   then the driver (src/cuhre/).  Both entry points share one body
+   (entry), which names the routine called in messages; the int one
+   narrows its counts.  This file is part of gcuba. */
 #include <limits.h>
 #include "common/common.h"
 #include "cuhre/cuhre.h"
@@ -23,17 +24,17 @@ static void cuhre(gcuba_call *c)
   gcuba_run_exit();
 }
 
-void llgCuhre(const int ndim, const int ncomp, gintegrand_t integrand,
-              void *userdata, const long long int nvec,
-              const gcubareal epsrel, const gcubareal epsabs,
-              const int flags, const long long int mineval,
-              const long long int maxeval, const int key,
-              const char *statefile, void *spin, int *nregions,
-              long long int *neval, int *fail, gcubareal integral[],
-              gcubareal error[], gcubareal prob[])
+static void entry(const char *routine, const int ndim, const int ncomp,
+                  gintegrand_t integrand, void *userdata,
+                  const long long int nvec, const gcubareal epsrel,
+                  const gcubareal epsabs, const int flags,
+                  const long long int mineval, const long long int maxeval,
+                  const int key, const char *statefile, void *spin,
+                  int *nregions, long long int *neval, int *fail,
+                  gcubareal integral[], gcubareal error[], gcubareal prob[])
 {
   gcuba_call c = {0};
-  c.routine = "llgCuhre";
+  c.routine = routine;
   c.ndim = ndim;
   c.ncomp = ncomp;
   c.integrand = integrand;
@@ -62,6 +63,20 @@ void llgCuhre(const int ndim, const int ncomp, gintegrand_t integrand,
   *fail = c.fail;
 }
 
+void llgCuhre(const int ndim, const int ncomp, gintegrand_t integrand,
+              void *userdata, const long long int nvec,
+              const gcubareal epsrel, const gcubareal epsabs,
+              const int flags, const long long int mineval,
+              const long long int maxeval, const int key,
+              const char *statefile, void *spin, int *nregions,
+              long long int *neval, int *fail, gcubareal integral[],
+              gcubareal error[], gcubareal prob[])
+{
+  entry("llgCuhre", ndim, ncomp, integrand, userdata, nvec, epsrel, epsabs,
+        flags, mineval, maxeval, key, statefile, spin, nregions, neval, fail,
+        integral, error, prob);
+}
+
 void gCuhre(const int ndim, const int ncomp, gintegrand_t integrand,
             void *userdata, const int nvec, const gcubareal epsrel,
             const gcubareal epsabs, const int flags, const int mineval,
@@ -70,8 +85,8 @@ void gCuhre(const int ndim, const int ncomp, gintegrand_t integrand,
             gcubareal integral[], gcubareal error[], gcubareal prob[])
 {
   long long n = 0;
-  llgCuhre(ndim, ncomp, integrand, userdata, nvec, epsrel, epsabs, flags,
-           mineval, maxeval, key, statefile, spin, nregions,
-           neval ? &n : NULL, fail, integral, error, prob);
+  entry("gCuhre", ndim, ncomp, integrand, userdata, nvec, epsrel, epsabs,
+        flags, mineval, maxeval, key, statefile, spin, nregions,
+        neval ? &n : NULL, fail, integral, error, prob);
   if (neval) *neval = n > INT_MAX ? INT_MAX : (int)n;
 }

@@ -29,18 +29,19 @@ static void vegas(gcuba_call *c)
   gcuba_run_exit();
 }
 
-void llgVegas(const int ndim, const int ncomp, gintegrand_t integrand,
-              void *userdata, const long long int nvec,
-              const gcubareal epsrel, const gcubareal epsabs,
-              const int flags, const int seed, const long long int mineval,
-              const long long int maxeval, const long long int nstart,
-              const long long int nincrease, const long long int nbatch,
-              const int gridno, const char *statefile, void *spin,
-              long long int *neval, int *fail, gcubareal integral[],
-              gcubareal error[], gcubareal prob[])
+static void entry(const char *routine, const int ndim, const int ncomp,
+                  gintegrand_t integrand, void *userdata,
+                  const long long int nvec, const gcubareal epsrel,
+                  const gcubareal epsabs, const int flags, const int seed,
+                  const long long int mineval, const long long int maxeval,
+                  const long long int nstart, const long long int nincrease,
+                  const long long int nbatch, const int gridno,
+                  const char *statefile, void *spin, long long int *neval,
+                  int *fail, gcubareal integral[], gcubareal error[],
+                  gcubareal prob[])
 {
   gcuba_call c = {0};
-  c.routine = "llgVegas";
+  c.routine = routine;
   c.ndim = ndim;
   c.ncomp = ncomp;
   c.integrand = integrand;
@@ -72,6 +73,21 @@ void llgVegas(const int ndim, const int ncomp, gintegrand_t integrand,
   *fail = c.fail;
 }
 
+void llgVegas(const int ndim, const int ncomp, gintegrand_t integrand,
+              void *userdata, const long long int nvec,
+              const gcubareal epsrel, const gcubareal epsabs,
+              const int flags, const int seed, const long long int mineval,
+              const long long int maxeval, const long long int nstart,
+              const long long int nincrease, const long long int nbatch,
+              const int gridno, const char *statefile, void *spin,
+              long long int *neval, int *fail, gcubareal integral[],
+              gcubareal error[], gcubareal prob[])
+{
+  entry("llgVegas", ndim, ncomp, integrand, userdata, nvec, epsrel, epsabs,
+        flags, seed, mineval, maxeval, nstart, nincrease, nbatch, gridno,
+        statefile, spin, neval, fail, integral, error, prob);
+}
+
 void gVegas(const int ndim, const int ncomp, gintegrand_t integrand,
             void *userdata, const int nvec, const gcubareal epsrel,
             const gcubareal epsabs, const int flags, const int seed,
@@ -81,8 +97,8 @@ void gVegas(const int ndim, const int ncomp, gintegrand_t integrand,
             gcubareal integral[], gcubareal error[], gcubareal prob[])
 {
   long long n = 0;
-  llgVegas(ndim, ncomp, integrand, userdata, nvec, epsrel, epsabs, flags,
-           seed, mineval, maxeval, nstart, nincrease, nbatch, gridno,
-           statefile, spin, neval ? &n : NULL, fail, integral, error, prob);
+  entry("gVegas", ndim, ncomp, integrand, userdata, nvec, epsrel, epsabs,
+        flags, seed, mineval, maxeval, nstart, nincrease, nbatch, gridno,
+        statefile, spin, neval ? &n : NULL, fail, integral, error, prob);
   if (neval) *neval = n > INT_MAX ? INT_MAX : (int)n;
 }

@@ -60,6 +60,10 @@ int gcuba_check_common(gcuba_call *c, int mindim, int maxdim);
 
 /* environment and settings (src/common/env.c) */
 int gcuba_env_verbose(int flags);     /* max(flags & 3, GCUBAVERBOSE) */
+/* every GCUBA* environment variable parses: 0, or GCUBA_FAIL_ENV (logged) */
+int gcuba_env_check(gcuba_call *c);
+/* a byte count with an optional K, M, G or T suffix: 0, or -1 */
+int gcuba_env_bytes(const char *s, double *bytes);
 int gcuba_threads(void);              /* CPU threads to use, >= 1 */
 /* backend for this call: GCUBA_BK_CPU/GPU, or a negative fail code;
    gpu_impl: whether the routine has a GPU backend in this build */

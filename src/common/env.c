@@ -3,7 +3,12 @@
      GCUBAVERBOSE   raises the verbosity of every call (as CUBAVERBOSE)
      GCUBACORES     CPU threads for the CPU backend (as CUBACORES)
      GCUBA_DEVICE   cpu | gpu | auto (default auto)
-   This file is part of gcuba. */
+     GCUBA_MEMLIMIT, GCUBA_CUHRE_MINBATCH  checked here, read by the
+                    Cuhre driver
+   Every variable is checked at the start of each call (gcuba_env_check):
+   a value that does not parse is fail GCUBA_FAIL_ENV with a message, never
+   ignored.  This file is part of gcuba. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common.h"
@@ -24,23 +29,117 @@ static void *init_arg, *exit_arg;
 static GCUBA_TLS int last_backend = GCUBA_BK_CPU;
 static GCUBA_TLS size_t userdata_bytes;
 
+/* a decimal integer in [lo, hi] (surrounding blanks allowed) */
+static int parse_ll(const char *s, long long lo, long long hi, long long *v)
+{
+  char *end;
+  long long x;
+  errno = 0;
+  x = strtoll(s, &end, 10);
+  if (end == s || errno) return -1;
+  while (*end == ' ' || *end == '\t') ++end;
+  if (*end || x < lo || x > hi) return -1;
+  *v = x;
+  return 0;
+}
+
 static int env_int(const char *name, int *val)
 {
   const char *s = getenv(name);
-  char *end;
-  long v;
+  long long v;
   if (!s || !*s) return 0;
-  v = strtol(s, &end, 10);
-  if (*end || v < 0 || v > 1 << 20) return -1;
+  if (parse_ll(s, 0, 1 << 20, &v)) return -1;
   *val = (int)v;
   return 1;
 }
 
+int gcuba_env_bytes(const char *s, double *bytes)
+{
+  char *end;
+  double b = strtod(s, &end);
+  if (end == s) return -1;
+  switch (*end) {
+  case 'k': case 'K': b *= 1024; ++end; break;
+  case 'm': case 'M': b *= 1048576; ++end; break;
+  case 'g': case 'G': b *= 1073741824; ++end; break;
+  case 't': case 'T': b *= 1099511627776.0; ++end; break;
+  }
+  if (*end || !(b >= 1) || b > 1e18) return -1;
+  *bytes = b;
+  return 0;
+}
+
+/* One row per variable: its name, what it accepts (for the message) and
+   a check of a non-empty value (0 good).  The tests-only
+   GCUBA_TEST_REQUIRE_GPU is read by the test programs, not here. */
+static int bad_verbose(const char *s)
+{
+  long long v;
+  return parse_ll(s, 0, 3, &v);
+}
+static int bad_cores(const char *s)
+{
+  long long v;
+  return parse_ll(s, 0, 1 << 20, &v);
+}
+static int bad_device(const char *s)
+{
+  return strcmp(s, "auto") && strcmp(s, "cpu") && strcmp(s, "gpu");
+}
+static int bad_bytes(const char *s)
+{
+  double b;
+  return gcuba_env_bytes(s, &b);
+}
+static int bad_positive(const char *s)
+{
+  long long v;
+  return parse_ll(s, 1, 1LL << 40, &v);
+}
+static int bad_nbins(const char *s)
+{
+  long long v;
+  return parse_ll(s, 2, 1024, &v);
+}
+static int bad_adapt(const char *s)
+{
+  long long v;
+  return strcmp(s, "auto") && parse_ll(s, 0, 1LL << 40, &v);
+}
+
+static const struct {
+  const char *name, *expect;
+  int (*bad)(const char *);
+} env_table[] = {
+  {"GCUBAVERBOSE", "0, 1, 2 or 3", bad_verbose},
+  {"GCUBACORES", "a number of threads >= 0", bad_cores},
+  {"GCUBA_DEVICE", "auto, cpu or gpu", bad_device},
+  {"GCUBA_MEMLIMIT", "bytes, e.g. 4000000000, 512M or 8G", bad_bytes},
+  {"GCUBA_CUHRE_MINBATCH", "a number of regions >= 1", bad_positive},
+  {"GCUBA_VEGAS_NBINS", "2..1024", bad_nbins},
+  {"GCUBA_VEGAS_ADAPT", "auto or a number of iterations >= 0", bad_adapt},
+};
+
+int gcuba_env_check(gcuba_call *c)
+{
+  size_t i;
+  for (i = 0; i < sizeof env_table / sizeof *env_table; ++i) {
+    const char *s = getenv(env_table[i].name);
+    if (s && *s && env_table[i].bad(s))
+      return gcuba_fail(c, GCUBA_FAIL_ENV, "%s=\"%s\": expected %s",
+                        env_table[i].name, s, env_table[i].expect);
+  }
+  return 0;
+}
+
+/* a bad GCUBAVERBOSE raises nothing (gcuba_env_check fails the call) */
 int gcuba_env_verbose(int flags)
 {
-  int v = flags & 3, e = 0;
-  if (env_int("GCUBAVERBOSE", &e) > 0 && e > v) v = e;
-  return v > 3 ? 3 : v;
+  int v = flags & 3;
+  const char *s = getenv("GCUBAVERBOSE");
+  long long e;
+  if (s && *s && !parse_ll(s, 0, 3, &e) && e > v) v = (int)e;
+  return v;
 }
 
 int gcuba_threads(void)
