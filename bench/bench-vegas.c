@@ -226,10 +226,15 @@ int main(int argc, char **argv)
       rel = fabs(r.I - sc->truth) / fabs(sc->truth);
       pull = fabs(r.I - sc->truth) / r.E;
       bad = r.fail == 0 && pull > 4;
-      printf("%-4s %2d %9.3g %10.1f %13lld %9.2e %9.2e %9.3g %6.3f %4d %s\n",
-             sc->name, sc->d, eps, r.ms, r.neval, rel, r.E / fabs(r.I),
-             r.df > 0 ? r.chi2 / r.df : NAN, r.P, r.fail,
-             bad ? "FALSE" : r.fail == 0 && rel > eps ? "(rel > eps)" : "");
+      {
+        /* chi^2/df needs two iterations: "-" at df = 0 */
+        char chi[16] = "-";
+        if (r.df > 0) snprintf(chi, sizeof chi, "%.3g", r.chi2 / r.df);
+        printf("%-4s %2d %9.3g %10.1f %13lld %9.2e %9.2e %9s %6.3f %4d %s\n",
+               sc->name, sc->d, eps, r.ms, r.neval, rel, r.E / fabs(r.I),
+               chi, r.P, r.fail,
+               bad ? "FALSE" : r.fail == 0 && rel > eps ? "(rel > eps)" : "");
+      }
       fflush(stdout);
       if (out)
         fprintf(out, "%s,%d,%.6g,%.3f,%lld,%.6e,%.6e,%.6g,%d,%.6f,%d,%d,%d\n",
