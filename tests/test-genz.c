@@ -1,0 +1,132 @@
+/* tests/test-genz.c -- gCuhre on a reduced Genz protocol (bench/genz.h:
+   d = 5 and 8, the six families, instances 0-4, epsrel 1e-3, maxeval
+   150000, key 0, flags 0; CPU backend).  Asserts, per call, no false
+   claim (fail = 0 implies true relative error <= epsrel) and neval <=
+   1.1 maxeval; per (d, family), at least as many honest results (fail = 0
+   and true relative error <= epsrel) as Cuba 4.2.2's Cuhre has on the
+   same instances (the table below).  First, the analytic values of the
+   full protocol's 360 instances against their check by one-dimensional
+   quadratures.  This file is part of gcuba. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tap.h"
+#include "gcuba.h"
+#include "genz.h"
+#include "genz-report.h"
+
+#define EPSREL 1e-3
+#define MAXEVAL 150000
+#define NINST 5
+
+static const int dims[] = {5, 8};
+#define NDIMS ((int)(sizeof dims / sizeof dims[0]))
+
+/* honest counts of Cuba 4.2.2's Cuhre (key 0, flags 0, epsrel 1e-3,
+   epsabs 1e-20, maxeval 150000, one core) on instances 0-4 of seed 4711,
+   by d and family (oscillatory, product peak, corner peak, Gaussian, C0,
+   discontinuous) */
+static const int floor_honest[NDIMS][GENZ_NFAMILIES] = {
+    {5, 5, 5, 5, 2, 4}, /* d = 5 */
+    {5, 3, 4, 5, 0, 2}, /* d = 8 */
+};
+
+GENZ_GCUBA_INTEGRAND(genz_c)
+
+/* the analytic values against genz_truth_1d: within 1e-10, or for the
+   corner peak within the rounding bound of its inclusion-exclusion sum */
+static void check_truths(void)
+{
+  static const int all_dims[] = {5, 8, 10};
+  int di, f, k;
+  for (di = 0; di < 3; ++di)
+    for (f = 1; f <= GENZ_NFAMILIES; ++f) {
+      double worst = 0, tol = 1e-10;
+      for (k = 0; k < 20; ++k) {
+        struct genz_instance g;
+        double r;
+        genz_make(&g, GENZ_SEED, all_dims[di], f, k);
+        r = genz_relerr(genz_truth(&g), genz_truth_1d(&g));
+        if (f == 3) {
+          long double cond;
+          genz_corner_ie(&g, &cond);
+          if (tol < 4 * (double)(cond * LDBL_EPSILON))
+            tol = 4 * (double)(cond * LDBL_EPSILON);
+        }
+        if (!(r <= worst)) worst = r;
+      }
+      ok(worst <= tol, "truth %dD %s: analytic vs 1-D quadratures, largest "
+         "relative difference %.2e (tolerance %.2e)", all_dims[di],
+         genz_names[f - 1], worst, tol);
+    }
+}
+
+/* the generator: the same instance twice, parameters in range, sum a_i
+   the difficulty; and instance 0 of (5D, oscillatory) still the one the
+   floors were measured on (u_1 and the value, as genz.h made them) */
+static void check_instances(void)
+{
+  struct genz_instance g, h;
+  int f, i, bad = 0;
+  for (f = 1; f <= GENZ_NFAMILIES; ++f) {
+    double s = 0;
+    genz_make(&g, GENZ_SEED, 8, f, 3);
+    genz_make(&h, GENZ_SEED, 8, f, 3);
+    bad |= memcmp(&g, &h, sizeof g) != 0;
+    for (i = 0; i < 8; ++i) {
+      bad |= !(g.a[i] > 0) || !(g.u[i] >= 0 && g.u[i] < 1);
+      s += g.a[i];
+    }
+    bad |= fabs(s - genz_difficulty[f - 1]) > 1e-12 * s;
+  }
+  genz_make(&g, GENZ_SEED, 8, 1, 3);
+  genz_make(&h, GENZ_SEED, 8, 1, 4);
+  bad |= memcmp(&g.u, &h.u, sizeof g.u) == 0; /* other k, other u */
+  bad |= genz_make(&g, GENZ_SEED, 0, 1, 0) != -1;
+  ok(!bad, "instances: reproducible, a_i > 0 summing to the difficulty, "
+     "u_i in [0,1), distinct per instance");
+  genz_make(&g, GENZ_SEED, 5, 1, 0);
+  ok(fabs(genz_truth(&g) - 0.27327193992815607) < 1e-15,
+     "instances: 5D oscillatory 0 is the floors' instance (u_1 %.17g, "
+     "value %.17g)", g.u[0], genz_truth(&g));
+}
+
+int main(void)
+{
+  int di, f, k;
+  setenv("GCUBA_DEVICE", "cpu", 1); /* genz_c has host code only */
+  plan(0);
+  check_instances();
+  check_truths();
+  for (di = 0; di < NDIMS; ++di)
+    for (f = 1; f <= GENZ_NFAMILIES; ++f) {
+      struct genz_stats st;
+      memset(&st, 0, sizeof st);
+      for (k = 0; k < NINST; ++k) {
+        struct genz_instance g;
+        struct genz_result r;
+        int nregions;
+        double truth, rel;
+        genz_make(&g, GENZ_SEED, dims[di], f, k);
+        truth = genz_truth(&g);
+        llgCuhre(g.d, 1, genz_c, &g, 1, EPSREL, 1e-20, 0, 0, MAXEVAL, 0, NULL,
+                 NULL, &nregions, &r.neval, &r.fail, &r.integral, &r.error,
+                 &r.prob);
+        r.ms = 0;
+        rel = genz_relerr(r.integral, truth);
+        genz_stats_add(&st, &r, truth, EPSREL);
+        ok(r.fail != 0 || rel <= EPSREL,
+           "%dD %s %d: no false claim: fail %d, relerr %.2e, error %.2e",
+           g.d, genz_names[f - 1], k, r.fail, rel, r.error);
+        ok(r.fail >= 0 && r.neval <= 1.1 * MAXEVAL,
+           "%dD %s %d: neval %lld <= 1.1 maxeval (fail %d)", g.d,
+           genz_names[f - 1], k, r.neval, r.fail);
+      }
+      ok(st.honest >= floor_honest[di][f - 1],
+         "%dD %s: %d honest of %d >= %d (Cuba's Cuhre); converged %d, false "
+         "%d, mean neval %.0f", dims[di], genz_names[f - 1], st.honest, st.n,
+         floor_honest[di][f - 1], st.conv, st.nfalse, genz_stats_mean(&st));
+    }
+  return done();
+}
