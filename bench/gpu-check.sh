@@ -1,0 +1,109 @@
+#!/bin/bash
+# bench/gpu-check.sh -- the GPU machine's checks, for a developer with a
+# lent GPU: run from the source root, logs under $OUT (default ./_gpu/out).
+#
+#   bash bench/gpu-check.sh build    configure (CUDA, --with-cuda-arch from
+#                                    GPU_ARCH, default 90) and make, in _gpu/
+#   bash bench/gpu-check.sh check    make check with GCUBA_TEST_REQUIRE_GPU=1
+#                                    (a GPU test that skips fails)
+#   bash bench/gpu-check.sh sanitize compute-sanitizer (memcheck, leaks;
+#                                    racecheck on the Cuhre battery) over the
+#                                    GPU test programs
+#   bash bench/gpu-check.sh bench    bench-cuhre and bench-genz on the GPU
+#                                    (BENCH_LIMIT seconds per level, default
+#                                    2), then the reference PAGANI when
+#                                    .refgpu/run.sh is there
+# Several steps in one call: bash bench/gpu-check.sh build check sanitize
+# Random123's headers may travel in .devdeps/usr/include (see README's
+# developer notes); they are used when present.  This file is part of gcuba.
+set -u
+src=$(pwd)
+out=${OUT:-$src/_gpu/out}
+bdir=$src/_gpu/build
+mkdir -p "$out" "$bdir"
+status=0
+J=${J:-16}
+say() { echo "=== $* ($(date +%T))"; }
+
+build() {
+  say build
+  local cpp=
+  [ -d "$src/.devdeps/usr/include" ] && cpp="-I$src/.devdeps/usr/include"
+  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader \
+    > "$out/gpu.txt" 2>&1
+  cat "$out/gpu.txt"
+  ( cd "$bdir" &&
+    { [ -f Makefile ] || "$src/configure" --with-cuda-arch="${GPU_ARCH:-90}" \
+        CPPFLAGS="$cpp" > "$out/configure.log" 2>&1; } &&
+    make -j"$J" > "$out/build.log" 2>&1 &&
+    make -j"$J" check TESTS= > "$out/build-tests.log" 2>&1 &&
+    make -j"$J" bench/bench-cuhre bench/bench-vegas bench/bench-genz \
+      >> "$out/build-tests.log" 2>&1 ) \
+    || { status=1; tail -30 "$out/configure.log" "$out/build.log" \
+           "$out/build-tests.log" 2>/dev/null; }
+  grep -E "^  (CUDA|Fortran|OpenMP|Random123)" "$out/configure.log"
+}
+
+check() {
+  say "make check, GPU tests required"
+  ( cd "$bdir" && GCUBA_TEST_REQUIRE_GPU=1 make -j"$J" check ) \
+    > "$out/check.log" 2>&1 || status=1
+  grep -E "^(FAIL|ERROR|SKIP|XPASS)|^# (TOTAL|PASS|SKIP|FAIL|ERROR)" "$out/check.log"
+  cp "$bdir/test-suite.log" "$out/" 2>/dev/null
+}
+
+sanitize() {
+  say compute-sanitizer
+  local t tool log
+  cd "$bdir" || return
+  for t in tests/test-gpu tests/test-cuhre-gpu tests/test-cuhre-suite-gpu \
+           tests/test-cuhre-bad-gpu tests/test-cuhre-state-gpu \
+           tests/test-vegas-gpu tests/test-vegas-bad-gpu; do
+    [ -x "$t" ] || continue
+    for tool in memcheck racecheck; do
+      # racecheck is slow: the Cuhre kernels' shared-memory reductions only
+      [ $tool = racecheck ] && [ "$t" != tests/test-gpu ] && continue
+      log=$out/sanitize.log
+      echo "--- $tool $t" >> "$log"
+      if GCUBA_TEST_REQUIRE_GPU=1 ./libtool --mode=execute compute-sanitizer \
+           --tool $tool $( [ $tool = memcheck ] && echo --leak-check full ) \
+           --error-exitcode 99 "$t" > "$out/san.tmp" 2>&1; then
+        echo "clean: $tool $t ($(grep -c '^ok' "$out/san.tmp") ok)"
+      else
+        echo "NOT CLEAN: $tool $t (exit $?)"; status=1
+        grep -E "^=========|^not ok" "$out/san.tmp" | head -20
+      fi
+      grep -E "ERROR SUMMARY|LEAK SUMMARY|not ok" "$out/san.tmp" >> "$log"
+    done
+  done
+  rm -f "$out/san.tmp"
+  cd "$src" || return
+}
+
+bench() {
+  say bench
+  cd "$bdir" || return
+  GCUBA_DEVICE=gpu ./bench/bench-cuhre --backend gpu --limit "${BENCH_LIMIT:-2}" \
+    --csv "$out/bench-cuhre.csv" > "$out/bench-cuhre.txt" 2>&1 || status=1
+  tail -5 "$out/bench-cuhre.txt"
+  GCUBA_DEVICE=gpu ./bench/bench-genz --backend gpu --routines cuhre \
+    > "$out/bench-genz-gpu.txt" 2>&1 || status=1
+  grep -E "^cuhre +\* |^# cuhre" "$out/bench-genz-gpu.txt"
+  cd "$src" || return
+  if [ -f .refgpu/run.sh ] && [ "${REF:-1}" = 1 ]; then
+    say "reference PAGANI"
+    REF_ALGS=pagani REF_TOTAL_S=${REF_TOTAL_S:-240} OUT=$out bash .refgpu/run.sh \
+      > "$out/ref-run.txt" 2>&1
+    tail -3 "$out/ref-run.txt"
+  fi
+}
+
+[ $# -gt 0 ] || set -- build check
+for step in "$@"; do
+  case $step in
+  build|check|sanitize|bench) $step ;;
+  *) echo "gpu-check.sh: unknown step $step"; exit 2 ;;
+  esac
+done
+say "done, status $status"
+exit $status
