@@ -100,7 +100,7 @@ typedef const struct gcuba_integrand *gintegrand_t;
   X(-4, GCUBA_FAIL_TOLERANCE, "negative or NaN tolerance (epsrel, epsabs)")    \
   X(-5, GCUBA_FAIL_EVALS, "bad evaluation limits (mineval, maxeval, nvec)")    \
   X(-6, GCUBA_FAIL_PARAM,                                                      \
-    "bad algorithm parameter (key, nstart, nincrease, nbatch, gridno)")        \
+    "bad nstart, nincrease, nbatch or gridno, or GPU userdata without size")  \
   X(-7, GCUBA_FAIL_ABI,                                                        \
     "integrand descriptor from another gcuba version: recompile it")           \
   X(-8, GCUBA_FAIL_NOTAVAIL, "routine not available in this build")           \
@@ -168,8 +168,9 @@ void llgVegas(const int ndim, const int ncomp, gintegrand_t integrand,
    backend (*n = 0: the calling thread only); *p (Cuba's pcores) is
    accepted and ignored.  gcubaaccel(n, p): *n = 0 keeps gcuba off the
    GPU (like GCUBA_DEVICE=cpu), *n > 0 allows it; *p ignored.
-   gcubainit/gcubaexit: f(arg) is called on the thread that integrates
-   before/after each integration (gcuba forks no worker processes). */
+   gcubainit/gcubaexit: f(arg, &core) is called on the thread that
+   integrates before/after each integration, as Cuba calls it in its
+   master (core = 32768: gcuba forks no worker processes). */
 void gcubacores(const int *n, const int *p);
 void gcubaaccel(const int *n, const int *p);
 void gcubainit(void (*f)(), void *arg);

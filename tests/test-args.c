@@ -17,6 +17,14 @@ static int count_calls(const int *ndim, const double x[], const int *ncomp,
   return 0;
 }
 
+/* a gcubainit/gcubaexit hook: counts its calls, keeps the core it got */
+static void hook(void *arg, const int *core)
+{
+  int *h = (int *)arg;
+  ++h[0];
+  h[1] = core ? *core : -1;
+}
+
 static int cuhre(int ndim, int ncomp, gintegrand_t f, int nvec, double epsrel,
                  double epsabs, int mineval, int maxeval, double *integral)
 {
@@ -113,6 +121,18 @@ int main(void)
     if (!ok(m && strlen(m) >= 8 && strcmp(m, "unknown fail code"),
             "gcuba_strerror(%d) = \"%s\"", codes[i], m))
       break;
+  }
+  {
+    int hin[2] = {0, 0}, hout[2] = {0, 0};
+    gcubainit((void (*)())hook, hin);
+    gcubaexit((void (*)())hook, hout);
+    cuhre(3, 1, h, 1, 1e-3, 0, 0, 100000, integral);
+    gcubainit(NULL, NULL);
+    gcubaexit(NULL, NULL);
+    cuhre(3, 1, h, 1, 1e-3, 0, 0, 100000, integral);
+    ok(hin[0] == 1 && hout[0] == 1 && hin[1] == 32768 && hout[1] == 32768,
+       "gcubainit/gcubaexit hooks called once each as f(arg, &core), core "
+       "%d and %d (Cuba's master: 32768)", hin[1], hout[1]);
   }
   ok(!strcmp(gcuba_strerror(-12345), "unknown fail code"),
      "gcuba_strerror of an unknown code");

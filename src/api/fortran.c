@@ -26,9 +26,6 @@
 #include <string.h>
 #include "common/common.h"
 
-/* Cuba's core number of the master, passed to gcubainit/gcubaexit hooks */
-#define MASTER_CORE 32768
-
 typedef struct {
   struct gcuba_integrand desc; /* a Fortran function's descriptor */
   gintegrand_t in;             /* what the C interface gets */
@@ -194,41 +191,10 @@ void gcuba_release_(void);
 void gcubacores_(const int *n, const int *p) { gcubacores(n, p); }
 void gcubaaccel_(const int *n, const int *p) { gcubaaccel(n, p); }
 
-/* Cuba calls a Fortran init/exit subroutine as f(arg, core).  gcuba's
-   hooks take one argument, so a trampoline adds core (the master's
-   number, the hook runs on the calling thread).  Registered once, before
-   integrating, like the C hooks. */
-typedef void (*fhook)(void *arg, const int *core);
-static fhook finit, fexit;
-static void *finit_arg, *fexit_arg;
-
-static void init_tramp(void *unused)
-{
-  int core = MASTER_CORE;
-  (void)unused;
-  if (finit) finit(finit_arg, &core);
-}
-
-static void exit_tramp(void *unused)
-{
-  int core = MASTER_CORE;
-  (void)unused;
-  if (fexit) fexit(fexit_arg, &core);
-}
-
-void gcubainit_(void (*f)(), void *arg)
-{
-  finit = (fhook)f;
-  finit_arg = arg;
-  gcubainit(f ? (void (*)())init_tramp : NULL, NULL);
-}
-
-void gcubaexit_(void (*f)(), void *arg)
-{
-  fexit = (fhook)f;
-  fexit_arg = arg;
-  gcubaexit(f ? (void (*)())exit_tramp : NULL, NULL);
-}
+/* Cuba calls an init/exit subroutine as f(arg, core): so does gcuba,
+   for C and Fortran alike (src/common/env.c) */
+void gcubainit_(void (*f)(), void *arg) { gcubainit(f, arg); }
+void gcubaexit_(void (*f)(), void *arg) { gcubaexit(f, arg); }
 
 /* a C string into a Fortran character variable, blank-padded */
 static void fstring(const char *s, char *out, size_t len)

@@ -24,7 +24,10 @@
 
 static int cores_set = -1;   /* from gcubacores, -1 = not called */
 static int accel_set = -1;   /* from gcubaaccel, -1 = not called */
-static void (*init_fn)(void *), (*exit_fn)(void *);
+/* hooks, called as Cuba does: f(arg, &core) with the master's core */
+typedef void (*hook_fn)(void *arg, const int *core);
+#define MASTER_CORE 32768
+static hook_fn init_fn, exit_fn;
 static void *init_arg, *exit_arg;
 static GCUBA_TLS int last_backend = GCUBA_BK_CPU;
 static GCUBA_TLS size_t userdata_bytes;
@@ -169,24 +172,26 @@ void gcubaaccel(const int *n, const int *p)
 
 void gcubainit(void (*f)(), void *arg)
 {
-  init_fn = (void (*)(void *))f;
+  init_fn = (hook_fn)f;
   init_arg = arg;
 }
 
 void gcubaexit(void (*f)(), void *arg)
 {
-  exit_fn = (void (*)(void *))f;
+  exit_fn = (hook_fn)f;
   exit_arg = arg;
 }
 
 void gcuba_run_init(void)
 {
-  if (init_fn) init_fn(init_arg);
+  const int core = MASTER_CORE;
+  if (init_fn) init_fn(init_arg, &core);
 }
 
 void gcuba_run_exit(void)
 {
-  if (exit_fn) exit_fn(exit_arg);
+  const int core = MASTER_CORE;
+  if (exit_fn) exit_fn(exit_arg, &core);
 }
 
 const char *gcuba_last_backend(void)
@@ -211,6 +216,11 @@ int gcuba_choose_backend(gcuba_call *c, int gpu_impl)
     return gcuba_fail(c, GCUBA_FAIL_ENV,
                       "GCUBA_DEVICE=%s (expected cpu, gpu or auto)", s);
   if (want == 2 && accel_set == 0) want = 0;
+#ifndef HAVE_CUDA
+  if (want == 1)
+    return gcuba_fail(c, GCUBA_FAIL_NODEVICE,
+                      "GCUBA_DEVICE=gpu: this gcuba was built without CUDA");
+#endif
   if (want == 1 && !gpu_impl)
     return gcuba_fail(c, GCUBA_FAIL_NOTAVAIL,
                       "GCUBA_DEVICE=gpu: %s has no GPU backend yet",
