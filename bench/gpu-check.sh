@@ -13,6 +13,12 @@
 #                                    (BENCH_LIMIT seconds per level, default
 #                                    2), then the reference PAGANI when
 #                                    .refgpu/run.sh is there
+#   bash bench/gpu-check.sh fortran-build   (on a machine with gfortran and
+#                                    nvcc, no GPU needed) the Fortran test
+#                                    programs, linked statically to a CUDA
+#                                    build of libgcuba, into _gpu/fortran-bin
+#   bash bench/gpu-check.sh fortran  runs those (carry _gpu/fortran-bin to a
+#                                    GPU machine without gfortran)
 # Several steps in one call: bash bench/gpu-check.sh build check sanitize
 # Random123's headers may travel in .devdeps/usr/include (see README's
 # developer notes); they are used when present.  This file is part of gcuba.
@@ -98,10 +104,44 @@ bench() {
   fi
 }
 
+fortran_build() {
+  say "Fortran test programs (static libgcuba, CUDA)"
+  local fb=$src/_gpu/fbuild bin=$src/_gpu/fortran-bin
+  mkdir -p "$fb" "$bin"
+  ( cd "$fb" &&
+    { [ -f Makefile ] || "$src/configure" --disable-shared \
+        --with-cuda-arch="${GPU_ARCH:-90}" > configure.log 2>&1; } &&
+    make -j"$J" > build.log 2>&1 &&
+    make -j"$J" tests/test-fortran-legacy tests/test-fortran-module \
+      demo/demo-fortran >> build.log 2>&1 ) \
+    || { status=1; tail -20 "$fb/configure.log" "$fb/build.log"; return; }
+  cp "$fb/tests/test-fortran-legacy" "$fb/tests/test-fortran-module" \
+     "$fb/demo/demo-fortran" "$bin/"
+  ls -l "$bin"
+}
+
+fortran() {
+  say "Fortran test programs, GPU tests required"
+  local t bin=$src/_gpu/fortran-bin
+  for t in test-fortran-legacy test-fortran-module; do
+    if [ ! -x "$bin/$t" ]; then echo "no $bin/$t"; status=1; continue; fi
+    GCUBA_TEST_REQUIRE_GPU=1 "$bin/$t" > "$out/$t.log" 2>&1
+    local st=$? nok nnot
+    nok=$(grep -c '^ok' "$out/$t.log") nnot=$(grep -c '^not ok' "$out/$t.log")
+    echo "$t: exit $st, $nok ok, $nnot not ok"
+    grep -E '^not ok|# SKIP|devices' "$out/$t.log" | head
+    [ $st = 0 ] && [ "$nnot" = 0 ] && [ "$nok" -gt 0 ] || status=1
+  done
+  ( cd "$out" && "$bin/demo-fortran" > demo-fortran.log 2>&1 ) \
+    || { echo "demo-fortran failed"; status=1; }
+  grep -c "gpu" "$out/demo-fortran.log" | sed 's/^/demo-fortran lines on the gpu: /'
+}
+
 [ $# -gt 0 ] || set -- build check
 for step in "$@"; do
   case $step in
-  build|check|sanitize|bench) $step ;;
+  build|check|sanitize|bench|fortran) $step ;;
+  fortran-build) fortran_build ;;
   *) echo "gpu-check.sh: unknown step $step"; exit 2 ;;
   esac
 done

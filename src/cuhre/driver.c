@@ -48,6 +48,18 @@
    claims 4e-5 at 596 regions with a true error of 5e-5, as PAGANI and
    Cuba do) */
 #define NFULL 2
+/* The budget decides the start.  When maxeval pays for LARGE times the
+   uniform start (2 parts along each of the first 10 axes) that start is
+   taken, with the NFULL full splits: breadth from the first iteration, as
+   a GPU needs.  Below, the run starts from the unit cube as Cuba's Cuhre
+   does, and each iteration spends at most GROWTH times the evaluations
+   made so far (at least one bisection): a Cuba-sized budget is spent
+   nearly one worst region at a time, a larger one grows geometrically
+   into GPU-sized batches.  The cap depends on what was spent, not on
+   maxeval, so that a run resumed from a state file follows the path of
+   an uninterrupted one. */
+#define LARGE 64
+#define GROWTH 0.1
 /* relative-error finishing: the finished regions' errors may take up to
    FINMAX of the tolerance, one iteration's at most FINSTEP of what is left
    of that; when they would take more, the threshold (in units of epsrel)
@@ -83,6 +95,9 @@ typedef struct {
   double relfrac;                   /* relative-error finishing threshold
                                        in units of epsrel (0: off) */
   int nfull;                        /* iterations that split everything */
+  int small;                        /* started from one region: each
+                                       iteration's spending capped by
+                                       GROWTH */
   int capped;                       /* this split was cut short by maxeval:
                                        its state is not saved, so that a
                                        resumed run follows the path of an
@@ -162,6 +177,7 @@ static int save_state(cuhre *t)
     gcuba_buf_put(&b, t->prev, nc);
     gcuba_buf_put(&b, t->chi, sizeof *t->chi * t->ncomp);
     gcuba_buf_put(&b, &t->relfrac, sizeof t->relfrac);
+    gcuba_buf_put(&b, &t->small, sizeof t->small);
     gcuba_buf_put(&b, &s.n, sizeof s.n);
     gcuba_buf_put(&b, &s.nold, sizeof s.nold);
     gcuba_buf_put(&b, &s.haveparents, sizeof s.haveparents);
@@ -206,12 +222,14 @@ static int load_state(cuhre *t)
   gcuba_buf_get(&b, t->prev, nc);
   gcuba_buf_get(&b, t->chi, sizeof *t->chi * t->ncomp);
   gcuba_buf_get(&b, &t->relfrac, sizeof t->relfrac);
+  gcuba_buf_get(&b, &t->small, sizeof t->small);
   gcuba_buf_get(&b, &s.n, sizeof s.n);
   gcuba_buf_get(&b, &s.nold, sizeof s.nold);
   gcuba_buf_get(&b, &s.haveparents, sizeof s.haveparents);
   nn = (s.n - s.nold) / 2;
   need = b.bad || s.n < 0 || s.nold < 0 || s.nold > s.n ||
                  !(t->relfrac >= 0 && t->relfrac <= 1) ||
+                 (t->small != 0 && t->small != 1) ||
                  s.n > t->maxregions
              ? (size_t)-1
              : (size_t)s.n * 2 * c->ndim * 8 + nc * (2 * s.nold + 2 * nn) +
@@ -258,6 +276,7 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
   gcuba_call *c = t->c;
   gcuba_hist *h = t->hist;
   long long n = t->ops->nleaves(t->ctx), nsplit = 0, nkeep, room, minbatch;
+  long long left, cap;
   double keys = 0, target = t->gamma * excess;
   int j, top;
 
@@ -303,6 +322,17 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
     minbatch = (long long)(t->batchfrac * nsig);
   }
   if (minbatch < t->minbatch) minbatch = t->minbatch;
+  /* the most regions this iteration may split: what maxeval leaves, and
+     (started small) GROWTH times the evaluations so far */
+  left = (c->maxeval - c->neval) / (2 * t->rule.npoints);
+  cap = left;
+  if (t->small) {
+    long long grow = (long long)(GROWTH * c->neval / (2.0 * t->rule.npoints));
+    if (grow < 1) grow = 1;
+    if (grow < cap) cap = grow;
+  }
+  if (cap < 1) cap = 1; /* the caller checked that one bisection fits */
+  if (minbatch > cap) minbatch = cap;
   cl->fin_thresh = -1;
   cl->split_thresh = HUGE_VAL;
   cl->split_max = -1;
@@ -310,18 +340,15 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
   for (top = GCUBA_HIST_BINS - 1; top >= 0; --top) {
     nsplit += h->count[top];
     keys += h->keysum[top];
-    if (keys >= target && nsplit >= minbatch) break;
+    if ((keys >= target && nsplit >= minbatch) || nsplit >= cap) break;
   }
   if (top < 0) top = 0;
-  /* maxeval: split no more than the evaluations left allow */
-  {
-    long long left = (c->maxeval - c->neval) / (2 * t->rule.npoints);
-    if (left < 1) left = 1;
-    if (nsplit > left) {
-      cl->split_max = left;
-      nsplit = left;
-      t->capped = 1;
-    }
+  if (nsplit > cap) {
+    cl->split_max = cap;
+    nsplit = cap;
+    /* cut short by maxeval: not saved (a resumed run with a larger
+       maxeval must follow the uninterrupted path) */
+    if (cap == left) t->capped = 1;
   }
   cl->split_thresh = top > 0 ? gcuba_hist_edge(top) : 0;
   nkeep -= nsplit;
@@ -349,6 +376,21 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
     if (nsplit > room + ne) cl->split_max = room + ne;
   }
   return 0;
+}
+
+/* memory (host or device) running out once there is an estimate ends the
+   run with that estimate and fail = 1, as a full region store does;
+   returns 1 when it did so */
+static int out_of_memory(gcuba_call *c, int rc, int have_estimate)
+{
+  if (!have_estimate ||
+      (rc != GCUBA_FAIL_DEVMEM && rc != GCUBA_FAIL_NOMEM))
+    return 0;
+  c->fail = 1;
+  gcuba_log(c, 1, "out of %s memory while the regions grow: the best "
+            "estimate is returned", rc == GCUBA_FAIL_DEVMEM ? "device"
+                                                            : "host");
+  return 1;
 }
 
 static void report(cuhre *t, long long nact)
@@ -379,8 +421,12 @@ static void run(cuhre *t)
   resumed = c->statefile ? load_state(t) : 0;
   if (resumed < 0) return;
   if (!resumed) {
-    /* uniform start: two parts along each of the first 10 axes */
-    for (d = 0; d < c->ndim; ++d) ndiv[d] = d < 10 ? 2 : 1;
+    /* uniform start, two parts along each of the first 10 axes, when the
+       budget pays for it LARGE times; else the unit cube */
+    double nuni = (double)np * (1 << (c->ndim < 10 ? c->ndim : 10));
+    t->small = !(c->maxeval >= LARGE * nuni);
+    if (t->small) t->nfull = 1; /* the unit cube is bisected first */
+    for (d = 0; d < c->ndim; ++d) ndiv[d] = !t->small && d < 10 ? 2 : 1;
     if ((rc = t->ops->init(t->ctx, ndiv))) {
       gcuba_fail(c, rc, "initial regions");
       return;
@@ -402,6 +448,7 @@ static void run(cuhre *t)
       t->ops->hint(t->ctx, &h, t->finavg);
     }
     if ((rc = t->ops->eval(t->ctx, t->sumavg, t->sumerr))) {
+      if (out_of_memory(c, rc, t->iter > 0)) break;
       gcuba_fail(c, rc, rc == GCUBA_FAIL_ABORT ? "at iteration %lld"
                  : "at iteration %lld (the estimate so far is returned)",
                  t->iter + 1);
@@ -425,6 +472,11 @@ static void run(cuhre *t)
       if (!(t->err[comp] + fabs(t->tot[comp] - t->prev[comp]) <=
             t->budget[comp]))
         converged = 0;
+      /* an estimate without any variation (every point of every rule
+         alike, as when all of them miss where the integrand lives) is no
+         evidence: 0 +- 0 is not accepted (the Genz discontinuous family
+         with its cut near a face: 0 +- 0 after one bisection) */
+      if (t->err[comp] == 0 && t->tot[comp] == 0) converged = 0;
       t->prev[comp] = t->tot[comp];
       if (r > excess) {
         excess = r;
@@ -444,15 +496,19 @@ static void run(cuhre *t)
                 t->finerr[worst], worst + 1, t->budget[worst]);
       break;
     }
-    if (c->neval >= c->maxeval) {
+    /* maxeval is a budget: the next iteration bisects at least one
+       region, 2 np evaluations */
+    if (c->neval + 2 * np > c->maxeval) {
       c->fail = 1;
-      gcuba_log(c, 1, "maxeval %lld reached", c->maxeval);
+      gcuba_log(c, 1, "maxeval %lld reached (%lld evaluations, a bisection "
+                "costs %d)", c->maxeval, c->neval, 2 * np);
       break;
     }
-    /* classification: everything is split in the first NFULL iterations
+    /* classification: everything is split in the first nfull iterations
        (so that every leaf gets the two-level error) and until mineval is
-       reached */
-    if (t->iter < t->nfull || c->neval < c->mineval) {
+       reached, as far as maxeval allows */
+    if ((t->iter < t->nfull || c->neval < c->mineval) &&
+        nleaves <= (c->maxeval - c->neval) / (2 * np)) {
       cl.relfinish = 0;
       cl.fin_thresh = -1;
       cl.split_thresh = 0;
@@ -476,7 +532,7 @@ static void run(cuhre *t)
     t0 = now_ms();
     t->tm[1] += t0 - t1;
     if ((rc = t->ops->apply(t->ctx, &cl, t->finavg, t->finerr))) {
-      gcuba_fail(c, rc, "splitting the regions");
+      if (!out_of_memory(c, rc, 1)) gcuba_fail(c, rc, "splitting the regions");
       break;
     }
     t->nfinished += nleaves + t->ops->nnew(t->ctx) / 2 -
