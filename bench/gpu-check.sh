@@ -64,6 +64,7 @@ sanitize() {
   cd "$bdir" || return
   for t in tests/test-gpu tests/test-cuhre-gpu tests/test-cuhre-suite-gpu \
            tests/test-cuhre-bad-gpu tests/test-cuhre-state-gpu \
+           tests/test-cuhre-demo-gpu \
            tests/test-vegas-gpu tests/test-vegas-bad-gpu; do
     [ -x "$t" ] || continue
     for tool in memcheck racecheck; do

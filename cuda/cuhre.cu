@@ -284,12 +284,13 @@ static int make_points(gpu *t)
   size_t n;
   double *h, u[GCUBA_RULE_MAXDIM];
   int p, d, rc = 0;
+  const int npts = t->np + t->rule.nprobe; /* and the boundary probes */
   t->ustride = GCUBA_CUHRE_USTRIDE(t->ndim);
-  if (t->ustride < t->np) t->ustride = (t->np + 31) / 32 * 32;
+  if (t->ustride < npts) t->ustride = (npts + 31) / 32 * 32;
   n = (size_t)t->ustride * t->ndim;
   if (!(h = (double *)calloc(n, sizeof(double))))
     return gcuba_fail(t->c, GCUBA_FAIL_NOMEM, "rule points");
-  for (p = 0; p < t->np; ++p) {
+  for (p = 0; p < npts; ++p) {
     gcuba_rule_point(&t->rule, p, u);
     for (d = 0; d < t->ndim; ++d) h[(size_t)d * t->ustride + p] = u[d];
   }
@@ -743,6 +744,7 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   a.ustride = t->ustride;
   a.nsets = t->rule.nsets;
   a.npoints = t->np;
+  a.nprobe = t->rule.nprobe;
   a.userdata = t->duser;
   a.status = t->dstatus;
   const int timing = t->c->verbose >= 2 && t->n > t->nold;

@@ -5,6 +5,7 @@
 #ifndef GCUBA_TESTS_SUITE_H
 #define GCUBA_TESTS_SUITE_H
 
+#include <math.h>
 #include "gcuba.h"
 
 struct suite_param {
@@ -12,9 +13,32 @@ struct suite_param {
   int k;    /* power of each x_i */
 };
 
+/* fadv's parameters (suite.inc): a separable product over the first
+   n coordinates of a factor with a feature at c (width w) */
+struct suite_adv {
+  double c, w;
+  int kind; /* SUITE_ADV_* */
+  int n;    /* coordinates with the feature (the rest contribute 1) */
+};
+#define SUITE_ADV_STEP 0   /* x < c ? 1 : w */
+#define SUITE_ADV_KINK 1   /* |x - c| + w */
+#define SUITE_ADV_PEAK 2   /* w / ((x - c)^2 + w^2) */
+
+/* the true value of fadv for p */
+static inline double suite_adv_truth(const struct suite_adv *p)
+{
+  double g, c = p->c, w = p->w, v = 1;
+  int i;
+  if (p->kind == SUITE_ADV_STEP) g = c + w * (1 - c);
+  else if (p->kind == SUITE_ADV_KINK) g = (c * c + (1 - c) * (1 - c)) / 2 + w;
+  else g = atan((1 - c) / w) + atan(c / w);
+  for (i = 0; i < p->n; ++i) v *= g;
+  return v;
+}
+
 #define SUITE_FUNCS(X) \
   X(f1) X(f2) X(f3) X(f4) X(f5) X(f6) X(f7) X(f8) X(f43c) X(fparam) \
-  X(fabort) X(fnan)
+  X(fabort) X(fnan) X(cubademo) X(fadv)
 
 #define SUITE_DECL_C_(n) GCUBA_DECLARE_INTEGRAND(n##_c);
 #define SUITE_DECL_CU_(n) GCUBA_DECLARE_INTEGRAND(n##_cu);

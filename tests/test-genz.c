@@ -35,10 +35,14 @@ static const int cuba_honest[NDIMS][GENZ_NFAMILIES] = {
     {5, 5, 5, 5, 2, 4}, /* d = 5 */
     {5, 3, 4, 5, 0, 2}, /* d = 8 */
 };
-/* gCuhre's, measured with the budget-aware policy (2026-11-25): the
-   floor that guards against regressions */
+/* gCuhre's, measured with the budget-aware policy and the boundary
+   probes (2026-11-25): the floor that guards against regressions.  The
+   probes see the discontinuity in the strips next to region faces that
+   no rule point reaches, so 5D discontinuous spends more of its budget
+   splitting there: 3 of 5 instead of 4, with no false claim (it made 8
+   over the 120 instances of bench-genz before the probes, 1 after) */
 static const int floor_honest[NDIMS][GENZ_NFAMILIES] = {
-    {5, 5, 5, 5, 0, 4}, /* d = 5 */
+    {5, 5, 5, 5, 0, 3}, /* d = 5 */
     {5, 1, 5, 5, 0, 0}, /* d = 8 */
 };
 

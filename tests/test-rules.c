@@ -640,10 +640,17 @@ static void check_counts(void)
     gcuba_rule_point(&r, r.npoints - 1, u);
     for (i = 0; i < GCUBA_RULE_MAXDIM; ++i)
       corner &= u[i] == -r.set[r.nsets - 1].a;
-    gcuba_rule_point(&r, r.npoints, u);
+    /* then the 2 ndim boundary probes +-pu e_d, then the centre */
+    corner &= r.nprobe == 2 * GCUBA_RULE_MAXDIM;
+    gcuba_rule_point(&r, r.npoints + 2 * 3 + 1, u);
+    for (i = 0; i < GCUBA_RULE_MAXDIM; ++i)
+      corner &= u[i] == (i == 3 ? -r.pu : 0);
+    corner &= r.pu > r.set[1].a && r.pu < 1;
+    gcuba_rule_point(&r, r.npoints + r.nprobe, u);
     for (i = 0; i < GCUBA_RULE_MAXDIM; ++i) corner &= u[i] == 0;
-    ok(corner, "ndim %d: %d points, last point -a(1,...,1), out of range "
-      "gives the centre", GCUBA_RULE_MAXDIM, r.npoints);
+    ok(corner, "ndim %d: %d points, last point -a(1,...,1), then %d probes "
+      "(-pu e_3 is probe 7), out of range gives the centre",
+      GCUBA_RULE_MAXDIM, r.npoints, r.nprobe);
   }
   diag("sizeof(gcuba_rule) = %u bytes (any ndim)",
     (unsigned)sizeof(gcuba_rule));
@@ -682,6 +689,58 @@ static void check_twolevel(void)
 
 /* ------------------------------------------------------------------ */
 
+/* boundary probes: f evaluated at every point and probe of a rule on
+   [-1,1]^n, then gcuba_rule_probe_err.  A quartic along each axis is
+   predicted exactly (no floor); a smooth non-polynomial (exp) is within
+   kappa of the spread; a step at 0.97 half-widths, seen by no point of
+   the rule, is seen by a probe; the degree 11 and 13 rules take none. */
+static double probe_floor(const gcuba_rule *r, int which)
+{
+  double f[4096], u[GCUBA_RULE_MAXDIM];
+  long p, np = r->npoints + r->nprobe;
+  int i;
+  for (p = 0; p < np; ++p) {
+    double v = 0;
+    gcuba_rule_point(r, p, u);
+    for (i = 0; i < r->ndim; ++i) {
+      double x = u[i];
+      v += which == 0 ? 1 + x - 3 * x * x + 2 * x * x * x * x
+         : which == 1 ? exp(0.7 * x)
+         : (x > 0.97 ? 1 : 0);
+    }
+    f[p] = v;
+  }
+  return gcuba_rule_probe_err(r, f[0], f + 1, 1, f + r->npoints, 1, 2.0);
+}
+
+static void check_probes(void)
+{
+  static const int cfg[][2] = {{7, 2}, {7, 5}, {9, 4}, {9, 8}};
+  gcuba_rule r;
+  unsigned i;
+  int good = 1;
+  for (i = 0; i < sizeof cfg / sizeof cfg[0]; ++i) {
+    double q, e, st;
+    gcuba_rule_init(&r, cfg[i][1], cfg[i][0]);
+    q = probe_floor(&r, 0);
+    e = probe_floor(&r, 1);
+    st = probe_floor(&r, 2);
+    if (!(r.nprobe == 2 * r.ndim && q == 0 && e == 0 && r.strip > .04 &&
+          fabs(st - 2 * r.strip) <= 1e-12)) {
+      good = 0;
+      diag("key %d ndim %d: nprobe %d, quartic %g, exp %g, step %g",
+           cfg[i][0], cfg[i][1], r.nprobe, q, e, st);
+    }
+  }
+  ok(good, "probes: no floor for a quartic or exp along the axes; a step "
+     "at 0.97 half-widths (beyond every rule point) gets vol x strip x jump");
+  gcuba_rule_init(&r, 3, 11);
+  good = r.nprobe == 0;
+  gcuba_rule_init(&r, 2, 13);
+  good &= r.nprobe == 0;
+  ok(good, "probes: none for the degree 11 and 13 rules");
+}
+
 int main(void)
 {
   static const int configs[][2] = {
@@ -705,5 +764,6 @@ int main(void)
   check_select();
   check_counts();
   check_twolevel();
+  check_probes();
   return done();
 }

@@ -27,12 +27,12 @@
 /* The points of the rule as half-width offsets, dimension-major:
    u[d*ustride + p] (a warp's loads of one coordinate are contiguous).
    For ndim 2..8 the stride is a constant, the most points of any key in
-   that dimension rounded up to 32, so the kernels with a compile-time
+   that dimension (the rule's and its boundary probes) rounded up to 32, so the kernels with a compile-time
    dimension address every coordinate from one pointer; otherwise it is
    the rule's point count rounded up to 32. */
 #define GCUBA_CUHRE_USTRIDE(n)                                           \
-  ((n) == 2 ? 96 : (n) == 3 ? 128 : (n) == 4 ? 160 : (n) == 5 ? 288 :   \
-   (n) == 6 ? 480 : (n) == 7 ? 736 : (n) == 8 ? 1120 : 0)
+  ((n) == 2 ? 96 : (n) == 3 ? 128 : (n) == 4 ? 192 : (n) == 5 ? 288 :   \
+   (n) == 6 ? 480 : (n) == 7 ? 736 : (n) == 8 ? 1152 : 0)
 
 struct gcuba_cuhre_launch {
   int ndim, ncomp;
@@ -48,14 +48,17 @@ struct gcuba_cuhre_launch {
   int wpr;                     /* warps per region: 1, 2 or 4 */
   void *userdata;              /* device-accessible */
   int *status;                 /* GCUBA_ST_* bits, OR-ed */
+  int nprobe;                  /* boundary probes after the rule's points
+                                  (gcuba_rule_probe_err) */
 };
 
 /* shared memory of one warp, in doubles: per-lane set sums
    [nsets][ncomp][33], set sums [nsets][ncomp], f at the centre and the
-   axis points [ncomp][1 + 4 ndim], centre and half-width [2 ndim] */
+   axis points [ncomp][1 + 4 ndim], centre and half-width [2 ndim], f at
+   the probes [ncomp][2 ndim] */
 __host__ __device__ static inline size_t gcuba_cuhre_warp_doubles(int ndim, int ncomp, int nsets)
 {
-  return (size_t)ncomp * (34 * (size_t)nsets + 1 + 4 * ndim) + 2 * ndim;
+  return (size_t)ncomp * (34 * (size_t)nsets + 1 + 6 * ndim) + 2 * ndim;
 }
 
 static inline size_t gcuba_cuhre_smem(int ndim, int ncomp, int nsets)
@@ -113,6 +116,7 @@ __global__ void __launch_bounds__(GCUBA_CUHRE_BLOCK)
   double *ss = head + npart;
   double *fax = ss + (size_t)nsets * ncomp;
   double *cen = fax + (size_t)ncomp * nax, *hw = cen + ndim;
+  double *fpr = hw + ndim; /* [c * 2 ndim + j] f at probe j */
   const long long i =
       a.first + (long long)blockIdx.x * (GCUBA_CUHRE_BLOCK / 32 / W) + slot;
   const bool live = i < a.first + a.n;
@@ -171,6 +175,17 @@ __global__ void __launch_bounds__(GCUBA_CUHRE_BLOCK)
         part[(s * ncomp + c) * 33 + lane] = acc[c];
         acc[c] = 0;
       }
+    /* the boundary probes, points np .. np + nprobe - 1 of the table */
+    for (int p = np + t; p < np + a.nprobe; p += 32 * W) {
+      for (int d = 0; d < ndim; ++d)
+        x[d] = fma(hw[d], __ldg(a.u + p + (size_t)d * us), cen[d]);
+      if (F::call(&ndim, x, &ncomp, f, a.userdata) == -999)
+        st |= GCUBA_ST_ABORT;
+      for (c = 0; c < ncomp; ++c) {
+        if (!isfinite(f[c])) st |= GCUBA_ST_NONFINITE;
+        fpr[c * 2 * ndim + (p - np)] = f[c];
+      }
+    }
   }
   if (W == 1) __syncwarp();
   else __syncthreads();
@@ -221,6 +236,11 @@ __global__ void __launch_bounds__(GCUBA_CUHRE_BLOCK)
           if (e[2] > m) m = e[2];
           er = vol * cc[2] * m;
         }
+        if (a.nprobe) {
+          const double pe = gcuba_rule_probe_err(r, fax[0], fax + 1, 1, fpr,
+                                                 1, vol);
+          if (pe > er) er = pe;
+        }
         a.avg[i] = vol * q[0];
         a.err[i] = er;
         a.dims[i] = v > 0 ? kd : kw;
@@ -237,6 +257,12 @@ __global__ void __launch_bounds__(GCUBA_CUHRE_BLOCK)
         }
         gcuba_rule_combine(r, sc, vol, &a.avg[i * ncomp + c],
                            &a.err[i * ncomp + c]);
+        if (a.nprobe) {
+          const double pe = gcuba_rule_probe_err(
+              r, fax[c * nax], fax + c * nax + 1, 1, fpr + c * 2 * ndim, 1,
+              vol);
+          if (pe > a.err[i * ncomp + c]) a.err[i * ncomp + c] = pe;
+        }
         a.dims[i * ncomp + c] = gcuba_rule_splitdim(
             r, fax[c * nax], fax + c * nax + 1, 1,
             gcuba_rule_widest(ndim, w2));

@@ -40,6 +40,7 @@ typedef struct {
   unsigned char *cls;   /* [cap] classification: 0 keep, 1 fin, 2 split */
   long long *pos;       /* [cap+1] scratch for apply */
   double *xbuf, *fbuf;  /* per thread: CHUNK*ndim, np*ncomp */
+  /* np: the rule's points and its boundary probes (gcuba_rule_probe_err) */
   volatile int abort;
 } cpu;
 
@@ -119,7 +120,7 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   t->rule = *r;
   t->ndim = c->ndim;
   t->ncomp = c->ncomp;
-  t->np = gcuba_rule_npoints(r);
+  t->np = gcuba_rule_npoints(r) + r->nprobe;
   t->nthreads = gcuba_threads();
   t->maxregions = *maxregions;
   t->xbuf = (double *)malloc(sizeof(double) * CHUNK * t->ndim * t->nthreads);
@@ -212,6 +213,16 @@ static int eval_region(cpu *t, long long i, int tid)
   dims[0] = gcuba_rule_widest(ndim, w);
   gcuba_rule_apply(&t->rule, ncomp, f, vol, t->a.avg + i * ncomp,
                    t->a.err + i * ncomp, dims);
+  if (t->rule.nprobe) {
+    double *err = t->a.err + i * ncomp;
+    int c;
+    for (c = 0; c < ncomp; ++c) {
+      double pe = gcuba_rule_probe_err(&t->rule, f[c], f + ncomp + c, ncomp,
+                                       f + (size_t)t->rule.npoints * ncomp + c,
+                                       ncomp, vol);
+      if (pe > err[c]) err[c] = pe;
+    }
+  }
   return 0;
 }
 

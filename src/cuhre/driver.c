@@ -152,7 +152,7 @@ static uint64_t signature(const cuhre *t)
   v[0] = c->ndim;
   v[1] = c->ncomp;
   v[2] = t->rule.key;
-  v[3] = t->rule.npoints;
+  v[3] = t->rule.npoints + t->rule.nprobe;
   return gcuba_fnv1a(name, strlen(name),
                      gcuba_fnv1a(v, sizeof v, GCUBA_FNV_SEED));
 }
@@ -324,10 +324,12 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
   if (minbatch < t->minbatch) minbatch = t->minbatch;
   /* the most regions this iteration may split: what maxeval leaves, and
      (started small) GROWTH times the evaluations so far */
-  left = (c->maxeval - c->neval) / (2 * t->rule.npoints);
+  left = (c->maxeval - c->neval) /
+         (2 * (t->rule.npoints + t->rule.nprobe));
   cap = left;
   if (t->small) {
-    long long grow = (long long)(GROWTH * c->neval / (2.0 * t->rule.npoints));
+    long long grow = (long long)(GROWTH * c->neval /
+      (2.0 * (t->rule.npoints + t->rule.nprobe)));
     if (grow < 1) grow = 1;
     if (grow < cap) cap = grow;
   }
@@ -414,7 +416,8 @@ static void report(cuhre *t, long long nact)
 static void run(cuhre *t)
 {
   gcuba_call *c = t->c;
-  const int nc = t->ncomp, np = t->rule.npoints;
+  /* evaluations per region: the rule's points and its boundary probes */
+  const int nc = t->ncomp, np = t->rule.npoints + t->rule.nprobe;
   int comp, rc, ndiv[GCUBA_CUHRE_MAXDIM], d, resumed;
   gcuba_classify cl;
 
@@ -582,10 +585,11 @@ void gcuba_cuhre_run(gcuba_call *c)
   t.maxregions = max_regions(c, t.ops != &gcuba_cuhre_cpu);
   if (t.maxregions < 0) return;
   gcuba_log(c, 2, "ndim %d, ncomp %d, epsrel %g, epsabs %g, flags %d, "
-            "mineval %lld, maxeval %lld, key %d (degree-%d rule, %d points),"
+            "mineval %lld, maxeval %lld, key %d (degree-%d rule, %d points"
+            " and %d probes),"
             " statefile %s", c->ndim, c->ncomp, c->epsrel,
             c->epsabs, c->flags, c->mineval, c->maxeval, c->key,
-            t.rule.degree, t.rule.npoints,
+            t.rule.degree, t.rule.npoints, t.rule.nprobe,
             c->statefile ? c->statefile : "none");
   mem = (double *)calloc((size_t)c->ncomp * 11, sizeof(double));
   t.chi = (gcuba_vegas_combine_t *)calloc((size_t)c->ncomp, sizeof *t.chi);
