@@ -17,6 +17,7 @@
 
 /* points generated and evaluated per integrand batch */
 #define CHUNK 512
+#define UTAB_MAX ((size_t)1 << 21) /* doubles in the point table */
 
 typedef int (*nvec_fn)(const int *ndim, const double x[], const int *ncomp,
                        double f[], void *userdata, const int *nvec,
@@ -40,6 +41,9 @@ typedef struct {
   unsigned char *cls;   /* [cap] classification: 0 keep, 1 fin, 2 split */
   long long *pos;       /* [cap+1] scratch for apply */
   double *xbuf, *fbuf;  /* per thread: CHUNK*ndim, np*ncomp */
+  double *utab;         /* [np][ndim] the points as half-width offsets
+                           (gcuba_rule_point), or NULL when too large:
+                           then each point is formed as it is needed */
   /* np: the rule's points and its boundary probes (gcuba_rule_probe_err) */
   volatile int abort;
 } cpu;
@@ -108,6 +112,7 @@ static void destroy(void *ctx)
   free(t->pos);
   free(t->xbuf);
   free(t->fbuf);
+  free(t->utab);
   free(t);
 }
 
@@ -127,6 +132,16 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   t->fbuf = (double *)malloc(sizeof(double) * (size_t)t->np * t->ncomp *
                              t->nthreads);
   if (!t->xbuf || !t->fbuf) goto nomem;
+  /* forming a point costs as much as a cheap integrand: tabulate them
+     (up to 16 MiB: a 17-dimensional degree 9 rule; beyond that the
+     2^ndim corner points make the integrand the larger cost) */
+  if ((size_t)t->np * t->ndim <= UTAB_MAX) {
+    int p;
+    t->utab = (double *)malloc(sizeof(double) * (size_t)t->np * t->ndim);
+    if (!t->utab) goto nomem;
+    for (p = 0; p < t->np; ++p)
+      gcuba_rule_point(r, p, t->utab + (size_t)p * t->ndim);
+  }
   return t;
 nomem:
   destroy(t);
@@ -185,9 +200,11 @@ static int eval_region(cpu *t, long long i, int tid)
   for (p0 = 0; p0 < np && !t->abort; p0 += CHUNK) {
     int m = np - p0 < CHUNK ? np - p0 : CHUNK;
     for (p = 0; p < m; ++p) {
-      gcuba_rule_point(&t->rule, p0 + p, u);
+      const double *up = u;
+      if (t->utab) up = t->utab + (size_t)(p0 + p) * ndim;
+      else gcuba_rule_point(&t->rule, p0 + p, u);
       for (d = 0; d < ndim; ++d)
-        x[p * ndim + d] = lo[d] + w[d] * 0.5 * (1 + u[d]);
+        x[p * ndim + d] = lo[d] + w[d] * 0.5 * (1 + up[d]);
     }
     if (in->kind == GCUBA_DESC_NVEC) {
       for (p = 0; p < m; p += nv) {
