@@ -23,6 +23,7 @@ struct suite_adv {
 #define SUITE_ADV_STEP 0   /* x < c ? 1 : w */
 #define SUITE_ADV_KINK 1   /* |x - c| + w */
 #define SUITE_ADV_PEAK 2   /* w / ((x - c)^2 + w^2) */
+#define SUITE_ADV_EXPKINK 3 /* exp(-|x - c| / w) */
 
 /* the true value of fadv for p */
 static inline double suite_adv_truth(const struct suite_adv *p)
@@ -31,7 +32,8 @@ static inline double suite_adv_truth(const struct suite_adv *p)
   int i;
   if (p->kind == SUITE_ADV_STEP) g = c + w * (1 - c);
   else if (p->kind == SUITE_ADV_KINK) g = (c * c + (1 - c) * (1 - c)) / 2 + w;
-  else g = atan((1 - c) / w) + atan(c / w);
+  else if (p->kind == SUITE_ADV_PEAK) g = atan((1 - c) / w) + atan(c / w);
+  else g = w * (2 - exp(-c / w) - exp(-(1 - c) / w));
   for (i = 0; i < p->n; ++i) v *= g;
   return v;
 }

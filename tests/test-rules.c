@@ -706,7 +706,8 @@ static double probe_floor(const gcuba_rule *r, int which)
       double x = u[i];
       v += which == 0 ? 1 + x - 3 * x * x + 2 * x * x * x * x
          : which == 1 ? exp(0.7 * x)
-         : (x > 0.97 ? 1 : 0);
+         : which == 2 ? (x > 0.97 ? 1 : 0)
+         : fabs(x - 0.97);
     }
     f[p] = v;
   }
@@ -720,20 +721,24 @@ static void check_probes(void)
   unsigned i;
   int good = 1;
   for (i = 0; i < sizeof cfg / sizeof cfg[0]; ++i) {
-    double q, e, st;
+    double q, e, st, k;
     gcuba_rule_init(&r, cfg[i][1], cfg[i][0]);
     q = probe_floor(&r, 0);
     e = probe_floor(&r, 1);
     st = probe_floor(&r, 2);
+    k = probe_floor(&r, 3);
+    /* the kink's departure at +pu: 2 (pu - 0.97) */
     if (!(r.nprobe == 2 * r.ndim && q == 0 && e == 0 && r.strip > .04 &&
-          fabs(st - 2 * r.strip) <= 1e-12)) {
+          fabs(st - 2 * r.strip) <= 1e-12 &&
+          fabs(k - 2 * r.strip * 2 * (r.pu - .97)) <= 1e-12)) {
       good = 0;
-      diag("key %d ndim %d: nprobe %d, quartic %g, exp %g, step %g",
-           cfg[i][0], cfg[i][1], r.nprobe, q, e, st);
+      diag("key %d ndim %d: nprobe %d, quartic %g, exp %g, step %g, "
+           "kink %g", cfg[i][0], cfg[i][1], r.nprobe, q, e, st, k);
     }
   }
   ok(good, "probes: no floor for a quartic or exp along the axes; a step "
-     "at 0.97 half-widths (beyond every rule point) gets vol x strip x jump");
+     "or a kink at 0.97 half-widths (beyond every rule point) gets vol x "
+     "strip x departure");
   gcuba_rule_init(&r, 3, 11);
   good = r.nprobe == 0;
   gcuba_rule_init(&r, 2, 13);

@@ -367,21 +367,26 @@ GCUBA_RULE_FN void gcuba_rule_apply(const gcuba_rule *r, int ncomp,
    agree and the region is finished with a wrong value (a step at 0.123456
    in 4D at epsrel 1e-3: a true error 7e-3 reported as 2e-16).
    Two probes per axis, at +-pu = +-(1 - 2^-10) half-widths, are compared
-   with the quartic through f at 0, +-a1, +-a2 on the same axis; a probe
-   that departs from it by more than GCUBA_PROBE_KAPPA times the spread of
-   those five values (a smooth integrand departs by its fifth derivative
-   over a short extrapolation, far less) shows a feature the rule cannot
-   see.  What the rule misses there is bounded by the strips' share of the
-   region (strip = 1 - the largest generator, 0.044: twice one strip's
-   width, a factor 2 for safety) times that departure, so the region's
-   error becomes at least vol * strip * departure and it is split until
-   the strips' share is within the tolerance.  A kink (a continuous
-   feature) in the strip departs by less than KAPPA and is not flagged;
-   its missed error is second order in the strip width.  The degree 11
-   and 13 rules reach the faces (0.995 to 1.0) and take no probes.
+   with the quartic through f at 0, +-a1, +-a2 on the same axis.  A smooth
+   integrand departs from it by its fifth derivative over a short
+   extrapolation: little against the spread of those five values, and
+   little against their fourth difference (which measures the quartic's
+   own curvature).  A probe that departs by more than GCUBA_PROBE_KAPPA
+   times the spread (a jump) or GCUBA_PROBE_KAPPA4 times the fourth
+   difference (a kink: the five values lie on a line, the probe does not)
+   shows a feature the rule cannot see.  What the rule misses there is
+   bounded by the strips' share of the region (strip = 1 - the largest
+   generator, 0.044: twice one strip's width, a factor 2 for safety) times
+   that departure, so the region's error becomes at least vol * strip *
+   departure and it is split until the strips' share is within the
+   tolerance.  (A kink exp(-|x - 0.123456| / 0.2) in 5D at 1e-5 was
+   claimed with a true error of 2e-4 before the second test.)  The
+   degree 11 and 13 rules reach the faces (0.995 to 1.0) and take no
+   probes.
    fcentre, faxis, stride as in gcuba_rule_fourthdiff_strided; fprobe[j *
    pstride] is f at probe j < nprobe.  Returns the error floor, or 0. */
 #define GCUBA_PROBE_KAPPA 0.25
+#define GCUBA_PROBE_KAPPA4 16
 GCUBA_RULE_FN double gcuba_rule_probe_err(const gcuba_rule *r,
   double fcentre, const double *faxis, long stride, const double *fprobe,
   long pstride, double vol)
@@ -391,7 +396,7 @@ GCUBA_RULE_FN double gcuba_rule_probe_err(const gcuba_rule *r,
   for (d = 0; d < r->nprobe / 2; ++d) {
     const double *f1 = faxis + (long)(2 * d) * stride;
     const double *f2 = f1 + (long)(2 * r->ndim) * stride;
-    double v[5], lo, hi, big = 0;
+    double v[5], lo, hi, big = 0, fd;
     v[0] = fcentre;
     v[1] = f1[0];
     v[2] = f1[stride];
@@ -403,6 +408,7 @@ GCUBA_RULE_FN double gcuba_rule_probe_err(const gcuba_rule *r,
       if (v[j] > hi) hi = v[j];
       if (fabs(v[j]) > big) big = fabs(v[j]);
     }
+    fd = gcuba_rule_fourthdiff_strided(r, d, fcentre, faxis, stride);
     for (j = 0; j < 2; ++j) {
       /* at -pu the quartic's weights are mirrored: +a <-> -a */
       double pred = j == 0
@@ -413,7 +419,8 @@ GCUBA_RULE_FN double gcuba_rule_probe_err(const gcuba_rule *r,
       double fp = fprobe[(long)(2 * d + j) * pstride];
       double dev = fabs(fp - pred);
       if (fabs(fp) > big) big = fabs(fp);
-      if (dev > GCUBA_PROBE_KAPPA * (hi - lo) + 1e-12 * big && dev > worst)
+      if (dev > 1e-12 * big && dev > worst &&
+          (dev > GCUBA_PROBE_KAPPA * (hi - lo) || dev > GCUBA_PROBE_KAPPA4 * fd))
         worst = dev;
     }
   }
