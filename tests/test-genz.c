@@ -2,9 +2,11 @@
    d = 5 and 8, the six families, instances 0-4, epsrel 1e-3, maxeval
    150000, key 0, flags 0; CPU backend).  Asserts, per call, neval <=
    maxeval and no false claim (fail = 0 implies true relative error <=
-   epsrel), except in the discontinuous family, where at most one call
-   per (d, family) may claim falsely (the rules do not see a cut between
-   their points; Cuba's Cuhre claims falsely there too); per (d, family),
+   epsrel), in every family (Cuba's Cuhre claims falsely in the
+   discontinuous one; gCuhre's boundary probes see a cut between the
+   rule's points and a face, and 5D discontinuous 14, cut at x_2 = 0.019,
+   is run as well: claimed with a 20% error before the probes named the
+   split axis); per (d, family),
    at least the honest results (fail = 0 and true relative error <=
    epsrel) gCuhre has reached, printed beside Cuba 4.2.2's on the same
    instances (the tables below; where gCuhre's is lower, the gap is an
@@ -38,11 +40,10 @@ static const int cuba_honest[NDIMS][GENZ_NFAMILIES] = {
 /* gCuhre's, measured with the budget-aware policy and the boundary
    probes (2026-11-25): the floor that guards against regressions.  The
    probes see the discontinuity in the strips next to region faces that
-   no rule point reaches, so 5D discontinuous spends more of its budget
-   splitting there: 3 of 5 instead of 4, with no false claim (it made 8
-   over the 120 instances of bench-genz before the probes, 1 after) */
+   no rule point reaches (bench-genz over its 360 calls: 8 false claims
+   before the probes, 0 after) */
 static const int floor_honest[NDIMS][GENZ_NFAMILIES] = {
-    {5, 5, 5, 5, 0, 3}, /* d = 5 */
+    {5, 5, 5, 5, 0, 4}, /* d = 5 */
     {5, 1, 5, 5, 0, 0}, /* d = 8 */
 };
 
@@ -116,7 +117,6 @@ int main(void)
   for (di = 0; di < NDIMS; ++di)
     for (f = 1; f <= GENZ_NFAMILIES; ++f) {
       struct genz_stats st;
-      int nfalse = 0;
       memset(&st, 0, sizeof st);
       for (k = 0; k < NINST; ++k) {
         struct genz_instance g;
@@ -131,12 +131,9 @@ int main(void)
         r.ms = 0;
         rel = genz_relerr(r.integral, truth);
         genz_stats_add(&st, &r, truth, EPSREL);
-        if (r.fail == 0 && !(rel <= EPSREL)) ++nfalse;
-        ok(r.fail != 0 || rel <= EPSREL || (f == 6 && nfalse <= 1),
-           "%dD %s %d: no false claim%s: fail %d, relerr %.2e, error %.2e",
-           g.d, genz_names[f - 1], k,
-           f == 6 ? " (at most one per dimension)" : "", r.fail, rel,
-           r.error);
+        ok(r.fail != 0 || rel <= EPSREL,
+           "%dD %s %d: no false claim: fail %d, relerr %.2e, error %.2e",
+           g.d, genz_names[f - 1], k, r.fail, rel, r.error);
         ok(r.fail >= 0 && r.neval <= MAXEVAL,
            "%dD %s %d: neval %lld <= maxeval (fail %d)", g.d,
            genz_names[f - 1], k, r.neval, r.fail);
@@ -147,5 +144,22 @@ int main(void)
          st.n, floor_honest[di][f - 1], cuba_honest[di][f - 1], st.conv,
          st.nfalse, genz_stats_mean(&st));
     }
+  {
+    /* the cut next to a face: 5D discontinuous 14 */
+    struct genz_instance g;
+    struct genz_result r;
+    int nregions;
+    double truth, rel;
+    genz_make(&g, GENZ_SEED, 5, 6, 14);
+    truth = genz_truth(&g);
+    llgCuhre(g.d, 1, genz_c, &g, 1, EPSREL, 1e-20, 0, 0, MAXEVAL, 0, NULL,
+             NULL, &nregions, &r.neval, &r.fail, &r.integral, &r.error,
+             &r.prob);
+    rel = genz_relerr(r.integral, truth);
+    ok(g.u[1] < 0.02 && (r.fail != 0 || rel <= EPSREL) && r.neval <= MAXEVAL,
+       "5D discontinuous 14 (cut at x_2 = %.4f): no false claim: fail %d, "
+       "relerr %.2e, error %.2e, neval %lld", g.u[1], r.fail, rel, r.error,
+       r.neval);
+  }
   return done();
 }

@@ -704,14 +704,23 @@ static double probe_floor(const gcuba_rule *r, int which)
     gcuba_rule_point(r, p, u);
     for (i = 0; i < r->ndim; ++i) {
       double x = u[i];
+      /* the step along axis 0 only, the kink along the last only */
       v += which == 0 ? 1 + x - 3 * x * x + 2 * x * x * x * x
          : which == 1 ? exp(0.7 * x)
-         : which == 2 ? (x > 0.97 ? 1 : 0)
-         : fabs(x - 0.97);
+         : which == 2 ? (i == 0 && x > 0.97 ? 1 : 0)
+         : i == r->ndim - 1 ? fabs(x - 0.97) : 0;
     }
     f[p] = v;
   }
-  return gcuba_rule_probe_err(r, f[0], f + 1, 1, f + r->npoints, 1, 2.0);
+  {
+    int axis = -1;
+    double fl = gcuba_rule_probe_err(r, f[0], f + 1, 1, f + r->npoints, 1,
+                                     2.0, &axis);
+    /* the floor names the axis of the feature */
+    if (fl > 0 && axis != (which == 2 ? 0 : r->ndim - 1)) return -1;
+    if (fl == 0 && axis != -1) return -1;
+    return fl;
+  }
 }
 
 static void check_probes(void)
@@ -738,7 +747,7 @@ static void check_probes(void)
   }
   ok(good, "probes: no floor for a quartic or exp along the axes; a step "
      "or a kink at 0.97 half-widths (beyond every rule point) gets vol x "
-     "strip x departure");
+     "strip x departure and names its axis");
   gcuba_rule_init(&r, 3, 11);
   good = r.nprobe == 0;
   gcuba_rule_init(&r, 2, 13);

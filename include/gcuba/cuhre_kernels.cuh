@@ -236,14 +236,19 @@ __global__ void __launch_bounds__(GCUBA_CUHRE_BLOCK)
           if (e[2] > m) m = e[2];
           er = vol * cc[2] * m;
         }
+        int ax = v > 0 ? kd : kw;
         if (a.nprobe) {
+          int pax = ax;
           const double pe = gcuba_rule_probe_err(r, fax[0], fax + 1, 1, fpr,
-                                                 1, vol);
-          if (pe > er) er = pe;
+                                                 1, vol, &pax);
+          if (pe > er) {
+            er = pe;
+            ax = pax;
+          }
         }
         a.avg[i] = vol * q[0];
         a.err[i] = er;
-        a.dims[i] = v > 0 ? kd : kw;
+        a.dims[i] = ax;
       }
     }
     else
@@ -257,15 +262,19 @@ __global__ void __launch_bounds__(GCUBA_CUHRE_BLOCK)
         }
         gcuba_rule_combine(r, sc, vol, &a.avg[i * ncomp + c],
                            &a.err[i * ncomp + c]);
-        if (a.nprobe) {
-          const double pe = gcuba_rule_probe_err(
-              r, fax[c * nax], fax + c * nax + 1, 1, fpr + c * 2 * ndim, 1,
-              vol);
-          if (pe > a.err[i * ncomp + c]) a.err[i * ncomp + c] = pe;
-        }
         a.dims[i * ncomp + c] = gcuba_rule_splitdim(
             r, fax[c * nax], fax + c * nax + 1, 1,
             gcuba_rule_widest(ndim, w2));
+        if (a.nprobe) {
+          int pax = 0;
+          const double pe = gcuba_rule_probe_err(
+              r, fax[c * nax], fax + c * nax + 1, 1, fpr + c * 2 * ndim, 1,
+              vol, &pax);
+          if (pe > a.err[i * ncomp + c]) {
+            a.err[i * ncomp + c] = pe;
+            a.dims[i * ncomp + c] = pax;
+          }
+        }
       }
   }
   if (st) atomicOr(a.status, st);

@@ -234,10 +234,14 @@ static int eval_region(cpu *t, long long i, int tid)
     double *err = t->a.err + i * ncomp;
     int c;
     for (c = 0; c < ncomp; ++c) {
+      int pax = 0;
       double pe = gcuba_rule_probe_err(&t->rule, f[c], f + ncomp + c, ncomp,
                                        f + (size_t)t->rule.npoints * ncomp + c,
-                                       ncomp, vol);
-      if (pe > err[c]) err[c] = pe;
+                                       ncomp, vol, &pax);
+      if (pe > err[c]) {
+        err[c] = pe;
+        dims[c] = pax;
+      }
     }
   }
   return 0;
