@@ -284,7 +284,7 @@ static int make_points(gpu *t)
   size_t n;
   double *h, u[GCUBA_RULE_MAXDIM];
   int p, d, rc = 0;
-  const int npts = t->np + t->rule.nprobe; /* and the boundary probes */
+  const int npts = gcuba_rule_nevals(&t->rule); /* points and probes */
   t->ustride = GCUBA_CUHRE_USTRIDE(t->ndim);
   if (t->ustride < npts) t->ustride = (npts + 31) / 32 * 32;
   n = (size_t)t->ustride * t->ndim;

@@ -177,6 +177,13 @@ GCUBA_RULE_FN int gcuba_rule_npoints(const gcuba_rule *r)
   return r->npoints;
 }
 
+/* evaluations per region: the rule's points and its boundary probes
+   (gcuba_rule_probe_err), numbered 0 .. nevals - 1 by gcuba_rule_point */
+GCUBA_RULE_FN int gcuba_rule_nevals(const gcuba_rule *r)
+{
+  return r->npoints + r->nprobe;
+}
+
 /* polynomial degree of the basic rule */
 GCUBA_RULE_FN int gcuba_rule_degree(const gcuba_rule *r)
 {

@@ -40,11 +40,11 @@ typedef struct {
   double *pavg, *perr;  /* [cap/2*ncomp] parents of the new regions */
   unsigned char *cls;   /* [cap] classification: 0 keep, 1 fin, 2 split */
   long long *pos;       /* [cap+1] scratch for apply */
-  double *xbuf, *fbuf;  /* per thread: CHUNK*ndim, np*ncomp */
+  double *xbuf, *fbuf;  /* per thread: CHUNK*ndim, np*ncomp (np: the
+                           rule's points and probes, gcuba_rule_nevals) */
   double *utab;         /* [np][ndim] the points as half-width offsets
                            (gcuba_rule_point), or NULL when too large:
                            then each point is formed as it is needed */
-  /* np: the rule's points and its boundary probes (gcuba_rule_probe_err) */
   volatile int abort;
 } cpu;
 
@@ -125,7 +125,7 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   t->rule = *r;
   t->ndim = c->ndim;
   t->ncomp = c->ncomp;
-  t->np = gcuba_rule_npoints(r) + r->nprobe;
+  t->np = gcuba_rule_nevals(r);
   t->nthreads = gcuba_threads();
   t->maxregions = *maxregions;
   t->xbuf = (double *)malloc(sizeof(double) * CHUNK * t->ndim * t->nthreads);
@@ -133,8 +133,8 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
                              t->nthreads);
   if (!t->xbuf || !t->fbuf) goto nomem;
   /* forming a point costs as much as a cheap integrand: tabulate them
-     (up to 16 MiB: a 17-dimensional degree 9 rule; beyond that the
-     2^ndim corner points make the integrand the larger cost) */
+     (up to 16 MiB: the degree 9 rule up to 16 dimensions; beyond that
+     the 2^ndim corner points make the integrand the larger cost) */
   if ((size_t)t->np * t->ndim <= UTAB_MAX) {
     int p;
     t->utab = (double *)malloc(sizeof(double) * (size_t)t->np * t->ndim);

@@ -152,7 +152,7 @@ static uint64_t signature(const cuhre *t)
   v[0] = c->ndim;
   v[1] = c->ncomp;
   v[2] = t->rule.key;
-  v[3] = t->rule.npoints + t->rule.nprobe;
+  v[3] = gcuba_rule_nevals(&t->rule);
   return gcuba_fnv1a(name, strlen(name),
                      gcuba_fnv1a(v, sizeof v, GCUBA_FNV_SEED));
 }
@@ -324,12 +324,11 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
   if (minbatch < t->minbatch) minbatch = t->minbatch;
   /* the most regions this iteration may split: what maxeval leaves, and
      (started small) GROWTH times the evaluations so far */
-  left = (c->maxeval - c->neval) /
-         (2 * (t->rule.npoints + t->rule.nprobe));
+  left = (c->maxeval - c->neval) / (2 * gcuba_rule_nevals(&t->rule));
   cap = left;
   if (t->small) {
     long long grow = (long long)(GROWTH * c->neval /
-      (2.0 * (t->rule.npoints + t->rule.nprobe)));
+                                 (2.0 * gcuba_rule_nevals(&t->rule)));
     if (grow < 1) grow = 1;
     if (grow < cap) cap = grow;
   }
@@ -416,8 +415,7 @@ static void report(cuhre *t, long long nact)
 static void run(cuhre *t)
 {
   gcuba_call *c = t->c;
-  /* evaluations per region: the rule's points and its boundary probes */
-  const int nc = t->ncomp, np = t->rule.npoints + t->rule.nprobe;
+  const int nc = t->ncomp, np = gcuba_rule_nevals(&t->rule);
   int comp, rc, ndiv[GCUBA_CUHRE_MAXDIM], d, resumed;
   gcuba_classify cl;
 
