@@ -9,7 +9,7 @@
 #   bash bench/gpu-check.sh sanitize compute-sanitizer (memcheck, leaks;
 #                                    racecheck on the Cuhre battery) over the
 #                                    GPU test programs
-#   bash bench/gpu-check.sh bench    bench-cuhre and bench-genz on the GPU
+#   bash bench/gpu-check.sh bench    bench-1d, bench-cuhre and bench-genz on the GPU
 #                                    (BENCH_LIMIT seconds per level, default
 #                                    2), then the reference PAGANI when
 #                                    .refgpu/run.sh is there
@@ -44,7 +44,7 @@ build() {
     make -j"$J" > "$out/build.log" 2>&1 &&
     make -j"$J" check TESTS= > "$out/build-tests.log" 2>&1 &&
     make -j"$J" bench/bench-cuhre bench/bench-vegas bench/bench-genz \
-      >> "$out/build-tests.log" 2>&1 ) \
+      bench/bench-1d >> "$out/build-tests.log" 2>&1 ) \
     || { status=1; tail -30 "$out/configure.log" "$out/build.log" \
            "$out/build-tests.log" 2>/dev/null; }
   grep -E "^  (CUDA|Fortran|OpenMP|Random123)" "$out/configure.log"
@@ -64,7 +64,7 @@ sanitize() {
   cd "$bdir" || return
   for t in tests/test-gpu tests/test-cuhre-gpu tests/test-cuhre-suite-gpu \
            tests/test-cuhre-bad-gpu tests/test-cuhre-state-gpu \
-           tests/test-cuhre-demo-gpu \
+           tests/test-cuhre-demo-gpu tests/test-cuhre-1d-gpu \
            tests/test-vegas-gpu tests/test-vegas-bad-gpu; do
     [ -x "$t" ] || continue
     for tool in memcheck racecheck; do
@@ -90,6 +90,9 @@ sanitize() {
 bench() {
   say bench
   cd "$bdir" || return
+  GCUBA_DEVICE=gpu ./bench/bench-1d --n "${BENCH_1D_N:-20}" \
+    > "$out/bench-1d-gpu.txt" 2>&1 || status=1
+  tail -4 "$out/bench-1d-gpu.txt"
   GCUBA_DEVICE=gpu ./bench/bench-cuhre --backend gpu --limit "${BENCH_LIMIT:-2}" \
     --csv "$out/bench-cuhre.csv" > "$out/bench-cuhre.txt" 2>&1 || status=1
   tail -5 "$out/bench-cuhre.txt"

@@ -33,6 +33,8 @@
 #define GCUBA_GPU_BATCH_PER_SM 64
 #endif
 #define RED_THREADS 256
+/* one dimension: regions evaluated per round (k_gk_points) */
+#define GK_CHUNK (1LL << 16)
 
 /* Leaves, structure of arrays.  Every width is a power of two (the start
    divides each axis in 1 or 2, splits halve): wk holds its exponent,
@@ -60,6 +62,8 @@ typedef struct {
                                and its exclusive scan */
   gcuba_rule *drule;
   double *du;               /* [ndim*ustride] the rule's points */
+  double *dx, *df;          /* ndim = 1: [GK_CHUNK*nevals] points and
+                               [GK_CHUNK*nevals*ncomp] values */
   double *dpart;            /* [2*ncomp*RED_BLOCKS] reduction partials */
   double *dsum;             /* [DSUM_DOUBLES] then the histogram: */
   long long *dhcount;       /* [GCUBA_HIST_BINS], in the same block */
@@ -214,6 +218,8 @@ static void release(gpu *t)
   free_store(t);
   cudaFree(t->drule);
   cudaFree(t->du);
+  cudaFree(t->dx);
+  cudaFree(t->df);
   cudaFree(t->dpart);
   cudaFree(t->dsum);
   cudaFree(t->dticket);
@@ -398,6 +404,12 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
     if (make_points(t)) goto fail;
   }
   t->rule = *r;
+  if (c->ndim == 1 && !t->dx &&
+      (GCUBA_CK(c, cudaMalloc(&t->dx, sizeof(double) * GK_CHUNK *
+                                          gcuba_rule_nevals(r))) ||
+       GCUBA_CK(c, cudaMalloc(&t->df, sizeof(double) * GK_CHUNK *
+                                          gcuba_rule_nevals(r) * c->ncomp))))
+    goto fail;
   if (GCUBA_CK(c, cudaMemcpyAsync(t->drule, r, sizeof *r,
                                   cudaMemcpyHostToDevice, t->stream)) ||
       device_userdata(t))
@@ -509,10 +521,12 @@ static unsigned red_blocks(long long n)
 }
 
 /* The two-level error of the new pairs (children 2k, 2k+1 of parent k
-   from `first' on, when pavg != NULL), then out[c] = sum_i avg[i*ncomp +
+   from `first' on, when pavg != NULL; in one dimension the
+   Gauss-Kronrod check, gcuba_gk_twolevel), then out[c] = sum_i avg[i*ncomp +
    c], out[ncomp + c] = the same of err; the last block also moves the
    status word to out[DS_MISC] (clearing it) and clears the histogram */
-__global__ void k_sums(long long n, int ncomp, double *avg, double *err,
+__global__ void k_sums(long long n, int ndim, int ncomp, double *avg,
+                       double *err,
                        long long first, const double *pavg,
                        const double *perr, int *status, long long *count,
                        double *part, double *out, unsigned int *ticket)
@@ -526,9 +540,16 @@ __global__ void k_sums(long long n, int ncomp, double *avg, double *err,
       long long k = (i - first) >> 1;
       if ((i - first) & 1) continue; /* added with its sibling */
       for (int c = 0; c < ncomp; ++c)
-        gcuba_twolevel(pavg[k * ncomp + c], perr[k * ncomp + c],
-                       &avg[i * ncomp + c], &err[i * ncomp + c],
-                       &avg[(i + 1) * ncomp + c], &err[(i + 1) * ncomp + c]);
+        if (ndim > 1)
+          gcuba_twolevel(pavg[k * ncomp + c], perr[k * ncomp + c],
+                         &avg[i * ncomp + c], &err[i * ncomp + c],
+                         &avg[(i + 1) * ncomp + c],
+                         &err[(i + 1) * ncomp + c]);
+        else
+          gcuba_gk_twolevel(pavg[k * ncomp + c], perr[k * ncomp + c],
+                            avg[i * ncomp + c], &err[i * ncomp + c],
+                            avg[(i + 1) * ncomp + c],
+                            &err[(i + 1) * ncomp + c]);
       m = 2;
     }
     for (int j = 0; j < m; ++j)
@@ -724,6 +745,38 @@ static int warps_per_region(const gpu *t, long long n)
   return w;
 }
 
+/* One dimension.  A Gauss-Kronrod rule needs all values of a region
+   together (QUADPACK's sum of |f - mean|) and a region has only 23
+   points, so the regions are evaluated in rounds of GK_CHUNK: their
+   points are written out (k_gk_points), the integrand's eval_points
+   launcher evaluates them, and k_gk_apply applies the rule with the same
+   code as the CPU backend (gcuba_rule_apply).  No integrand-dependent
+   kernel of its own.  The points are formed as the CPU backend forms
+   them, lo + (w/2)(1 + u), without a fused multiply-add. */
+__global__ void k_gk_points(long long first, long long n, int np,
+                            const double *lo, const unsigned short *wk,
+                            const double *u, double *x)
+{
+  const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n * np) return;
+  const long long i = first + j / np;
+  const int p = (int)(j % np);
+  const double hw = ldexp(1.0, -1 - (int)wk[i]);
+  x[j] = __dadd_rn(lo[i], __dmul_rn(hw, __dadd_rn(1.0, u[p])));
+}
+
+__global__ void k_gk_apply(long long first, long long n, int ncomp, int np,
+                           const gcuba_rule *r, const double *f,
+                           const unsigned short *wk, double *avg,
+                           double *err, int *dims)
+{
+  const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  const long long i = first + j;
+  gcuba_rule_apply(r, ncomp, f + j * np * ncomp, ldexp(1.0, -(int)wk[i]),
+                   avg + i * ncomp, err + i * ncomp, dims + i * ncomp);
+}
+
 static int eval(void *ctx, double *sumavg, double *sumerr)
 {
   gpu *t = (gpu *)ctx;
@@ -749,15 +802,34 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   a.status = t->dstatus;
   const int timing = t->c->verbose >= 2 && t->n > t->nold;
   if (timing) CK(cudaEventRecord(t->ev[0], t->stream));
-  for (a.first = t->nold; a.first < t->n; a.first += chunk) {
-    a.n = t->n - a.first < chunk ? t->n - a.first : chunk;
-    a.wpr = warps_per_region(t, a.n);
-    rc = t->c->integrand->gpu->cuhre_eval(&a, t->stream);
-    if (rc) return GCUBA_CK(t->c, (cudaError_t)rc);
-  }
+  if (t->ndim == 1) {
+    /* one dimension: points, the integrand's eval_points, the rule */
+    const int np = gcuba_rule_nevals(&t->rule);
+    for (a.first = t->nold; a.first < t->n; a.first += GK_CHUNK) {
+      const long long m =
+          t->n - a.first < GK_CHUNK ? t->n - a.first : GK_CHUNK;
+      k_gk_points<<<nblocks(m * np, 256), 256, 0, t->stream>>>(
+          a.first, m, np, t->a.lo, t->a.wk, t->du, t->dx);
+      CKL("k_gk_points");
+      rc = t->c->integrand->gpu->eval_points(1, t->ncomp, m * np, t->dx,
+                                              t->df, t->duser, t->dstatus,
+                                              t->stream);
+      if (rc) return GCUBA_CK(t->c, (cudaError_t)rc);
+      k_gk_apply<<<nblocks(m, 128), 128, 0, t->stream>>>(
+          a.first, m, t->ncomp, np, t->drule, t->df, t->a.wk, t->a.avg,
+          t->a.err, t->a.dims);
+      CKL("k_gk_apply");
+    }
+  } else
+    for (a.first = t->nold; a.first < t->n; a.first += chunk) {
+      a.n = t->n - a.first < chunk ? t->n - a.first : chunk;
+      a.wpr = warps_per_region(t, a.n);
+      rc = t->c->integrand->gpu->cuhre_eval(&a, t->stream);
+      if (rc) return GCUBA_CK(t->c, (cudaError_t)rc);
+    }
   if (timing) CK(cudaEventRecord(t->ev[1], t->stream));
   k_sums<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
-      t->n, t->ncomp, t->a.avg, t->a.err, t->nold,
+      t->n, t->ndim, t->ncomp, t->a.avg, t->a.err, t->nold,
       t->haveparents ? t->pavg : NULL, t->perr, t->dstatus, t->dhcount,
       t->dpart, t->dsum, t->dticket);
   CKL("k_sums");

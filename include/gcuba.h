@@ -120,7 +120,8 @@ typedef const struct gcuba_integrand *gintegrand_t;
 enum gcuba_fail { GCUBA_FAIL_LIST(GCUBA_FAIL_ENUM_) GCUBA_FAIL_END_ = -1000 };
 #undef GCUBA_FAIL_ENUM_
 
-/* Limits.  Cuhre needs ndim >= 2; its degree-7/9 rules have 2^ndim points
+/* Limits.  gCuhre takes ndim >= 1 (1: adaptive Gauss-Kronrod, which
+   Cuba's Cuhre does not offer); its degree-7/9 rules have 2^ndim points
    per region, hence the smaller bound. */
 #define GCUBA_MAXDIM 1024
 #define GCUBA_CUHRE_MAXDIM 20

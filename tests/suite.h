@@ -38,9 +38,50 @@ static inline double suite_adv_truth(const struct suite_adv *p)
   return v;
 }
 
+/* f1d's parameters (suite.inc): one-dimensional integrands, component
+   j of kind[j] with parameters c[j], w[j] */
+struct suite_1d {
+  int kind[3];
+  double c[3], w[3];
+};
+#define SUITE_1D_I1 0      /* e^{cos x} (issue 22's I1) */
+#define SUITE_1D_I2 1      /* sqrt(exp(cos(x^{x^x}))) (I2) */
+#define SUITE_1D_POW 2     /* x^c (c > -1) */
+#define SUITE_1D_LOG 3     /* log x */
+#define SUITE_1D_PEAK 4    /* w / ((x - c)^2 + w^2) */
+#define SUITE_1D_COS 5     /* cos(w x) */
+#define SUITE_1D_JUMP 6    /* x < c ? 1 : 1/2 */
+#define SUITE_1D_KINK 7    /* |x - c| */
+#define SUITE_1D_LOGIN 8   /* log |x - c|, c inside */
+#define SUITE_1D_POWLOG 9  /* x^c log x */
+#define SUITE_1D_NAN 10    /* NaN for x > c */
+#define SUITE_1D_KINDS 10  /* kinds with a truth (NAN excluded) */
+
+/* Truth of component j.  I1 and I2 were computed with mpmath 1.3 at 40
+   and 50 digits (tanh-sinh; I2 also Gauss-Legendre on [0, 1e-20, 1e-6,
+   1/3, 1], agreeing to 28 digits). */
+static inline double suite_1d_truth(const struct suite_1d *p, int j)
+{
+  const double c = p->c[j], w = p->w[j];
+  switch (p->kind[j]) {
+  case SUITE_1D_I1: return 2.3415748417130531649229751862;
+  case SUITE_1D_I2: return 1.5022971195982904396818962210;
+  case SUITE_1D_POW: return 1 / (c + 1);
+  case SUITE_1D_LOG: return -1;
+  case SUITE_1D_PEAK: return atan((1 - c) / w) + atan(c / w);
+  case SUITE_1D_COS: return sin(w) / w;
+  case SUITE_1D_JUMP: return c + 0.5 * (1 - c);
+  case SUITE_1D_KINK: return 0.5 * (c * c + (1 - c) * (1 - c));
+  case SUITE_1D_LOGIN:
+    return c * log(c) - c + (1 - c) * log(1 - c) - (1 - c);
+  case SUITE_1D_POWLOG: return -1 / ((c + 1) * (c + 1));
+  }
+  return NAN;
+}
+
 #define SUITE_FUNCS(X) \
   X(f1) X(f2) X(f3) X(f4) X(f5) X(f6) X(f7) X(f8) X(f43c) X(fparam) \
-  X(fabort) X(fnan) X(cubademo) X(fadv)
+  X(fabort) X(fnan) X(cubademo) X(fadv) X(f1d)
 
 #define SUITE_DECL_C_(n) GCUBA_DECLARE_INTEGRAND(n##_c);
 #define SUITE_DECL_CU_(n) GCUBA_DECLARE_INTEGRAND(n##_cu);

@@ -62,8 +62,8 @@ int main(void)
   ok(gcuba_host_integrand(NULL, 0) == NULL, "gcuba_host_integrand(NULL)");
 
   calls = 0;
-  ok(cuhre(1, 1, h, 1, 1e-3, 0, 0, 1000, integral) == GCUBA_FAIL_NDIM,
-     "gCuhre ndim = 1 -> fail -1");
+  ok(cuhre(0, 1, h, 1, 1e-3, 0, 0, 1000, integral) == GCUBA_FAIL_NDIM,
+     "gCuhre ndim = 0 -> fail -1");
   ok(cuhre(GCUBA_CUHRE_MAXDIM + 1, 1, h, 1, 1e-3, 0, 0, 1000, integral) ==
          GCUBA_FAIL_NDIM, "gCuhre ndim above the maximum -> fail -1");
   ok(cuhre(3, 0, h, 1, 1e-3, 0, 0, 1000, integral) == GCUBA_FAIL_NCOMP,

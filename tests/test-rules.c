@@ -605,11 +605,16 @@ static void check_select(void)
   }
   ok(good, "key selection as in Cuba (default 13/11/9, 9 and 7 in any "
     "ndim, fallback otherwise)");
-  good = gcuba_rule_init(&r, 1, 7) == -1 && r.npoints == 0
-    && gcuba_rule_init(&r, 0, 0) == -1 && gcuba_rule_init(&r, -3, 9) == -1
+  good = gcuba_rule_init(&r, 0, 7) == -1 && r.npoints == 0
+    && gcuba_rule_init(&r, -3, 9) == -1
     && gcuba_rule_init(&r, GCUBA_RULE_MAXDIM + 1, 7) == -1
     && gcuba_rule_init(&r, GCUBA_RULE_MAXDIM, 9) == 0;
-  ok(good, "init rejects ndim < 2 and > %d", GCUBA_RULE_MAXDIM);
+  ok(good, "init rejects ndim < 1 and > %d", GCUBA_RULE_MAXDIM);
+  good = gcuba_rule_init(&r, 1, 15) == 0 && r.key == 15 && r.npoints == 15
+    && gcuba_rule_init(&r, 1, 0) == 0 && r.key == 21 && r.npoints == 21
+    && gcuba_rule_init(&r, 1, 7) == 0 && r.key == 21
+    && gcuba_rule_init(&r, 1, 13) == 0 && r.key == 21;
+  ok(good, "ndim 1: key 15 gives G7-K15, any other key G10-K21");
 }
 
 static void check_counts(void)
@@ -755,6 +760,118 @@ static void check_probes(void)
   ok(good, "probes: none for the degree 11 and 13 rules");
 }
 
+/* One dimension: the Gauss-Kronrod pairs.  Kronrod exact to degree
+   3n+1, Gauss to 2m-1 (K15/G7: 23/13, K21/G10: 31/19) and not beyond;
+   the points symmetric in (-1, 1); the estimate and its error on smooth
+   and rough functions; the probes. */
+static double gk_sum(const gcuba_rule *r, int k, int which, double *fv)
+{
+  double s = 0, u[1];
+  int p;
+  for (p = 0; p < r->npoints; ++p) {
+    int set = gcuba_rule_set_of_point(r, p);
+    gcuba_rule_point(r, p, u);
+    s += r->set[set].w[which] * pow(u[0], k);
+    if (fv) fv[p] = pow(u[0], k);
+  }
+  return s;
+}
+
+static void check_gk(void)
+{
+  static const int keys[2] = {15, 21};
+  int i, k, p;
+  for (i = 0; i < 2; ++i) {
+    gcuba_rule r;
+    double worst[2] = {0, 0}, beyond[2], u[1], wsum = 0;
+    const int dk = keys[i] == 15 ? 23 : 31, dg = keys[i] == 15 ? 13 : 19;
+    int sym = 1, inside = 1;
+    gcuba_rule_init(&r, 1, keys[i]);
+    for (k = 0; k <= dk + 1; ++k) {
+      /* the mean of u^k over (-1, 1): 1/(k+1) for even k, 0 for odd */
+      double exact = k % 2 ? 0 : 1.0 / (k + 1);
+      double ek = fabs(gk_sum(&r, k, 0, NULL) - exact);
+      double eg = fabs(gk_sum(&r, k, 1, NULL) - exact);
+      if (k <= dk && ek > worst[0]) worst[0] = ek;
+      if (k <= dg && eg > worst[1]) worst[1] = eg;
+      if (k == dk + 1) beyond[0] = ek;
+      if (k == dg + 1) beyond[1] = eg;
+    }
+    ok(worst[0] < 4e-16 && worst[1] < 4e-16 && beyond[0] > 1e-13 &&
+       beyond[1] > 1e-13,
+       "K%d exact to degree %d (worst %.2g, degree %d off by %.2g), "
+       "G%d to %d (worst %.2g, next off by %.2g)", keys[i], dk, worst[0],
+       dk + 1, beyond[0], keys[i] == 15 ? 7 : 10, dg, worst[1],
+       beyond[1]);
+    for (p = 0; p < r.npoints; ++p) {
+      double v[1];
+      gcuba_rule_point(&r, p, u);
+      wsum += r.set[gcuba_rule_set_of_point(&r, p)].w[0];
+      if (!(fabs(u[0]) < 1)) inside = 0;
+      if (p > 0 && p % 2 == 1) {
+        gcuba_rule_point(&r, p + 1, v);
+        if (v[0] != -u[0]) sym = 0;
+      }
+    }
+    ok(sym && inside && fabs(wsum - 1) < 1e-15 &&
+       gcuba_rule_nevals(&r) == r.npoints + 2,
+       "K%d: %d points in (-1, 1), symmetric, weights sum to 1, 2 probes",
+       keys[i], r.npoints);
+    {
+      /* f = e^u on a region of volume 2 ((-1, 1)): estimate and error;
+         f = |u - 0.3|: the error covers the true one */
+      double f[32], avg, err, e1, d;
+      int dims = 5;
+      const int np = gcuba_rule_nevals(&r);
+      for (p = 0; p < np; ++p) {
+        gcuba_rule_point(&r, p, u);
+        f[p] = exp(u[0]);
+      }
+      gcuba_rule_apply(&r, 1, f, 2, &avg, &err, &dims);
+      e1 = fabs(avg - (exp(1) - exp(-1)));
+      ok(e1 < 1e-15 && err >= e1 && err < 1e-14 && dims == 0,
+         "K%d on e^u over (-1, 1): error %.2g, estimate %.2g (the rounding "
+         "floor), split axis 0", keys[i], e1, err);
+      for (p = 0; p < np; ++p) {
+        gcuba_rule_point(&r, p, u);
+        f[p] = fabs(u[0] - 0.3);
+      }
+      gcuba_rule_apply(&r, 1, f, 2, &avg, &err, NULL);
+      d = fabs(avg - (1.3 * 1.3 + 0.7 * 0.7) / 2);
+      ok(d > 1e-5 && err >= d, "K%d on |u - 0.3|: error %.2g, estimate "
+         "%.2g", keys[i], d, err);
+      /* a kink between the outermost node and the end: only the probe
+         sees it, and the estimate covers what the rule misses */
+      for (p = 0; p < np; ++p) {
+        gcuba_rule_point(&r, p, u);
+        f[p] = u[0] > 0.9999 ? u[0] - 0.9999 : 0;
+      }
+      gcuba_rule_apply(&r, 1, f, 2, &avg, &err, NULL);
+      d = 0.5 * 1e-4 * 1e-4;
+      ok(avg == 0 && err >= d, "K%d: a kink at 0.9999 seen by the probe "
+         "alone: estimate %.2g for a true error %.2g", keys[i], err, d);
+    }
+  }
+  {
+    /* the bisection check: children that disagree with their parent by
+       more than its error take the difference as theirs */
+    double e1 = 3e-5, e2 = 3e-5;
+    gcuba_gk_twolevel(1.0, 1e-4, 0.5, &e1, 0.49995, &e2);
+    ok(e1 == 3e-5 && e2 == 3e-5, "GK bisection check: a difference within "
+       "the parent's error and the children's changes nothing");
+    gcuba_gk_twolevel(1.0, 1e-4, 0.5, &e1, 0.499, &e2);
+    ok(fabs(e1 - 1e-3) < 1e-15 && fabs(e2 - 1e-3) < 1e-15,
+       "GK bisection check: a difference 1e-3 above the parent's error "
+       "1e-4 becomes each child's error");
+    e1 = 1e-9;
+    e2 = 2e-9;
+    gcuba_gk_twolevel(1.0, 1e-4, 0.5, &e1, 0.49995, &e2);
+    ok(fabs(e1 - 5e-5) < 1e-15 && fabs(e2 - 5e-5) < 1e-15,
+       "GK bisection check: a difference 5e-5 above the children's errors "
+       "becomes each child's error");
+  }
+}
+
 int main(void)
 {
   static const int configs[][2] = {
@@ -779,5 +896,6 @@ int main(void)
   check_counts();
   check_twolevel();
   check_probes();
+  check_gk();
   return done();
 }

@@ -13,7 +13,7 @@ static void cuhre(gcuba_call *c)
   c->nregions = 0;
   c->neval = 0;
   c->fail = 0;
-  if (gcuba_check_common(c, 2, GCUBA_CUHRE_MAXDIM)) return;
+  if (gcuba_check_common(c, 1, GCUBA_CUHRE_MAXDIM)) return;
   for (i = 0; i < c->ncomp; ++i) {
     c->integral[i] = 0;
     c->error[i] = 0;

@@ -25,6 +25,7 @@
    The result is always the final total and its error (Cuba's flags bit 2
    behaviour); prob is Cuba's chi^2 probability of the sequence of
    iteration totals.  This file is part of gcuba. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +87,10 @@ typedef struct {
   double *sumavg, *sumerr;          /* active sums of this iteration */
   double *tot, *err, *budget;       /* this iteration's totals [ncomp] */
   double *prev;                     /* the last iteration's totals */
-  double *allow, *a, *e;            /* scratch [ncomp] */
+  double *pconv;                    /* [ncomp] iterations in a row in
+                                       which the plain total met the
+                                       tolerance */
+  double *a, *e;                    /* scratch [ncomp] */
   long long nfinished;              /* regions finished so far */
   long long minbatch;               /* fewest regions split per iteration */
   gcuba_hist *hist;
@@ -103,7 +107,140 @@ typedef struct {
                                        resumed run follows the path of an
                                        uninterrupted one */
   gcuba_vegas_combine_t *chi;       /* per component, over iterations */
+  /* one dimension: Wynn's epsilon algorithm over the iteration totals */
+  int nseq, nres;                   /* terms in seq, results in res */
+  double stall_r;                   /* one dimension: the smallest error
+                                       so far in units of the tolerance
+                                       (halvings only) ... */
+  long long stall_neval;            /* ... and neval when it was reached */
+  double *seq;                      /* [ncomp][WYNN_TERMS] the last totals */
+  double *res;                      /* [ncomp][3] the last extrapolations */
+  double *xres, *xerr;              /* [ncomp] this iteration's */
+  int *xok;                         /* [ncomp] xres meets the tolerance */
 } cuhre;
+
+/* One dimension: convergence acceleration (QUADPACK's QAGS idea, done
+   over the breadth-first iterations).  Near an integrable endpoint
+   singularity (x^-0.9, log x) each iteration bisects the interval at the
+   singular end, and the iteration totals converge geometrically (x^a:
+   ratio 2^-(1+a)); Wynn's epsilon algorithm extrapolates such a sequence.
+   The totals of the last WYNN_TERMS iterations form the table; its even
+   columns are estimates, and the one whose two newest entries agree best
+   is taken.  The extrapolation's error is the spread of the newest
+   estimate and the three before it (as in QUADPACK's qelg), at least
+   5 eps |result|.  It replaces the plain result only when that error
+   meets the tolerance, is below the plain error, and the extrapolated
+   value lies within the plain error bar of the total: an irregular
+   sequence (an iteration that splits elsewhere) gives a wide spread and
+   is not used. */
+#define WYNN_TERMS 16
+/* one dimension: a run whose error has not halved while its evaluations
+   grew STALL-fold (and beyond STALL_MIN) stops with fail = 1 */
+#define STALL 8
+#define STALL_MIN 20000
+
+static double wynn(const double *s, int n)
+{
+  double a[WYNN_TERMS], b[WYNN_TERMS], c[WYNN_TERMS];
+  double *prev = a, *cur = b, *next = c, *sw, best = s[n - 1];
+  double bestd = HUGE_VAL;
+  int j, k;
+  for (k = 0; k < n; ++k) {
+    prev[k] = 0;
+    cur[k] = s[k];
+  }
+  for (j = 1; j < n; ++j) {
+    const int len = n - j; /* entries of column j */
+    for (k = 0; k < len; ++k) {
+      double d = cur[k + 1] - cur[k];
+      double m = fabs(cur[k]) > fabs(cur[k + 1]) ? fabs(cur[k]) : fabs(cur[k + 1]);
+      if (!(fabs(d) > 4 * DBL_EPSILON * m)) {
+        /* column j - 1 stands still here: if it holds estimates, they
+           have converged to rounding; either way the columns beyond are
+           rounding noise */
+        if ((j - 1) % 2 == 0) return cur[len];
+        return best;
+      }
+      next[k] = prev[k + 1] + 1 / d;
+    }
+    if (j % 2 == 0 && len >= 2) {
+      double d = fabs(next[len - 1] - next[len - 2]);
+      if (d < bestd) {
+        bestd = d;
+        best = next[len - 1];
+      }
+    }
+    sw = prev;
+    prev = cur;
+    cur = next;
+    next = sw;
+  }
+  return best;
+}
+
+/* Is the end of the sequence s[0..n-1] one that extrapolation can
+   trust?  The last WYNN_REG differences d_k = s_k - s_{k-1} must be
+   nonzero, of one sign and shrinking, with ratios d_k / d_{k-1} that
+   change little from one to the next: a geometric sequence (x^a at an
+   end: ratio 2^-(1+a)) or a slowly varying one (log x).  A jump or a
+   kink inside an interval gives differences whose size and sign follow
+   the binary digits of its position, and an iteration that splits only
+   where the integrand is a polynomial leaves the total unchanged: neither
+   is extrapolated. */
+#define WYNN_REG 4
+static int regular(const double *s, int n)
+{
+  double d[WYNN_REG + 1], rho[WYNN_REG];
+  int k;
+  if (n < WYNN_REG + 2) return 0;
+  for (k = 0; k <= WYNN_REG; ++k) d[k] = s[n - 1 - k] - s[n - 2 - k];
+  for (k = 0; k < WYNN_REG; ++k) {
+    /* d[k] is newer than d[k + 1] */
+    if (!(d[k] != 0) || !(d[k + 1] != 0)) return 0;
+    rho[k] = d[k] / d[k + 1];
+    if (!(rho[k] > 0 && rho[k] < 1)) return 0;
+  }
+  for (k = 0; k + 1 < WYNN_REG; ++k)
+    if (fabs(rho[k] - rho[k + 1]) > 0.1 * (rho[k] + rho[k + 1])) return 0;
+  return 1;
+}
+
+/* the iteration's totals into the sequence, and the extrapolations:
+   xres, xerr, xok per component */
+static void extrapolate(cuhre *t)
+{
+  const int nc = t->ncomp;
+  int comp, k;
+  if (t->nseq == WYNN_TERMS) {
+    for (comp = 0; comp < nc; ++comp)
+      memmove(t->seq + comp * WYNN_TERMS, t->seq + comp * WYNN_TERMS + 1,
+              sizeof(double) * (WYNN_TERMS - 1));
+    --t->nseq;
+  }
+  for (comp = 0; comp < nc; ++comp)
+    t->seq[comp * WYNN_TERMS + t->nseq] = t->tot[comp];
+  ++t->nseq;
+  for (comp = 0; comp < nc; ++comp) {
+    double *r = t->res + 3 * comp, x, e;
+    t->xok[comp] = 0;
+    t->xres[comp] = t->tot[comp];
+    t->xerr[comp] = HUGE_VAL;
+    if (t->nseq < 3) continue;
+    x = wynn(t->seq + comp * WYNN_TERMS, t->nseq);
+    if (t->nres == 3 && regular(t->seq + comp * WYNN_TERMS, t->nseq)) {
+      e = fabs(x - r[0]) + fabs(x - r[1]) + fabs(x - r[2]);
+      if (e < 5 * DBL_EPSILON * fabs(x)) e = 5 * DBL_EPSILON * fabs(x);
+      t->xres[comp] = x;
+      t->xerr[comp] = e;
+      t->xok[comp] =
+          e <= gcuba_budget(x, t->c->epsrel, t->c->epsabs) &&
+          e < t->err[comp] && fabs(x - t->tot[comp]) <= t->err[comp];
+    }
+    for (k = 2; k > 0; --k) r[k] = r[k - 1];
+    r[0] = x;
+  }
+  if (t->nseq >= 3 && t->nres < 3) ++t->nres;
+}
 
 /* Most active regions the backend may hold: GCUBA_MEMLIMIT (bytes, K/M/G
    suffix) or a quarter of the physical memory, over the bytes a region
@@ -178,6 +315,13 @@ static int save_state(cuhre *t)
     gcuba_buf_put(&b, t->chi, sizeof *t->chi * t->ncomp);
     gcuba_buf_put(&b, &t->relfrac, sizeof t->relfrac);
     gcuba_buf_put(&b, &t->small, sizeof t->small);
+    gcuba_buf_put(&b, &t->nseq, sizeof t->nseq);
+    gcuba_buf_put(&b, &t->nres, sizeof t->nres);
+    gcuba_buf_put(&b, t->seq, nc * WYNN_TERMS);
+    gcuba_buf_put(&b, t->res, nc * 3);
+    gcuba_buf_put(&b, t->pconv, nc);
+    gcuba_buf_put(&b, &t->stall_r, sizeof t->stall_r);
+    gcuba_buf_put(&b, &t->stall_neval, sizeof t->stall_neval);
     gcuba_buf_put(&b, &s.n, sizeof s.n);
     gcuba_buf_put(&b, &s.nold, sizeof s.nold);
     gcuba_buf_put(&b, &s.haveparents, sizeof s.haveparents);
@@ -223,6 +367,13 @@ static int load_state(cuhre *t)
   gcuba_buf_get(&b, t->chi, sizeof *t->chi * t->ncomp);
   gcuba_buf_get(&b, &t->relfrac, sizeof t->relfrac);
   gcuba_buf_get(&b, &t->small, sizeof t->small);
+  gcuba_buf_get(&b, &t->nseq, sizeof t->nseq);
+  gcuba_buf_get(&b, &t->nres, sizeof t->nres);
+  gcuba_buf_get(&b, t->seq, nc * WYNN_TERMS);
+  gcuba_buf_get(&b, t->res, nc * 3);
+  gcuba_buf_get(&b, t->pconv, nc);
+  gcuba_buf_get(&b, &t->stall_r, sizeof t->stall_r);
+  gcuba_buf_get(&b, &t->stall_neval, sizeof t->stall_neval);
   gcuba_buf_get(&b, &s.n, sizeof s.n);
   gcuba_buf_get(&b, &s.nold, sizeof s.nold);
   gcuba_buf_get(&b, &s.haveparents, sizeof s.haveparents);
@@ -230,6 +381,8 @@ static int load_state(cuhre *t)
   need = b.bad || s.n < 0 || s.nold < 0 || s.nold > s.n ||
                  !(t->relfrac >= 0 && t->relfrac <= 1) ||
                  (t->small != 0 && t->small != 1) ||
+                 t->nseq < 0 || t->nseq > WYNN_TERMS || t->nres < 0 ||
+                 t->nres > 3 ||
                  s.n > t->maxregions
              ? (size_t)-1
              : (size_t)s.n * 2 * c->ndim * 8 + nc * (2 * s.nold + 2 * nn) +
@@ -278,7 +431,7 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
   long long n = t->ops->nleaves(t->ctx), nsplit = 0, nkeep, room, minbatch;
   long long left, cap;
   double keys = 0, target = t->gamma * excess;
-  int j, top;
+  int j, top, jlo, jhi;
 
   t->ops->hist(t->ctx, cl, h, t->e);
   while (cl->relfinish) {
@@ -313,9 +466,13 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
        into the memory limit after 6.5e11 evaluations; now 0.13 s) */
     double total = 0, acc = 0;
     long long nsig = 0;
-    for (j = 0; j < GCUBA_HIST_BINS; ++j) total += h->keysum[j];
-    for (j = GCUBA_HIST_BINS - 1; j >= 0 && acc < (1 - SIGTAIL) * total;
-         --j) {
+    /* the bins in use, [jlo, jhi] (empty bins add nothing: the sums are
+       the same bits as over all of them, in a fraction of the time) */
+    for (jhi = GCUBA_HIST_BINS - 1; jhi > 0 && !h->count[jhi]; --jhi)
+      continue;
+    for (jlo = 0; jlo < jhi && !h->count[jlo]; ++jlo) continue;
+    for (j = jlo; j <= jhi; ++j) total += h->keysum[j];
+    for (j = jhi; j >= jlo && acc < (1 - SIGTAIL) * total; --j) {
       acc += h->keysum[j];
       nsig += h->count[j];
     }
@@ -338,12 +495,12 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
   cl->split_thresh = HUGE_VAL;
   cl->split_max = -1;
   /* from the largest keys down */
-  for (top = GCUBA_HIST_BINS - 1; top >= 0; --top) {
+  for (top = jhi; top >= jlo; --top) {
     nsplit += h->count[top];
     keys += h->keysum[top];
     if ((keys >= target && nsplit >= minbatch) || nsplit >= cap) break;
   }
-  if (top < 0) top = 0;
+  if (top < jlo) top = 0;
   if (nsplit > cap) {
     cl->split_max = cap;
     nsplit = cap;
@@ -470,14 +627,22 @@ static void run(cuhre *t)
          iteration must fit in the tolerance too: at coarse partitions the
          rules can agree with each other and still be wrong (f7 8D at 512
          regions: error 3.8e-5, true error 5.5e-5) */
-      if (!(t->err[comp] + fabs(t->tot[comp] - t->prev[comp]) <=
-            t->budget[comp]))
-        converged = 0;
+      /* pconv counts the iterations in a row that passed; one
+         dimension asks for two: a kink between the nodes can make one
+         partition's estimate agree by chance (|x - 0.672039| at 1e-9: an
+         error 2.8e-10 reported, 5e-10 true; 2e-7 reported one iteration
+         later) */
       /* an estimate without any variation (every point of every rule
          alike, as when all of them miss where the integrand lives) is no
          evidence: 0 +- 0 is not accepted (the Genz discontinuous family
          with its cut near a face: 0 +- 0 after one bisection) */
-      if (t->err[comp] == 0 && t->tot[comp] == 0) converged = 0;
+      if (t->err[comp] + fabs(t->tot[comp] - t->prev[comp]) <=
+              t->budget[comp] &&
+          !(t->err[comp] == 0 && t->tot[comp] == 0))
+        t->pconv[comp] += 1;
+      else
+        t->pconv[comp] = 0;
+      if (t->pconv[comp] < (c->ndim == 1 ? 2 : 1)) converged = 0;
       t->prev[comp] = t->tot[comp];
       if (r > excess) {
         excess = r;
@@ -485,6 +650,15 @@ static void run(cuhre *t)
       }
       gcuba_vegas_combine_add(&t->chi[comp], t->tot[comp],
                               t->err[comp] * t->err[comp], 2);
+    }
+    if (c->ndim == 1) {
+      /* every component converged, plainly or extrapolated */
+      extrapolate(t);
+      if (!converged) {
+        converged = 1;
+        for (comp = 0; comp < nc; ++comp)
+          if (t->pconv[comp] < 2 && !t->xok[comp]) converged = 0;
+      }
     }
     report(t, nleaves);
     /* accept only once every leaf carries the two-level error */
@@ -496,6 +670,31 @@ static void run(cuhre *t)
                 "flags GCUBA_NORELFINISH)",
                 t->finerr[worst], worst + 1, t->budget[worst]);
       break;
+    }
+    /* one dimension: an error that has not halved while the evaluations
+       grew STALL-fold is at its rounding floor (cos(1000 x) at 1e-12,
+       where the integral is 1e-3 of the integral of |f|) and splitting
+       will not lower it: stop there rather than at maxeval */
+    if (c->ndim == 1) {
+      double r = 0;
+      for (comp = 0; comp < nc; ++comp) {
+        double e = t->err[comp] < t->xerr[comp] ? t->err[comp]
+                                                : t->xerr[comp];
+        if (e / t->budget[comp] > r) r = e / t->budget[comp];
+      }
+      if (!(r > 0.5 * t->stall_r)) {
+        t->stall_r = r;
+        t->stall_neval = c->neval;
+      } else if (c->neval > STALL * t->stall_neval &&
+                 c->neval > STALL_MIN) {
+        c->fail = 1;
+        gcuba_log(c, 1, "the error has stayed at %.3g of the tolerance "
+                  "from %lld to %lld evaluations: the rounding errors of "
+                  "the integrand's values (an integral much smaller than "
+                  "that of |f|?) set a floor above the tolerance",
+                  t->stall_r, t->stall_neval, c->neval);
+        break;
+      }
     }
     /* maxeval is a budget: the next iteration bisects at least one
        region, 2 np evaluations */
@@ -549,6 +748,11 @@ static void run(cuhre *t)
                                &prob);
     c->integral[comp] = t->tot[comp];
     c->error[comp] = t->err[comp];
+    if (c->ndim == 1 && t->pconv[comp] < 2 && t->xerr[comp] < t->err[comp] &&
+        fabs(t->xres[comp] - t->tot[comp]) <= t->err[comp]) {
+      c->integral[comp] = t->xres[comp];
+      c->error[comp] = t->xerr[comp];
+    }
     c->prob[comp] = prob == GCUBA_CHISQ_NODOF ? 0 : prob;
   }
   if (c->fail == 0 && c->statefile) gcuba_state_remove(c);
@@ -561,6 +765,7 @@ void gcuba_cuhre_run(gcuba_call *c)
   double *mem;
   memset(&t, 0, sizeof t);
   t.relfrac = 1;
+  t.stall_r = HUGE_VAL;
   t.c = c;
   t.ncomp = c->ncomp;
   if (gcuba_rule_init(&t.rule, c->ndim, c->key)) {
@@ -589,11 +794,13 @@ void gcuba_cuhre_run(gcuba_call *c)
             c->epsabs, c->flags, c->mineval, c->maxeval, c->key,
             t.rule.degree, t.rule.npoints, t.rule.nprobe,
             c->statefile ? c->statefile : "none");
-  mem = (double *)calloc((size_t)c->ncomp * 11, sizeof(double));
+  mem = (double *)calloc((size_t)c->ncomp * (16 + WYNN_TERMS), sizeof(double));
+  t.xok = (int *)calloc((size_t)c->ncomp, sizeof(int));
   t.chi = (gcuba_vegas_combine_t *)calloc((size_t)c->ncomp, sizeof *t.chi);
   t.hist = (gcuba_hist *)malloc(sizeof *t.hist);
-  if (!mem || !t.chi || !t.hist) {
+  if (!mem || !t.chi || !t.hist || !t.xok) {
     free(mem);
+    free(t.xok);
     free(t.chi);
     free(t.hist);
     gcuba_fail(c, GCUBA_FAIL_NOMEM, "driver state");
@@ -608,8 +815,12 @@ void gcuba_cuhre_run(gcuba_call *c)
   t.budget = mem + 6 * c->ncomp;
   t.a = mem + 7 * c->ncomp;
   t.e = mem + 8 * c->ncomp;
-  t.allow = mem + 9 * c->ncomp;
+  t.pconv = mem + 9 * c->ncomp;
   t.prev = mem + 10 * c->ncomp;
+  t.xres = mem + 11 * c->ncomp;
+  t.xerr = mem + 12 * c->ncomp;
+  t.res = mem + 13 * c->ncomp; /* 3 per component */
+  t.seq = mem + 16 * c->ncomp; /* WYNN_TERMS per component */
   t.gamma = GAMMA;
   t.nfull = NFULL;
   t.batchfrac = BATCHFRAC;
@@ -639,6 +850,7 @@ void gcuba_cuhre_run(gcuba_call *c)
                 kms > 0 ? c->neval / kms * 1e-6 : 0.0);
   }
   free(mem);
+  free(t.xok);
   free(t.chi);
   free(t.hist);
 }
