@@ -65,6 +65,7 @@ sanitize() {
   for t in tests/test-gpu tests/test-cuhre-gpu tests/test-cuhre-suite-gpu \
            tests/test-cuhre-bad-gpu tests/test-cuhre-state-gpu \
            tests/test-cuhre-demo-gpu tests/test-cuhre-1d-gpu \
+           tests/test-romberg-gpu \
            tests/test-vegas-gpu tests/test-vegas-bad-gpu; do
     [ -x "$t" ] || continue
     for tool in memcheck racecheck; do
@@ -117,17 +118,17 @@ fortran_build() {
         --with-cuda-arch="${GPU_ARCH:-90}" > configure.log 2>&1; } &&
     make -j"$J" > build.log 2>&1 &&
     make -j"$J" tests/test-fortran-legacy tests/test-fortran-module \
-      demo/demo-fortran >> build.log 2>&1 ) \
+      tests/test-romberg-fortran demo/demo-fortran >> build.log 2>&1 ) \
     || { status=1; tail -20 "$fb/configure.log" "$fb/build.log"; return; }
   cp "$fb/tests/test-fortran-legacy" "$fb/tests/test-fortran-module" \
-     "$fb/demo/demo-fortran" "$bin/"
+     "$fb/tests/test-romberg-fortran" "$fb/demo/demo-fortran" "$bin/"
   ls -l "$bin"
 }
 
 fortran() {
   say "Fortran test programs, GPU tests required"
   local t bin=$src/_gpu/fortran-bin
-  for t in test-fortran-legacy test-fortran-module; do
+  for t in test-fortran-legacy test-fortran-module test-romberg-fortran; do
     if [ ! -x "$bin/$t" ]; then echo "no $bin/$t"; status=1; continue; fi
     GCUBA_TEST_REQUIRE_GPU=1 "$bin/$t" > "$out/$t.log" 2>&1
     local st=$? nok nnot

@@ -1,6 +1,7 @@
 ! fortran/gcuba.f90 -- the Fortran 2003 module gcuba: explicit interfaces
-! for gcuhre, llgcuhre, gvegas, llgvegas and Cuba's other routines, the
-! constants of gcuba.fi, and the type through which Fortran names a
+! for gcuhre, llgcuhre, gvegas, llgvegas, gcuba's gromberg and llgromberg
+! and Cuba's other routines, the constants of gcuba.fi, and the type
+! through which Fortran names a
 ! GCUBA_INTEGRAND object (an integrand that can run on the GPU).
 !
 ! The interfaces describe the very routines that Fortran 77 code calls
@@ -177,6 +178,63 @@ module gcuba
       real(c_double), intent(out) :: integral(*), error(*), prob(*)
     end subroutine llgvegas_desc
   end interface llgvegas
+
+  ! Romberg over [0, 1] (gcuba's own; the integrand gets ndim = 1), int
+  ! counts
+  interface gromberg
+    subroutine gromberg(ncomp, integrand, userdata, nvec, epsrel, epsabs, &
+        flags, mineval, maxeval, neval, fail, integral, error, prob)
+      import :: c_int, c_double
+      integer(c_int), intent(in) :: ncomp, nvec, flags, mineval, maxeval
+      external :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata
+      type(*), dimension(*) :: userdata
+      real(c_double), intent(in) :: epsrel, epsabs
+      integer(c_int), intent(out) :: neval, fail
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine gromberg
+    subroutine gromberg_desc(ncomp, integrand, userdata, nvec, epsrel, &
+        epsabs, flags, mineval, maxeval, neval, fail, integral, error, prob)
+      import :: c_int, c_double, gcuba_integrand
+      integer(c_int), intent(in) :: ncomp, nvec, flags, mineval, maxeval
+      type(gcuba_integrand), intent(in) :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata
+      type(*), dimension(*) :: userdata
+      real(c_double), intent(in) :: epsrel, epsabs
+      integer(c_int), intent(out) :: neval, fail
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine gromberg_desc
+  end interface gromberg
+
+  ! Romberg, integer*8 counts (nvec, mineval, maxeval, neval)
+  interface llgromberg
+    subroutine llgromberg(ncomp, integrand, userdata, nvec, epsrel, &
+        epsabs, flags, mineval, maxeval, neval, fail, integral, error, prob)
+      import :: c_int, c_long_long, c_double
+      integer(c_int), intent(in) :: ncomp, flags
+      integer(c_long_long), intent(in) :: nvec, mineval, maxeval
+      external :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata
+      type(*), dimension(*) :: userdata
+      real(c_double), intent(in) :: epsrel, epsabs
+      integer(c_long_long), intent(out) :: neval
+      integer(c_int), intent(out) :: fail
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine llgromberg
+    subroutine llgromberg_desc(ncomp, integrand, userdata, nvec, epsrel, &
+        epsabs, flags, mineval, maxeval, neval, fail, integral, error, prob)
+      import :: c_int, c_long_long, c_double, gcuba_integrand
+      integer(c_int), intent(in) :: ncomp, flags
+      integer(c_long_long), intent(in) :: nvec, mineval, maxeval
+      type(gcuba_integrand), intent(in) :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata
+      type(*), dimension(*) :: userdata
+      real(c_double), intent(in) :: epsrel, epsabs
+      integer(c_long_long), intent(out) :: neval
+      integer(c_int), intent(out) :: fail
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine llgromberg_desc
+  end interface llgromberg
 
   interface
     ! at most n CPU threads (0: the calling thread only); p ignored

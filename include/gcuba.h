@@ -3,9 +3,10 @@
 
    Every Cuba routine keeps its argument list with a `g' in front of its
    name: gCuhre, llgCuhre, gVegas, llgVegas, gcubacores, gcubaaccel,
-   gcubainit, gcubaexit.  The integrand argument is a gintegrand_t: the
-   object that GCUBA_INTEGRAND(name) defines (see below), or one made from
-   a plain Cuba-style host function by gcuba_host_integrand().
+   gcubainit, gcubaexit; gRomberg, llgRomberg (1-D) are gcuba's own.  The
+   integrand argument is a gintegrand_t: the object that
+   GCUBA_INTEGRAND(name) defines (see below), or one made from a plain
+   Cuba-style host function by gcuba_host_integrand().
 
    Plain C99; compiles as C++; includes no CUDA header when compiled by a
    C or C++ compiler.  Under nvcc, GCUBA_INTEGRAND also instantiates the
@@ -164,6 +165,26 @@ void llgVegas(const int ndim, const int ncomp, gintegrand_t integrand,
               const int gridno, const char *statefile, void *spin,
               long long int *neval, int *fail, gcubareal integral[],
               gcubareal error[], gcubareal prob[]);
+
+/* gRomberg, llgRomberg: Romberg integration over [0, 1] (gcuba's own, not
+   in Cuba; doc/romberg.md).  The integrand is called with ndim = 1.  The
+   trapezoid sums of levels h = 2^-k, each new level evaluating only the new
+   midpoints, are extrapolated by the full Romberg table; the error is the
+   difference of the last two diagonal entries (never below the rounding
+   floor).  For smooth or periodic integrands; endpoint singularities belong
+   to gCuhre.  prob is 0. */
+void gRomberg(const int ncomp, gintegrand_t integrand, void *userdata,
+              const int nvec, const gcubareal epsrel,
+              const gcubareal epsabs, const int flags, const int mineval,
+              const int maxeval, int *neval, int *fail,
+              gcubareal integral[], gcubareal error[], gcubareal prob[]);
+
+void llgRomberg(const int ncomp, gintegrand_t integrand, void *userdata,
+                const long long int nvec, const gcubareal epsrel,
+                const gcubareal epsabs, const int flags,
+                const long long int mineval, const long long int maxeval,
+                long long int *neval, int *fail, gcubareal integral[],
+                gcubareal error[], gcubareal prob[]);
 
 /* As in Cuba 4.2.  gcubacores(n, p): at most *n CPU threads for the CPU
    backend (*n = 0: the calling thread only); *p (Cuba's pcores) is

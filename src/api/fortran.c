@@ -7,8 +7,11 @@
    case with one trailing underscore.  The routines take Cuba's arguments
    in Cuba's order and call the C interface (gCuhre, ...) with them.
 
+   gromberg_ and llgromberg_ (gcuba's own 1-D routine) take gRomberg's
+   arguments; they have no character argument.
    The integrand comes in two kinds:
-     gcuhre_, llgcuhre_, gvegas_, llgvegas_: a Fortran function, run on CPU
+     gcuhre_, llgcuhre_, gvegas_, llgvegas_, gromberg_, llgromberg_: a
+       Fortran function, run on CPU
        threads.  It is called as Cuba calls it, (ndim, x, ncomp, f,
        userdata, nvec, core), which is gcuba's GCUBA_DESC_NVEC descriptor
        kind; a function declaring only the first 4 or 5 of these ignores
@@ -103,6 +106,16 @@ static int fdescriptor(fcall *f, const gintegrand_t *d, const char *s,
       *mineval, *maxeval, *nstart, *nincrease, *nbatch, *gridno, f.state,      \
       spin, neval, fail, integral, error, prob
 
+/* Romberg: no character argument, so no hidden length */
+#define ROMBERG_ARGS(FN, N)                                                    \
+  const int *ncomp, FN integrand, void *userdata, const N *nvec,               \
+      const double *epsrel, const double *epsabs, const int *flags,            \
+      const N *mineval, const N *maxeval, N *neval, int *fail,                 \
+      double integral[], double error[], double prob[]
+#define ROMBERG_CALL                                                           \
+  *ncomp, f.in, userdata, *nvec, *epsrel, *epsabs, *flags, *mineval,           \
+      *maxeval, neval, fail, integral, error, prob
+
 /* prototypes, for -Wmissing-prototypes; Fortran declares them itself */
 void gcuhre_(CUHRE_ARGS(gcuba_host_fn, int));
 void llgcuhre_(CUHRE_ARGS(gcuba_host_fn, long long));
@@ -112,6 +125,10 @@ void gcuhre_desc_(CUHRE_ARGS(const gintegrand_t *, int));
 void llgcuhre_desc_(CUHRE_ARGS(const gintegrand_t *, long long));
 void gvegas_desc_(VEGAS_ARGS(const gintegrand_t *, int));
 void llgvegas_desc_(VEGAS_ARGS(const gintegrand_t *, long long));
+void gromberg_(ROMBERG_ARGS(gcuba_host_fn, int));
+void llgromberg_(ROMBERG_ARGS(gcuba_host_fn, long long));
+void gromberg_desc_(ROMBERG_ARGS(const gintegrand_t *, int));
+void llgromberg_desc_(ROMBERG_ARGS(const gintegrand_t *, long long));
 
 void gcuhre_(CUHRE_ARGS(gcuba_host_fn, int))
 {
@@ -175,6 +192,35 @@ void llgvegas_desc_(VEGAS_ARGS(const gintegrand_t *, long long))
   if (fdescriptor(&f, integrand, statefile, statefilelen, fail)) return;
   llgVegas(VEGAS_CALL);
   free(f.state);
+}
+
+/* gRomberg (gcuba's own): the same two kinds of integrand */
+void gromberg_(ROMBERG_ARGS(gcuba_host_fn, int))
+{
+  fcall f;
+  if (ffunction(&f, integrand, NULL, 0, fail)) return;
+  gRomberg(ROMBERG_CALL);
+}
+
+void llgromberg_(ROMBERG_ARGS(gcuba_host_fn, long long))
+{
+  fcall f;
+  if (ffunction(&f, integrand, NULL, 0, fail)) return;
+  llgRomberg(ROMBERG_CALL);
+}
+
+void gromberg_desc_(ROMBERG_ARGS(const gintegrand_t *, int))
+{
+  fcall f;
+  if (fdescriptor(&f, integrand, NULL, 0, fail)) return;
+  gRomberg(ROMBERG_CALL);
+}
+
+void llgromberg_desc_(ROMBERG_ARGS(const gintegrand_t *, long long))
+{
+  fcall f;
+  if (fdescriptor(&f, integrand, NULL, 0, fail)) return;
+  llgRomberg(ROMBERG_CALL);
 }
 
 /* ---- Cuba's other Fortran-callable routines, and gcuba's queries ---- */
