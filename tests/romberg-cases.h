@@ -93,6 +93,19 @@ GCUBA_INTEGRAND(romb_peak)(const int *ndim, const double x[],
   return 0;
 }
 
+/* a log singularity between the points, at c = 0.93549764473737718:
+   integral c log c - c + (1 - c) log(1 - c) - (1 - c) */
+#define ROMB_LOGC 0.93549764473737718
+#define ROMB_LOGIN                                                          \
+  (ROMB_LOGC * log(ROMB_LOGC) - ROMB_LOGC +                                 \
+   (1 - ROMB_LOGC) * log(1 - ROMB_LOGC) - (1 - ROMB_LOGC))
+GCUBA_INTEGRAND(romb_login)(const int *ndim, const double x[],
+                            const int *ncomp, double f[], void *userdata)
+{
+  f[0] = log(fabs(x[0] - ROMB_LOGC));
+  return 0;
+}
+
 /* derivative singular at 0: integral 2/3 */
 GCUBA_INTEGRAND(romb_sqrt)(const int *ndim, const double x[],
                            const int *ncomp, double f[], void *userdata)
@@ -164,6 +177,7 @@ typedef struct {
   X("jump at 1/3", &romb_jump, 2.0 / 3)                                        \
   X("|x - 1/3|", &romb_kink, 5.0 / 18)                                         \
   X("peak at 0.3, width 0.01", &romb_peak, ROMB_PEAK)                          \
-  X("sqrt x", &romb_sqrt, 2.0 / 3)
+  X("sqrt x", &romb_sqrt, 2.0 / 3)                                             \
+  X("log|x - 0.9355|", &romb_login, ROMB_LOGIN)
 
 #endif
