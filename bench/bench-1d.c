@@ -16,7 +16,9 @@
       time per call.
    Options: --n N (instances per kind, default 100), --maxeval M
    (default 1000000), --reps R (timed repetitions of part 1, default 5),
-   --show (print each false claim).
+   --show (print each false claim), --deep N (part 3: gRomberg on I2
+   with mineval = maxeval = N, every level up to what N pays for; 0, the
+   default, skips it).
    This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
@@ -31,8 +33,8 @@
 
 static struct {
   int n, reps, show;
-  long long maxeval;
-} opt = {100, 5, 0, 1000000};
+  long long maxeval, deep;
+} opt = {100, 5, 0, 1000000, 0};
 
 static gintegrand_t integrand;
 
@@ -225,6 +227,29 @@ static void part2(void)
              1e3 * tms[m] / tcalls);
 }
 
+/* gRomberg on I2 down every level that opt.deep evaluations pay for */
+static void part3(void)
+{
+  struct suite_1d p;
+  long long neval;
+  int fail;
+  double I, E, prob, t0, ms, truth;
+  memset(&p, 0, sizeof p);
+  p.kind[0] = SUITE_1D_I2;
+  truth = suite_1d_truth(&p, 0);
+  gcuba_userdata_size(sizeof p);
+  t0 = now_ms();
+  llgRomberg(1, integrand, &p, 1, 1e-15, 0, 0, opt.deep, opt.deep, &neval,
+             &fail, &I, &E, &prob);
+  ms = now_ms() - t0;
+  gcuba_userdata_size(0);
+  /* (fail 1: mineval = maxeval forces the run to its budget) */
+  printf("\ngRomberg on I2, mineval = maxeval = %lld: fail %d, %.17g, true "
+         "error %.2e, reported %.2e, neval %lld, %.1f ms (%.3g G "
+         "evaluations/s)\n", opt.deep, fail, I, fabs(I - truth) / truth,
+         E / truth, neval, ms, neval / ms * 1e-6);
+}
+
 int main(int argc, char **argv)
 {
   int i;
@@ -237,14 +262,17 @@ int main(int argc, char **argv)
       opt.reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--show"))
       opt.show = 1;
+    else if (!strcmp(argv[i], "--deep") && i + 1 < argc)
+      opt.deep = atoll(argv[++i]);
     else {
       fprintf(stderr, "usage: %s [--n N] [--maxeval M] [--reps R] "
-              "[--show]\n",
+              "[--show] [--deep N]\n",
               argv[0]);
       return 2;
     }
   }
   integrand = f1d_c;
+  (void)dev;
 #ifdef SUITE_HAVE_CU
   if (!(dev && !strcmp(dev, "cpu")) && gcuba_device_count() > 0)
     integrand = f1d_cu;
@@ -266,6 +294,7 @@ int main(int argc, char **argv)
   }
   part1();
   part2();
+  if (opt.deep > 0) part3();
   gcuba_release();
   return 0;
 }
