@@ -1,7 +1,7 @@
 ! fortran/gcuba.f90 -- the Fortran 2003 module gcuba: explicit interfaces
-! for gcuhre, llgcuhre, gvegas, llgvegas, gcuba's gromberg and llgromberg
-! and Cuba's other routines, the constants of gcuba.fi, and the type
-! through which Fortran names a
+! for gcuhre, llgcuhre, gvegas, llgvegas, gcuba's gromberg, llgromberg,
+! gcuhrebatch, gvegasbatch (and ll forms) and Cuba's other routines, the
+! constants of gcuba.fi, and the type through which Fortran names a
 ! GCUBA_INTEGRAND object (an integrand that can run on the GPU).
 !
 ! The interfaces describe the very routines that Fortran 77 code calls
@@ -235,6 +235,147 @@ module gcuba
       real(c_double), intent(out) :: integral(*), error(*), prob(*)
     end subroutine llgromberg_desc
   end interface llgromberg
+
+  ! Many integrals in one call (gcuba's own): integral b gets userdata
+  ! at byte offset b * userstride, its results at b (nregions, neval,
+  ! fail) and (c, b) for integral(ncomp, nintegrals), error, prob (any
+  ! rank: integral(ncomp * nintegrals) is the same storage; written, but
+  ! without intent(out), which gfortran's NO_ARG_CHECK does not allow)
+  interface gcuhrebatch
+    subroutine gcuhrebatch(nintegrals, ndim, ncomp, integrand, userdata, userstride, &
+        nvec, epsrel, epsabs, flags, mineval, maxeval, key, nregions, &
+        neval, fail, integral, error, prob)
+      import :: c_int, c_double, c_size_t
+      integer(c_int), intent(in) :: nintegrals, ndim, ncomp, flags, key
+      integer(c_int), intent(in) :: nvec, mineval, maxeval
+      integer(c_size_t), intent(in) :: userstride
+      external :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, integral, error, prob
+      type(*), dimension(*) :: userdata
+      real(c_double), intent(in) :: epsrel, epsabs
+      integer(c_int), intent(out) :: nregions(*)
+      integer(c_int), intent(out) :: neval(*)
+      integer(c_int), intent(out) :: fail(*)
+      real(c_double) :: integral(*), error(*), prob(*)
+    end subroutine gcuhrebatch
+    subroutine gcuhrebatch_desc(nintegrals, ndim, ncomp, integrand, userdata, userstride, &
+        nvec, epsrel, epsabs, flags, mineval, maxeval, key, nregions, &
+        neval, fail, integral, error, prob)
+      import :: c_int, c_double, c_size_t, gcuba_integrand
+      integer(c_int), intent(in) :: nintegrals, ndim, ncomp, flags, key
+      integer(c_int), intent(in) :: nvec, mineval, maxeval
+      integer(c_size_t), intent(in) :: userstride
+      type(gcuba_integrand), intent(in) :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, integral, error, prob
+      type(*), dimension(*) :: userdata
+      real(c_double), intent(in) :: epsrel, epsabs
+      integer(c_int), intent(out) :: nregions(*)
+      integer(c_int), intent(out) :: neval(*)
+      integer(c_int), intent(out) :: fail(*)
+      real(c_double) :: integral(*), error(*), prob(*)
+    end subroutine gcuhrebatch_desc
+  end interface gcuhrebatch
+
+  interface llgcuhrebatch
+    subroutine llgcuhrebatch(nintegrals, ndim, ncomp, integrand, userdata, userstride, &
+        nvec, epsrel, epsabs, flags, mineval, maxeval, key, nregions, &
+        neval, fail, integral, error, prob)
+      import :: c_int, c_double, c_size_t, c_long_long
+      integer(c_int), intent(in) :: nintegrals, ndim, ncomp, flags, key
+      integer(c_long_long), intent(in) :: nvec, mineval, maxeval
+      integer(c_size_t), intent(in) :: userstride
+      external :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, integral, error, prob
+      type(*), dimension(*) :: userdata
+      real(c_double), intent(in) :: epsrel, epsabs
+      integer(c_int), intent(out) :: nregions(*)
+      integer(c_long_long), intent(out) :: neval(*)
+      integer(c_int), intent(out) :: fail(*)
+      real(c_double) :: integral(*), error(*), prob(*)
+    end subroutine llgcuhrebatch
+    subroutine llgcuhrebatch_desc(nintegrals, ndim, ncomp, integrand, userdata, userstride, &
+        nvec, epsrel, epsabs, flags, mineval, maxeval, key, nregions, &
+        neval, fail, integral, error, prob)
+      import :: c_int, c_double, c_size_t, c_long_long, gcuba_integrand
+      integer(c_int), intent(in) :: nintegrals, ndim, ncomp, flags, key
+      integer(c_long_long), intent(in) :: nvec, mineval, maxeval
+      integer(c_size_t), intent(in) :: userstride
+      type(gcuba_integrand), intent(in) :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, integral, error, prob
+      type(*), dimension(*) :: userdata
+      real(c_double), intent(in) :: epsrel, epsabs
+      integer(c_int), intent(out) :: nregions(*)
+      integer(c_long_long), intent(out) :: neval(*)
+      integer(c_int), intent(out) :: fail(*)
+      real(c_double) :: integral(*), error(*), prob(*)
+    end subroutine llgcuhrebatch_desc
+  end interface llgcuhrebatch
+
+  interface gvegasbatch
+    subroutine gvegasbatch(nintegrals, ndim, ncomp, integrand, userdata, userstride, &
+        nvec, epsrel, epsabs, flags, seed, mineval, maxeval, nstart, &
+        nincrease, nbatch, gridno, neval, fail, integral, error, prob)
+      import :: c_int, c_double, c_size_t
+      integer(c_int), intent(in) :: nintegrals, ndim, ncomp, flags, seed, gridno
+      integer(c_int), intent(in) :: nvec, mineval, maxeval, nstart, nincrease, nbatch
+      integer(c_size_t), intent(in) :: userstride
+      external :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, integral, error, prob
+      type(*), dimension(*) :: userdata
+      real(c_double), intent(in) :: epsrel, epsabs
+      integer(c_int), intent(out) :: neval(*)
+      integer(c_int), intent(out) :: fail(*)
+      real(c_double) :: integral(*), error(*), prob(*)
+    end subroutine gvegasbatch
+    subroutine gvegasbatch_desc(nintegrals, ndim, ncomp, integrand, userdata, userstride, &
+        nvec, epsrel, epsabs, flags, seed, mineval, maxeval, nstart, &
+        nincrease, nbatch, gridno, neval, fail, integral, error, prob)
+      import :: c_int, c_double, c_size_t, gcuba_integrand
+      integer(c_int), intent(in) :: nintegrals, ndim, ncomp, flags, seed, gridno
+      integer(c_int), intent(in) :: nvec, mineval, maxeval, nstart, nincrease, nbatch
+      integer(c_size_t), intent(in) :: userstride
+      type(gcuba_integrand), intent(in) :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, integral, error, prob
+      type(*), dimension(*) :: userdata
+      real(c_double), intent(in) :: epsrel, epsabs
+      integer(c_int), intent(out) :: neval(*)
+      integer(c_int), intent(out) :: fail(*)
+      real(c_double) :: integral(*), error(*), prob(*)
+    end subroutine gvegasbatch_desc
+  end interface gvegasbatch
+
+  interface llgvegasbatch
+    subroutine llgvegasbatch(nintegrals, ndim, ncomp, integrand, userdata, userstride, &
+        nvec, epsrel, epsabs, flags, seed, mineval, maxeval, nstart, &
+        nincrease, nbatch, gridno, neval, fail, integral, error, prob)
+      import :: c_int, c_double, c_size_t, c_long_long
+      integer(c_int), intent(in) :: nintegrals, ndim, ncomp, flags, seed, gridno
+      integer(c_long_long), intent(in) :: nvec, mineval, maxeval, nstart, nincrease, nbatch
+      integer(c_size_t), intent(in) :: userstride
+      external :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, integral, error, prob
+      type(*), dimension(*) :: userdata
+      real(c_double), intent(in) :: epsrel, epsabs
+      integer(c_long_long), intent(out) :: neval(*)
+      integer(c_int), intent(out) :: fail(*)
+      real(c_double) :: integral(*), error(*), prob(*)
+    end subroutine llgvegasbatch
+    subroutine llgvegasbatch_desc(nintegrals, ndim, ncomp, integrand, userdata, userstride, &
+        nvec, epsrel, epsabs, flags, seed, mineval, maxeval, nstart, &
+        nincrease, nbatch, gridno, neval, fail, integral, error, prob)
+      import :: c_int, c_double, c_size_t, c_long_long, gcuba_integrand
+      integer(c_int), intent(in) :: nintegrals, ndim, ncomp, flags, seed, gridno
+      integer(c_long_long), intent(in) :: nvec, mineval, maxeval, nstart, nincrease, nbatch
+      integer(c_size_t), intent(in) :: userstride
+      type(gcuba_integrand), intent(in) :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, integral, error, prob
+      type(*), dimension(*) :: userdata
+      real(c_double), intent(in) :: epsrel, epsabs
+      integer(c_long_long), intent(out) :: neval(*)
+      integer(c_int), intent(out) :: fail(*)
+      real(c_double) :: integral(*), error(*), prob(*)
+    end subroutine llgvegasbatch_desc
+  end interface llgvegasbatch
 
   interface
     ! at most n CPU threads (0: the calling thread only); p ignored

@@ -186,6 +186,54 @@ void llgRomberg(const int ncomp, gintegrand_t integrand, void *userdata,
                 long long int *neval, int *fail, gcubareal integral[],
                 gcubareal error[], gcubareal prob[]);
 
+/* Many integrals of one integrand in one call (gcuba's own; doc/gcuba.md
+   section 4.2b).  Integral b (0 <= b < nintegrals) gets userdata
+   (char *)userdata + b * userstride (userstride 0: all the same block);
+   its results are nregions[b], neval[b], fail[b] and integral, error,
+   prob [b * ncomp + c].  Every other argument is as in gCuhre / gVegas
+   and applies to each integral (maxeval too); there is no state file.
+   Each integral's answer is the one a single call with its arguments
+   gives, bit for bit: on CPU threads the integrals run in parallel, one
+   thread each.  nintegrals = 0 is a no-op; a bad argument sets every
+   fail[b] (and fail[0] for nintegrals < 0). */
+void gCuhreBatch(const int nintegrals, const int ndim, const int ncomp,
+                 gintegrand_t integrand, void *userdata,
+                 const size_t userstride, const int nvec,
+                 const gcubareal epsrel, const gcubareal epsabs,
+                 const int flags, const int mineval, const int maxeval,
+                 const int key, int nregions[], int neval[], int fail[],
+                 gcubareal integral[], gcubareal error[], gcubareal prob[]);
+
+void llgCuhreBatch(const int nintegrals, const int ndim, const int ncomp,
+                   gintegrand_t integrand, void *userdata,
+                   const size_t userstride, const long long int nvec,
+                   const gcubareal epsrel, const gcubareal epsabs,
+                   const int flags, const long long int mineval,
+                   const long long int maxeval, const int key,
+                   int nregions[], long long int neval[], int fail[],
+                   gcubareal integral[], gcubareal error[],
+                   gcubareal prob[]);
+
+void gVegasBatch(const int nintegrals, const int ndim, const int ncomp,
+                 gintegrand_t integrand, void *userdata,
+                 const size_t userstride, const int nvec,
+                 const gcubareal epsrel, const gcubareal epsabs,
+                 const int flags, const int seed, const int mineval,
+                 const int maxeval, const int nstart, const int nincrease,
+                 const int nbatch, const int gridno, int neval[], int fail[],
+                 gcubareal integral[], gcubareal error[], gcubareal prob[]);
+
+void llgVegasBatch(const int nintegrals, const int ndim, const int ncomp,
+                   gintegrand_t integrand, void *userdata,
+                   const size_t userstride, const long long int nvec,
+                   const gcubareal epsrel, const gcubareal epsabs,
+                   const int flags, const int seed,
+                   const long long int mineval, const long long int maxeval,
+                   const long long int nstart, const long long int nincrease,
+                   const long long int nbatch, const int gridno,
+                   long long int neval[], int fail[], gcubareal integral[],
+                   gcubareal error[], gcubareal prob[]);
+
 /* As in Cuba 4.2.  gcubacores(n, p): at most *n CPU threads for the CPU
    backend (*n = 0: the calling thread only); *p (Cuba's pcores) is
    accepted and ignored.  gcubaaccel(n, p): *n = 0 keeps gcuba off the

@@ -8,7 +8,8 @@
    in Cuba's order and call the C interface (gCuhre, ...) with them.
 
    gromberg_ and llgromberg_ (gcuba's own 1-D routine) take gRomberg's
-   arguments; they have no character argument.
+   arguments, gcuhrebatch_, gvegasbatch_ and their ll forms the batch
+   routines' (userstride an integer*8); they have no character argument.
    The integrand comes in two kinds:
      gcuhre_, llgcuhre_, gvegas_, llgvegas_, gromberg_, llgromberg_: a
        Fortran function, run on CPU
@@ -116,6 +117,29 @@ static int fdescriptor(fcall *f, const gintegrand_t *d, const char *s,
   *ncomp, f.in, userdata, *nvec, *epsrel, *epsabs, *flags, *mineval,           \
       *maxeval, neval, fail, integral, error, prob
 
+/* batches: no character argument; userstride is an integer*8 (bytes) */
+#define CUHREB_ARGS(FN, N)                                                     \
+  const int *nintegrals, const int *ndim, const int *ncomp, FN integrand,      \
+      void *userdata, const long long *userstride, const N *nvec,              \
+      const double *epsrel, const double *epsabs, const int *flags,            \
+      const N *mineval, const N *maxeval, const int *key, int *nregions,       \
+      N *neval, int *fail, double integral[], double error[], double prob[]
+#define CUHREB_CALL                                                            \
+  *nintegrals, *ndim, *ncomp, f.in, userdata, (size_t)*userstride, *nvec,      \
+      *epsrel, *epsabs, *flags, *mineval, *maxeval, *key, nregions, neval,     \
+      fail, integral, error, prob
+#define VEGASB_ARGS(FN, N)                                                     \
+  const int *nintegrals, const int *ndim, const int *ncomp, FN integrand,      \
+      void *userdata, const long long *userstride, const N *nvec,              \
+      const double *epsrel, const double *epsabs, const int *flags,            \
+      const int *seed, const N *mineval, const N *maxeval, const N *nstart,    \
+      const N *nincrease, const N *nbatch, const int *gridno, N *neval,        \
+      int *fail, double integral[], double error[], double prob[]
+#define VEGASB_CALL                                                            \
+  *nintegrals, *ndim, *ncomp, f.in, userdata, (size_t)*userstride, *nvec,      \
+      *epsrel, *epsabs, *flags, *seed, *mineval, *maxeval, *nstart,            \
+      *nincrease, *nbatch, *gridno, neval, fail, integral, error, prob
+
 /* prototypes, for -Wmissing-prototypes; Fortran declares them itself */
 void gcuhre_(CUHRE_ARGS(gcuba_host_fn, int));
 void llgcuhre_(CUHRE_ARGS(gcuba_host_fn, long long));
@@ -221,6 +245,74 @@ void llgromberg_desc_(ROMBERG_ARGS(const gintegrand_t *, long long))
   fcall f;
   if (fdescriptor(&f, integrand, NULL, 0, fail)) return;
   llgRomberg(ROMBERG_CALL);
+}
+
+/* batches (gcuba's own): the same two kinds of integrand; a Fortran
+   function is called from several threads at once (integrals in
+   parallel), as gcuhre's CPU threads call it */
+void gcuhrebatch_(CUHREB_ARGS(gcuba_host_fn, int));
+void gcuhrebatch_desc_(CUHREB_ARGS(const gintegrand_t *, int));
+void llgcuhrebatch_(CUHREB_ARGS(gcuba_host_fn, long long));
+void llgcuhrebatch_desc_(CUHREB_ARGS(const gintegrand_t *, long long));
+void gvegasbatch_(VEGASB_ARGS(gcuba_host_fn, int));
+void gvegasbatch_desc_(VEGASB_ARGS(const gintegrand_t *, int));
+void llgvegasbatch_(VEGASB_ARGS(gcuba_host_fn, long long));
+void llgvegasbatch_desc_(VEGASB_ARGS(const gintegrand_t *, long long));
+
+void gcuhrebatch_(CUHREB_ARGS(gcuba_host_fn, int))
+{
+  fcall f;
+  if (ffunction(&f, integrand, NULL, 0, fail)) return;
+  gCuhreBatch(CUHREB_CALL);
+}
+
+void gcuhrebatch_desc_(CUHREB_ARGS(const gintegrand_t *, int))
+{
+  fcall f;
+  if (fdescriptor(&f, integrand, NULL, 0, fail)) return;
+  gCuhreBatch(CUHREB_CALL);
+}
+
+void llgcuhrebatch_(CUHREB_ARGS(gcuba_host_fn, long long))
+{
+  fcall f;
+  if (ffunction(&f, integrand, NULL, 0, fail)) return;
+  llgCuhreBatch(CUHREB_CALL);
+}
+
+void llgcuhrebatch_desc_(CUHREB_ARGS(const gintegrand_t *, long long))
+{
+  fcall f;
+  if (fdescriptor(&f, integrand, NULL, 0, fail)) return;
+  llgCuhreBatch(CUHREB_CALL);
+}
+
+void gvegasbatch_(VEGASB_ARGS(gcuba_host_fn, int))
+{
+  fcall f;
+  if (ffunction(&f, integrand, NULL, 0, fail)) return;
+  gVegasBatch(VEGASB_CALL);
+}
+
+void gvegasbatch_desc_(VEGASB_ARGS(const gintegrand_t *, int))
+{
+  fcall f;
+  if (fdescriptor(&f, integrand, NULL, 0, fail)) return;
+  gVegasBatch(VEGASB_CALL);
+}
+
+void llgvegasbatch_(VEGASB_ARGS(gcuba_host_fn, long long))
+{
+  fcall f;
+  if (ffunction(&f, integrand, NULL, 0, fail)) return;
+  llgVegasBatch(VEGASB_CALL);
+}
+
+void llgvegasbatch_desc_(VEGASB_ARGS(const gintegrand_t *, long long))
+{
+  fcall f;
+  if (fdescriptor(&f, integrand, NULL, 0, fail)) return;
+  llgVegasBatch(VEGASB_CALL);
 }
 
 /* ---- Cuba's other Fortran-callable routines, and gcuba's queries ---- */

@@ -65,6 +65,9 @@ int gcuba_env_check(gcuba_call *c);
 /* a byte count with an optional K, M, G or T suffix: 0, or -1 */
 int gcuba_env_bytes(const char *s, double *bytes);
 int gcuba_threads(void);              /* CPU threads to use, >= 1 */
+/* on: this thread runs one integral of a CPU batch (src/api/batch.c):
+   gcuba_threads() is 1 and the automatic backend choice is the CPU */
+void gcuba_batch_inner(int on);
 /* backend for this call: GCUBA_BK_CPU/GPU, or a negative fail code;
    gpu_impl: whether the routine has a GPU backend in this build */
 int gcuba_choose_backend(gcuba_call *c, int gpu_impl);

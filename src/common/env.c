@@ -30,6 +30,7 @@ typedef void (*hook_fn)(void *arg, const int *core);
 static hook_fn init_fn, exit_fn;
 static void *init_arg, *exit_arg;
 static GCUBA_TLS int last_backend = GCUBA_BK_CPU;
+static GCUBA_TLS int batch_inner; /* a batch's integral on this thread */
 static GCUBA_TLS size_t userdata_bytes;
 
 /* a decimal integer in [lo, hi] (surrounding blanks allowed) */
@@ -145,9 +146,12 @@ int gcuba_env_verbose(int flags)
   return v;
 }
 
+void gcuba_batch_inner(int on) { batch_inner = on; }
+
 int gcuba_threads(void)
 {
   int n;
+  if (batch_inner) return 1;
   if (cores_set >= 0) return cores_set > 0 ? cores_set : 1;
   if (env_int("GCUBACORES", &n) > 0) return n > 0 ? n : 1;
 #ifdef _OPENMP
@@ -215,7 +219,7 @@ int gcuba_choose_backend(gcuba_call *c, int gpu_impl)
   else
     return gcuba_fail(c, GCUBA_FAIL_ENV,
                       "GCUBA_DEVICE=%s (expected cpu, gpu or auto)", s);
-  if (want == 2 && accel_set == 0) want = 0;
+  if (want == 2 && (accel_set == 0 || batch_inner)) want = 0;
 #ifndef HAVE_CUDA
   if (want == 1)
     return gcuba_fail(c, GCUBA_FAIL_NODEVICE,

@@ -1,0 +1,268 @@
+/* tests/test-batch.c -- gCuhreBatch, gVegasBatch and their llg forms.
+   1. 200 3-D Gaussian peaks (random centres, widths 0.05 .. 0.5) at
+      epsrel 1e-6: every integral fail = 0 within the tolerance of its
+      true value, and each the same bits (integral, error, neval,
+      nregions) as a single gCuhre call with its parameters; the same for
+      1-D integrals x^a at 1e-10.
+   2. gVegasBatch on 5-D Gaussians at 1e-3: the single calls' bits, and
+      true errors within 4 sigma.
+   3. One pathological member (NaN, -999, a budget it cannot meet) fails
+      alone: the others' results are those of their single calls.
+   4. Vector integrands (ncomp 3, outputs at b * ncomp + c), userstride 0,
+      the int forms' counts, nintegrals = 0 (nothing written), nintegrals
+      < 0, NULL arrays, bad arguments: every fail[b] set.
+   Runs the CPU backend (integrals in parallel on CPU threads).
+   This file is part of gcuba. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tap.h"
+#include "suite.h"
+
+/* a 3-D Gaussian peak exp(-|x - c|^2 / w^2), or NaN / -999 by mode */
+struct peak {
+  double c[5], w;
+  int mode; /* 0 peak, 1 NaN beyond x0 > 0.9, 2 -999 beyond x0 > 0.9 */
+};
+
+GCUBA_INTEGRAND(gpeak)(const int *ndim, const double x[], const int *ncomp,
+                       double f[], void *userdata)
+{
+  const struct peak *p = (const struct peak *)userdata;
+  double s = 0;
+  int i, j;
+  for (i = 0; i < *ndim; ++i) s += (x[i] - p->c[i]) * (x[i] - p->c[i]);
+  for (j = 0; j < *ncomp; ++j) f[j] = (j + 1) * exp(-s / (p->w * p->w));
+  if (p->mode == 1 && x[0] > 0.9) f[0] = NAN;
+  if (p->mode == 2 && x[0] > 0.9) return -999;
+  return 0;
+}
+
+static double peak_truth(const struct peak *p, int ndim)
+{
+  double v = 1;
+  int i;
+  for (i = 0; i < ndim; ++i)
+    v *= 0.5 * sqrt(M_PI) * p->w *
+         (erf((1 - p->c[i]) / p->w) + erf(p->c[i] / p->w));
+  return v;
+}
+
+static unsigned long long rng = 12345;
+static double rnd(void)
+{
+  rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (double)(rng >> 11) * 0x1.0p-53;
+}
+
+#define NB 200
+
+static void make_peaks(struct peak *p, int n)
+{
+  int b, i;
+  for (b = 0; b < n; ++b) {
+    for (i = 0; i < 5; ++i) p[b].c[i] = 0.1 + 0.8 * rnd();
+    p[b].w = 0.05 + 0.45 * rnd();
+    p[b].mode = 0;
+  }
+}
+
+static void check_cuhre(void)
+{
+  static struct peak p[NB];
+  static int nreg[NB], fail[NB];
+  static long long nev[NB];
+  static double I[NB], E[NB], P[NB];
+  int b, honest = 1, same = 1;
+  make_peaks(p, NB);
+  llgCuhreBatch(NB, 3, 1, gpeak, p, sizeof p[0], 1, 1e-6, 0, 0, 0,
+                10000000, 0, nreg, nev, fail, I, E, P);
+  for (b = 0; b < NB; ++b) {
+    double t = peak_truth(&p[b], 3), i1, e1, p1;
+    int r1, f1;
+    long long n1;
+    if (fail[b] != 0 || !(fabs(I[b] - t) <= 1e-6 * t)) {
+      honest = 0;
+      diag("integral %d: fail %d, %.17g, true %.17g", b, fail[b], I[b], t);
+    }
+    llgCuhre(3, 1, gpeak, &p[b], 1, 1e-6, 0, 0, 0, 10000000, 0, NULL, NULL,
+             &r1, &n1, &f1, &i1, &e1, &p1);
+    if (i1 != I[b] || e1 != E[b] || p1 != P[b] || n1 != nev[b] ||
+        r1 != nreg[b] || f1 != fail[b]) {
+      same = 0;
+      diag("integral %d: batch %.17g +- %.3g (%lld), single %.17g +- %.3g "
+           "(%lld)", b, I[b], E[b], nev[b], i1, e1, n1);
+    }
+  }
+  ok(honest, "gCuhreBatch, %d 3-D peaks at 1e-6: every one fail 0 within "
+     "the tolerance", NB);
+  ok(same, "gCuhreBatch: each integral the bits of its single gCuhre call");
+  ok(!strcmp(gcuba_last_backend(), "cpu"), "backend %s",
+     gcuba_last_backend());
+}
+
+static void check_1d(void)
+{
+  static struct suite_1d p[NB];
+  static int nreg[NB], fail[NB];
+  static long long nev[NB];
+  static double I[NB], E[NB], P[NB];
+  int b, honest = 1, same = 1;
+  memset(p, 0, sizeof p);
+  for (b = 0; b < NB; ++b) {
+    p[b].kind[0] = SUITE_1D_POW;
+    p[b].c[0] = -0.9 + 2.9 * rnd();
+  }
+  llgCuhreBatch(NB, 1, 1, f1d_c, p, sizeof p[0], 1, 1e-10, 0, 0, 0, 100000,
+                0, nreg, nev, fail, I, E, P);
+  for (b = 0; b < NB; ++b) {
+    double t = suite_1d_truth(&p[b], 0), i1, e1, p1;
+    int r1, f1;
+    long long n1;
+    if (fail[b] != 0 || !(fabs(I[b] - t) <= 1e-10 * fabs(t))) honest = 0;
+    llgCuhre(1, 1, f1d_c, &p[b], 1, 1e-10, 0, 0, 0, 100000, 0, NULL, NULL,
+             &r1, &n1, &f1, &i1, &e1, &p1);
+    if (i1 != I[b] || e1 != E[b] || n1 != nev[b] || f1 != fail[b])
+      same = 0;
+  }
+  ok(honest && same, "gCuhreBatch, %d 1-D integrals x^a (a in -0.9 .. 2) at "
+     "1e-10: all fail 0 within the tolerance, each its single call's bits",
+     NB);
+}
+
+static void check_vegas(void)
+{
+  enum { N = 40 };
+  static struct peak p[N];
+  static int fail[N];
+  static long long nev[N];
+  static double I[N], E[N], P[N];
+  int b, same = 1, within = 0, conv = 0;
+  make_peaks(p, N);
+  for (b = 0; b < N; ++b) p[b].w = 0.3 + 0.2 * rnd();
+  llgVegasBatch(N, 5, 1, gpeak, p, sizeof p[0], 1, 1e-3, 0, 0, 1, 0,
+                1000000, 10000, 5000, 1000, 0, nev, fail, I, E, P);
+  for (b = 0; b < N; ++b) {
+    double t = peak_truth(&p[b], 5), i1, e1, p1;
+    int f1;
+    long long n1;
+    llgVegas(5, 1, gpeak, &p[b], 1, 1e-3, 0, 0, 1, 0, 1000000, 10000, 5000,
+             1000, 0, NULL, NULL, &n1, &f1, &i1, &e1, &p1);
+    if (i1 != I[b] || e1 != E[b] || n1 != nev[b] || f1 != fail[b])
+      same = 0;
+    if (fail[b] == 0) {
+      ++conv;
+      if (fabs(I[b] - t) <= 4 * E[b]) ++within;
+    }
+  }
+  ok(same, "gVegasBatch, %d 5-D peaks: each integral the bits of its single "
+     "gVegas call", N);
+  ok(conv == N && within == N, "gVegasBatch at 1e-3: %d of %d converged, %d "
+     "within 4 sigma of the true value", conv, N, within);
+}
+
+static void check_pathological(void)
+{
+  enum { N = 8 };
+  static struct peak p[N];
+  static int nreg[N], fail[N];
+  static long long nev[N];
+  static double I[N], E[N], P[N];
+  int b, good = 1;
+  make_peaks(p, N);
+  p[2].mode = 1;
+  p[5].mode = 2;
+  p[6].w = 0.003; /* a needle: 1e-9 cannot be met within 50000 */
+  llgCuhreBatch(N, 3, 1, gpeak, p, sizeof p[0], 1, 1e-9, 0, 0, 0, 50000, 0,
+                nreg, nev, fail, I, E, P);
+  for (b = 0; b < N; ++b) {
+    double i1, e1, p1;
+    int r1, f1;
+    long long n1;
+    llgCuhre(3, 1, gpeak, &p[b], 1, 1e-9, 0, 0, 0, 50000, 0, NULL, NULL,
+             &r1, &n1, &f1, &i1, &e1, &p1);
+    if (f1 != fail[b] || n1 != nev[b] || (f1 >= 0 && i1 != I[b])) {
+      good = 0;
+      diag("member %d: batch fail %d neval %lld %.17g, single fail %d "
+           "neval %lld %.17g", b, fail[b], nev[b], I[b], f1, n1, i1);
+    }
+  }
+  ok(good && fail[2] == GCUBA_FAIL_NAN && fail[5] == GCUBA_FAIL_ABORT &&
+     fail[6] == 1 && nev[6] <= 50000 && fail[3] >= 0,
+     "a NaN member (fail %d), a -999 member (fail %d) and an unreachable "
+     "one (fail %d, neval %lld) fail alone; every member as its single call",
+     fail[2], fail[5], fail[6], nev[6]);
+}
+
+static void check_api(void)
+{
+  struct peak p[3], one;
+  int nreg[3], fail[3] = {7, 7, 7}, neval[3];
+  long long nev[3];
+  double I[9], E[9], P[9], i1[3], e1[3], p1[3];
+  int r1, f1, n1, good;
+  make_peaks(p, 3);
+  /* ncomp 3: outputs at b * 3 + c; the int form */
+  gCuhreBatch(3, 3, 3, gpeak, p, sizeof p[0], 1, 1e-5, 0, 0, 0, 1000000, 0,
+              nreg, neval, fail, I, E, P);
+  gCuhre(3, 3, gpeak, &p[1], 1, 1e-5, 0, 0, 0, 1000000, 0, NULL, NULL, &r1,
+         &n1, &f1, i1, e1, p1);
+  good = fail[1] == f1 && neval[1] == n1 && nreg[1] == r1 &&
+         !memcmp(i1, I + 3, sizeof i1) && !memcmp(e1, E + 3, sizeof e1);
+  ok(good && fail[0] == 0 && fail[2] == 0,
+     "ncomp 3, int counts: integral 1's components at [3 .. 5], as its "
+     "single call (%.10g %.10g %.10g)", I[3], I[4], I[5]);
+  /* userstride 0: all share p[0] */
+  one = p[0];
+  gCuhreBatch(2, 3, 1, gpeak, &one, 0, 1, 1e-5, 0, 0, 0, 1000000, 0, nreg,
+              neval, fail, I, E, P);
+  ok(fail[0] == 0 && fail[1] == 0 && I[0] == I[1],
+     "userstride 0: every integral gets the same block");
+  fail[0] = fail[1] = 7;
+  gCuhreBatch(0, 3, 1, gpeak, p, sizeof p[0], 1, 1e-5, 0, 0, 0, 1000, 0,
+              NULL, NULL, fail, NULL, NULL, NULL);
+  ok(fail[0] == 7 && fail[1] == 7, "nintegrals 0: nothing is written");
+  gCuhreBatch(-1, 3, 1, gpeak, p, sizeof p[0], 1, 1e-5, 0, 0, 0, 1000, 0,
+              nreg, neval, fail, I, E, P);
+  ok(fail[0] == GCUBA_FAIL_PARAM, "nintegrals -1: fail[0] %d", fail[0]);
+  gCuhreBatch(3, 3, 1, gpeak, p, sizeof p[0], 1, 1e-5, 0, 0, 0, 1000, 0,
+              nreg, NULL, fail, I, E, P);
+  ok(fail[0] == GCUBA_FAIL_NULL && fail[2] == GCUBA_FAIL_NULL,
+     "neval NULL: every fail[b] %d", fail[2]);
+  gCuhreBatch(3, 3, 1, gpeak, p, sizeof p[0], 1, 1e-5, 0, 0, 0, 1000, 0,
+              nreg, neval, fail, NULL, E, P);
+  ok(fail[1] == GCUBA_FAIL_NULL, "integral NULL: fail %d", fail[1]);
+  gCuhreBatch(3, 0, 1, gpeak, p, sizeof p[0], 1, 1e-5, 0, 0, 0, 1000, 0,
+              nreg, neval, fail, I, E, P);
+  ok(fail[0] == GCUBA_FAIL_NDIM && fail[2] == GCUBA_FAIL_NDIM &&
+     neval[2] == 0, "gCuhreBatch ndim 0: every fail[b] -1");
+  gCuhreBatch(3, 3, 1, NULL, p, sizeof p[0], 1, 1e-5, 0, 0, 0, 1000, 0,
+              nreg, neval, fail, I, E, P);
+  ok(fail[1] == GCUBA_FAIL_NULL, "NULL integrand: fail %d", fail[1]);
+  gCuhreBatch(3, 3, 1, gpeak, p, sizeof p[0], 1, -1, 0, 0, 0, 1000, 0, nreg,
+              neval, fail, I, E, P);
+  ok(fail[0] == GCUBA_FAIL_TOLERANCE, "negative epsrel: fail %d", fail[0]);
+  gVegasBatch(3, 3, 1, gpeak, p, sizeof p[0], 1, 1e-3, 0, 0, 0, 0, 1000, 1,
+              0, 1000, 0, neval, fail, I, E, P);
+  ok(fail[0] == GCUBA_FAIL_PARAM && fail[2] == GCUBA_FAIL_PARAM,
+     "gVegasBatch nstart 1: every fail[b] -6");
+  gVegasBatch(3, 3, 1, gpeak, p, sizeof p[0], 1, 1e-3, 0, 0, 0, 0, 2000,
+              1000, 500, 1000, 0, neval, fail, I, E, P);
+  ok(fail[0] >= 0 && fail[2] >= 0 && neval[1] > 0 && neval[1] <= 2000,
+     "gVegasBatch int counts: fail %d %d %d, neval %d", fail[0], fail[1],
+     fail[2], neval[1]);
+  (void)nev;
+}
+
+int main(void)
+{
+  (void)skip_all;
+  plan(0);
+  check_cuhre();
+  check_1d();
+  check_vegas();
+  check_pathological();
+  check_api();
+  return done();
+}
