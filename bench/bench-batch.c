@@ -8,7 +8,8 @@
    and the integrals not within the tolerance of their true value (fail
    != 0 or a true error above it).
    Options: --n N (default 10000), --loop N (integrals of the loops,
-   default min(N, 2000)).  This file is part of gcuba. */
+   default min(N, 2000)), --show (print each integral not within the
+   tolerance).  This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,13 +43,22 @@ static double truth(const struct peak *p)
   return v;
 }
 
+static int show;
+
 static int bad_count(const struct peak *p, const int *fail, const double *I,
                      int n)
 {
   int b, bad = 0;
   for (b = 0; b < n; ++b) {
     double t = truth(&p[b]);
-    bad += fail[b] != 0 || !(fabs(I[b] - t) <= 1e-6 * t);
+    if (fail[b] != 0 || !(fabs(I[b] - t) <= 1e-6 * t)) {
+      ++bad;
+      if (show)
+        printf("  integral %d: c %.17g %.17g %.17g w %.17g: fail %d, "
+               "%.17g, true %.17g, true relative error %.3g\n", b,
+               p[b].c[0], p[b].c[1], p[b].c[2], p[b].w, fail[b], I[b], t,
+               fabs(I[b] - t) / t);
+    }
   }
   return bad;
 }
@@ -58,6 +68,7 @@ static void report(const char *what, int n, double ms, const long long *ev,
 {
   long long s = 0;
   int b;
+  if (n < 1) return;
   for (b = 0; b < n; ++b) s += ev[b];
   printf("%-34s %8d %10.1f %14.0f %12.0f %6d\n", what, n, ms, n / ms * 1e3,
          (double)s / n, bad);
@@ -88,8 +99,10 @@ int main(int argc, char **argv)
     if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--loop") && i + 1 < argc)
       nloop = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--show"))
+      show = 1;
     else {
-      fprintf(stderr, "usage: %s [--n N] [--loop N]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--n N] [--loop N] [--show]\n", argv[0]);
       return 2;
     }
   }
