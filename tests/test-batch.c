@@ -11,14 +11,17 @@
    4. Vector integrands (ncomp 3, outputs at b * ncomp + c), userstride 0,
       the int forms' counts, nintegrals = 0 (nothing written), nintegrals
       < 0, NULL arrays, bad arguments: every fail[b] set.
-   Runs the CPU backend (integrals in parallel on CPU threads).
-   This file is part of gcuba. */
+   Runs the CPU backend (integrals in parallel on CPU threads); its GPU
+   build (GCUBA_DEVICE=gpu: the integrals one after another on the GPU,
+   nvcc-built integrands) runs parts 1 (1-D) and 2 (1-D Vegas) and the
+   argument checks.  This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tap.h"
 #include "suite.h"
+#include "gpu.h"
 
 /* a 3-D Gaussian peak exp(-|x - c|^2 / w^2), or NaN / -999 by mode */
 struct peak {
@@ -39,7 +42,7 @@ GCUBA_INTEGRAND(gpeak)(const int *ndim, const double x[], const int *ncomp,
   return 0;
 }
 
-static double peak_truth(const struct peak *p, int ndim)
+TAP_UNUSED static double peak_truth(const struct peak *p, int ndim)
 {
   double v = 1;
   int i;
@@ -58,7 +61,7 @@ static double rnd(void)
 
 #define NB 200
 
-static void make_peaks(struct peak *p, int n)
+TAP_UNUSED static void make_peaks(struct peak *p, int n)
 {
   int b, i;
   for (b = 0; b < n; ++b) {
@@ -68,6 +71,7 @@ static void make_peaks(struct peak *p, int n)
   }
 }
 
+#ifndef SUITE_GPU
 static void check_cuhre(void)
 {
   static struct peak p[NB];
@@ -102,6 +106,8 @@ static void check_cuhre(void)
      gcuba_last_backend());
 }
 
+#endif
+
 static void check_1d(void)
 {
   static struct suite_1d p[NB];
@@ -114,23 +120,61 @@ static void check_1d(void)
     p[b].kind[0] = SUITE_1D_POW;
     p[b].c[0] = -0.9 + 2.9 * rnd();
   }
-  llgCuhreBatch(NB, 1, 1, f1d_c, p, sizeof p[0], 1, 1e-10, 0, 0, 0, 100000,
+  llgCuhreBatch(NB, 1, 1, S(f1d), p, sizeof p[0], 1, 1e-10, 0, 0, 0, 100000,
                 0, nreg, nev, fail, I, E, P);
   for (b = 0; b < NB; ++b) {
     double t = suite_1d_truth(&p[b], 0), i1, e1, p1;
     int r1, f1;
     long long n1;
     if (fail[b] != 0 || !(fabs(I[b] - t) <= 1e-10 * fabs(t))) honest = 0;
-    llgCuhre(1, 1, f1d_c, &p[b], 1, 1e-10, 0, 0, 0, 100000, 0, NULL, NULL,
+    gcuba_userdata_size(sizeof p[b]);
+    llgCuhre(1, 1, S(f1d), &p[b], 1, 1e-10, 0, 0, 0, 100000, 0, NULL, NULL,
              &r1, &n1, &f1, &i1, &e1, &p1);
+    gcuba_userdata_size(0);
     if (i1 != I[b] || e1 != E[b] || n1 != nev[b] || f1 != fail[b])
       same = 0;
   }
   ok(honest && same, "gCuhreBatch, %d 1-D integrals x^a (a in -0.9 .. 2) at "
      "1e-10: all fail 0 within the tolerance, each its single call's bits",
      NB);
+  ok(!strcmp(gcuba_last_backend(), SUITE_BACKEND ? "gpu" : "cpu"),
+     "backend %s", gcuba_last_backend());
 }
 
+/* gVegasBatch on 1-D peaks (the suite's integrand: CPU or GPU build) */
+static void check_vegas_1d(void)
+{
+  enum { N = 20 };
+  static struct suite_1d p[N];
+  static int fail[N];
+  static long long nev[N];
+  static double I[N], E[N], P[N];
+  int b, same = 1, within = 0;
+  memset(p, 0, sizeof p);
+  for (b = 0; b < N; ++b) {
+    p[b].kind[0] = SUITE_1D_PEAK;
+    p[b].c[0] = 0.2 + 0.6 * rnd();
+    p[b].w[0] = 0.05 + 0.2 * rnd();
+  }
+  llgVegasBatch(N, 1, 1, S(f1d), p, sizeof p[0], 1, 1e-3, 0, 0, 7, 0,
+                1000000, 10000, 5000, 1000, 0, nev, fail, I, E, P);
+  for (b = 0; b < N; ++b) {
+    double t = suite_1d_truth(&p[b], 0), i1, e1, p1;
+    int f1;
+    long long n1;
+    gcuba_userdata_size(sizeof p[b]);
+    llgVegas(1, 1, S(f1d), &p[b], 1, 1e-3, 0, 0, 7, 0, 1000000, 10000, 5000,
+             1000, 0, NULL, NULL, &n1, &f1, &i1, &e1, &p1);
+    gcuba_userdata_size(0);
+    if (i1 != I[b] || e1 != E[b] || n1 != nev[b] || f1 != fail[b])
+      same = 0;
+    if (fail[b] == 0 && fabs(I[b] - t) <= 4 * E[b]) ++within;
+  }
+  ok(same && within == N, "gVegasBatch, %d 1-D peaks at 1e-3: each its "
+     "single call's bits, %d within 4 sigma", N, within);
+}
+
+#ifndef SUITE_GPU
 static void check_vegas(void)
 {
   enum { N = 40 };
@@ -254,15 +298,20 @@ static void check_api(void)
      fail[2], neval[1]);
   (void)nev;
 }
+#endif
 
 int main(void)
 {
-  (void)skip_all;
+  battery_start();
   plan(0);
-  check_cuhre();
   check_1d();
+  check_vegas_1d();
+#ifndef SUITE_GPU
+  /* host-only integrands (gpeak is built by cc) */
+  check_cuhre();
   check_vegas();
   check_pathological();
   check_api();
-  return done();
+#endif
+  return battery_done();
 }
