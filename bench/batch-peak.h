@@ -7,7 +7,7 @@
 #include "gcuba.h"
 
 struct peak {
-  double c[3], w;
+  double c[5], w; /* centre (ndim <= 5) and width */
 };
 
 #define BATCH_PEAK_BODY                                                    \

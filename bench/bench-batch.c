@@ -2,14 +2,17 @@
    N 3-D Gaussian peaks exp(-|x - c|^2 / w^2) with random centres in
    [0.1, 0.9]^3 and widths 0.05 .. 0.5, each at epsrel 1e-6 (issue 20's
    case), integrated (a) by one gCuhreBatch call on CPU threads, (b) by a
-   loop of gCuhre calls on the CPU, (c) by a loop of gCuhre calls on the
-   GPU when the integrand was built by nvcc and a device is usable (the
-   batch's GPU mode today).  For each: integrals per second, evaluations,
+   loop of gCuhre calls on the CPU, and when the integrand was built by
+   nvcc and a device is usable (c) by one gCuhreBatch call on the GPU
+   (its pipeline) and (d) by a loop of gCuhre calls on the GPU.  For each: integrals per second, evaluations,
    and the integrals not within the tolerance of their true value (fail
    != 0 or a true error above it).
    Options: --n N (default 10000), --loop N (integrals of the loops,
    default min(N, 2000)), --show (print each integral not within the
-   tolerance).  This file is part of gcuba. */
+   tolerance), --oned N (then N 1-D peaks at epsrel 1e-10 by one
+   gCuhreBatch call: issue 20's one-dimensional case), --vegas N (then
+   N 5-D peaks at epsrel 1e-3 by one gVegasBatch call: how many fail = 0
+   and within 4 sigma of the true value).  This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +36,13 @@ static double now_ms(void)
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+static int ndim_ = 3;
+
 static double truth(const struct peak *p)
 {
   double v = 1;
   int i;
-  for (i = 0; i < 3; ++i)
+  for (i = 0; i < ndim_; ++i)
     v *= 0.5 * sqrt(acos(-1.0)) * p->w *
          (erf((1 - p->c[i]) / p->w) + erf(p->c[i] / p->w));
   return v;
@@ -90,7 +95,7 @@ static void loop(const char *what, gintegrand_t f, struct peak *p, int n,
 
 int main(int argc, char **argv)
 {
-  int n = 10000, nloop = -1, b, i, *nreg, *fail;
+  int n = 10000, nloop = -1, b, i, *nreg, *fail, noned = 0, nvegas = 0;
   long long *ev;
   double *I, *E, *P, t0;
   struct peak *p;
@@ -101,12 +106,19 @@ int main(int argc, char **argv)
       nloop = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--show"))
       show = 1;
+    else if (!strcmp(argv[i], "--oned") && i + 1 < argc)
+      noned = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--vegas") && i + 1 < argc)
+      nvegas = atoi(argv[++i]);
     else {
-      fprintf(stderr, "usage: %s [--n N] [--loop N] [--show]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--n N] [--loop N] [--show] [--oned N] "
+              "[--vegas N]\n", argv[0]);
       return 2;
     }
   }
   if (n < 1) n = 1;
+  if (noned > n) n = noned;
+  if (nvegas > n) n = nvegas;
   if (nloop < 0 || nloop > n) nloop = n < 2000 ? n : 2000;
   p = (struct peak *)malloc(sizeof *p * n);
   nreg = (int *)malloc(sizeof *nreg * n);
@@ -117,12 +129,17 @@ int main(int argc, char **argv)
   P = (double *)malloc(sizeof *P * n);
   if (!p || !nreg || !fail || !ev || !I || !E || !P) return 1;
   for (b = 0; b < n; ++b) {
-    for (i = 0; i < 3; ++i) {
+    /* three centres and the width (the 3-D instances of before), then
+       the centres of axes 4 and 5 */
+    for (i = 0; i < 4; ++i) {
+      rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+      if (i < 3) p[b].c[i] = 0.1 + 0.8 * (double)(rng >> 11) * 0x1.0p-53;
+      else p[b].w = 0.05 + 0.45 * (double)(rng >> 11) * 0x1.0p-53;
+    }
+    for (i = 3; i < 5; ++i) {
       rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
       p[b].c[i] = 0.1 + 0.8 * (double)(rng >> 11) * 0x1.0p-53;
     }
-    rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
-    p[b].w = 0.05 + 0.45 * (double)(rng >> 11) * 0x1.0p-53;
   }
   printf("bench-batch: 3-D Gaussian peaks at epsrel 1e-6; GCUBACORES %s, "
          "%ld CPUs online\n%-34s %8s %10s %14s %12s %6s\n",
@@ -146,9 +163,45 @@ int main(int argc, char **argv)
     gcuba_userdata_size(sizeof p[0]);
     llgCuhre(3, 1, bpeak_cu, &p[0], 1, 1e-6, 0, 0, 0, 100000000, 0, NULL,
              NULL, &r1, &n1, &f1, &i1, &e1, &p1);
+    t0 = now_ms();
+    llgCuhreBatch(n, 3, 1, bpeak_cu, p, sizeof p[0], 1, 1e-6, 0, 0, 0,
+                  100000000, 0, nreg, ev, fail, I, E, P);
+    report("gCuhreBatch, GPU pipeline", n, now_ms() - t0, ev,
+           bad_count(p, fail, I, n));
     loop("gCuhre loop, GPU", bpeak_cu, p, nloop, fail, ev, I);
   }
 #endif
+  if (noned > 0) {
+    /* 1-D: a peak of width 0.05 .. 0.5 at 1e-10 */
+    int bad = 0;
+    ndim_ = 1;
+    t0 = now_ms();
+    llgCuhreBatch(noned, 1, 1, bpeak, p, sizeof p[0], 1, 1e-10, 0, 0, 0,
+                  100000000, 0, nreg, ev, fail, I, E, P);
+    t0 = now_ms() - t0;
+    for (b = 0; b < noned; ++b)
+      if (fail[b] != 0 || !(fabs(I[b] - truth(&p[b])) <= 1e-10 * truth(&p[b])))
+        ++bad;
+    printf("\n1-D peaks at epsrel 1e-10\n");
+    report("gCuhreBatch, CPU threads", noned, t0, ev, bad);
+  }
+  if (nvegas > 0) {
+    /* 5-D: gVegasBatch at 1e-3, 4 sigma */
+    int conv = 0, within = 0;
+    ndim_ = 5;
+    t0 = now_ms();
+    llgVegasBatch(nvegas, 5, 1, bpeak, p, sizeof p[0], 1, 1e-3, 0, 0, 0, 0,
+                  10000000, 1000, 500, 1000, 0, ev, fail, I, E, P);
+    t0 = now_ms() - t0;
+    for (b = 0; b < nvegas; ++b) {
+      conv += fail[b] == 0;
+      within += fail[b] == 0 && fabs(I[b] - truth(&p[b])) <= 4 * E[b];
+    }
+    printf("\n5-D peaks at epsrel 1e-3, gVegasBatch (CPU threads): %d "
+           "integrals in %.1f ms, %d converged, %d of them within 4 sigma "
+           "(%.2f%% of all)\n", nvegas, t0, conv, within,
+           100.0 * within / nvegas);
+  }
   gcuba_release();
   free(p);
   free(nreg);

@@ -13,6 +13,8 @@
 #                                    (BENCH_LIMIT seconds per level, default
 #                                    2), then the reference PAGANI when
 #                                    .refgpu/run.sh is there
+#   bash bench/gpu-check.sh batch    bench-batch (BATCH_N integrals, default
+#                                    100000; BATCH_LOOP in the loops)
 #   bash bench/gpu-check.sh fortran-build   (on a machine with gfortran and
 #                                    nvcc, no GPU needed) the Fortran test
 #                                    programs, linked statically to a CUDA
@@ -44,7 +46,7 @@ build() {
     make -j"$J" > "$out/build.log" 2>&1 &&
     make -j"$J" check TESTS= > "$out/build-tests.log" 2>&1 &&
     make -j"$J" bench/bench-cuhre bench/bench-vegas bench/bench-genz \
-      bench/bench-1d >> "$out/build-tests.log" 2>&1 ) \
+      bench/bench-1d bench/bench-batch >> "$out/build-tests.log" 2>&1 ) \
     || { status=1; tail -30 "$out/configure.log" "$out/build.log" \
            "$out/build-tests.log" 2>/dev/null; }
   grep -E "^  (CUDA|Fortran|OpenMP|Random123)" "$out/configure.log"
@@ -65,7 +67,7 @@ sanitize() {
   for t in tests/test-gpu tests/test-cuhre-gpu tests/test-cuhre-suite-gpu \
            tests/test-cuhre-bad-gpu tests/test-cuhre-state-gpu \
            tests/test-cuhre-demo-gpu tests/test-cuhre-1d-gpu \
-           tests/test-romberg-gpu \
+           tests/test-romberg-gpu tests/test-batch-gpu \
            tests/test-vegas-gpu tests/test-vegas-bad-gpu; do
     [ -x "$t" ] || continue
     for tool in memcheck racecheck; do
@@ -109,6 +111,16 @@ bench() {
   fi
 }
 
+batch() {
+  say "bench-batch (gCuhreBatch: CPU threads, GPU pipeline, loops)"
+  cd "$bdir" || return
+  ./bench/bench-batch --n "${BATCH_N:-100000}" --loop "${BATCH_LOOP:-2000}" \
+    --oned "${BATCH_1D:-10000}" --vegas "${BATCH_VEGAS:-10000}" \
+    > "$out/bench-batch.txt" 2>&1 || status=1
+  cat "$out/bench-batch.txt"
+  cd "$src" || return
+}
+
 fortran_build() {
   say "Fortran test programs (static libgcuba, CUDA)"
   local fb=$src/_gpu/fbuild bin=$src/_gpu/fortran-bin
@@ -145,7 +157,7 @@ fortran() {
 [ $# -gt 0 ] || set -- build check
 for step in "$@"; do
   case $step in
-  build|check|sanitize|bench|fortran) $step ;;
+  build|check|sanitize|bench|batch|fortran) $step ;;
   fortran-build) fortran_build ;;
   *) echo "gpu-check.sh: unknown step $step"; exit 2 ;;
   esac

@@ -21,4 +21,10 @@ int gcuba_cuda_check(gcuba_call *c, cudaError_t e, const char *what,
 #define GCUBA_CK_LAUNCH(c, what) \
   gcuba_cuda_check((c), cudaPeekAtLastError(), what, __FILE__, __LINE__)
 
+struct gcuba_rule;
+/* cuhre.cu: the rule's points as the Cuhre kernels read them, in device
+   memory (*du, stride *ustride); 0 or a fail code */
+int gcuba_cuhre_points(gcuba_call *c, const struct gcuba_rule *r,
+                       double **du, int *ustride);
+
 #endif

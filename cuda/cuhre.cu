@@ -284,28 +284,35 @@ extern "C" void gcuba_cuda_release(void)
   release(t);
 }
 
-/* The rule's points as offsets, dimension-major (see cuhre_kernels.cuh) */
-static int make_points(gpu *t)
+/* The rule's points as offsets, dimension-major (see cuhre_kernels.cuh):
+   *du (device) with the stride *ustride; 0 or a fail code */
+int gcuba_cuhre_points(gcuba_call *c, const gcuba_rule *r, double **du,
+                       int *ustride)
 {
   size_t n;
   double *h, u[GCUBA_RULE_MAXDIM];
   int p, d, rc = 0;
-  const int npts = gcuba_rule_nevals(&t->rule); /* points and probes */
-  t->ustride = GCUBA_CUHRE_USTRIDE(t->ndim);
-  if (t->ustride < npts) t->ustride = (npts + 31) / 32 * 32;
-  n = (size_t)t->ustride * t->ndim;
+  const int npts = gcuba_rule_nevals(r); /* points and probes */
+  *ustride = GCUBA_CUHRE_USTRIDE(r->ndim);
+  if (*ustride < npts) *ustride = (npts + 31) / 32 * 32;
+  n = (size_t)*ustride * r->ndim;
   if (!(h = (double *)calloc(n, sizeof(double))))
-    return gcuba_fail(t->c, GCUBA_FAIL_NOMEM, "rule points");
+    return gcuba_fail(c, GCUBA_FAIL_NOMEM, "rule points");
   for (p = 0; p < npts; ++p) {
-    gcuba_rule_point(&t->rule, p, u);
-    for (d = 0; d < t->ndim; ++d) h[(size_t)d * t->ustride + p] = u[d];
+    gcuba_rule_point(r, p, u);
+    for (d = 0; d < r->ndim; ++d) h[(size_t)d * *ustride + p] = u[d];
   }
-  if (GCUBA_CK(t->c, cudaMalloc(&t->du, sizeof(double) * n)) ||
-      GCUBA_CK(t->c, cudaMemcpy(t->du, h, sizeof(double) * n,
-                                cudaMemcpyHostToDevice)))
-    rc = t->c->fail;
+  if (GCUBA_CK(c, cudaMalloc(du, sizeof(double) * n)) ||
+      GCUBA_CK(c, cudaMemcpy(*du, h, sizeof(double) * n,
+                             cudaMemcpyHostToDevice)))
+    rc = c->fail;
   free(h);
   return rc;
+}
+
+static int make_points(gpu *t)
+{
+  return gcuba_cuhre_points(t->c, &t->rule, &t->du, &t->ustride);
 }
 
 /* userdata as the kernels see it: NULL, a pointer the device can already

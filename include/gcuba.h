@@ -23,8 +23,9 @@
 /* Version of the integrand descriptor layout (struct gcuba_integrand).
    The library refuses a descriptor with another version (fail =
    GCUBA_FAIL_ABI): recompile the integrand file against this header.
-   2: the GPU Cuhre kernel's launch block changed (gcuba 0.2). */
-#define GCUBA_ABI_VERSION 2
+   2: the GPU Cuhre kernel's launch block changed (gcuba 0.2).
+   3: the GPU table gained gCuhreBatch's pipeline. */
+#define GCUBA_ABI_VERSION 3
 
 #include <stddef.h>
 

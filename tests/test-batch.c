@@ -12,9 +12,9 @@
       the int forms' counts, nintegrals = 0 (nothing written), nintegrals
       < 0, NULL arrays, bad arguments: every fail[b] set.
    Runs the CPU backend (integrals in parallel on CPU threads); its GPU
-   build (GCUBA_DEVICE=gpu: the integrals one after another on the GPU,
-   nvcc-built integrands) runs parts 1 (1-D) and 2 (1-D Vegas) and the
-   argument checks.  This file is part of gcuba. */
+   build (GCUBA_DEVICE=gpu) runs parts 1 (1-D) and 2 (1-D Vegas), one
+   after another on the GPU, and the pipeline (check_pipeline*: the 3-D
+   peak built by nvcc with GCUBA_BATCH, test-batch-cu.cu).  This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,24 +23,13 @@
 #include "suite.h"
 #include "gpu.h"
 
-/* a 3-D Gaussian peak exp(-|x - c|^2 / w^2), or NaN / -999 by mode */
-struct peak {
-  double c[5], w;
-  int mode; /* 0 peak, 1 NaN beyond x0 > 0.9, 2 -999 beyond x0 > 0.9 */
-};
-
+#include "peak.h"
 GCUBA_INTEGRAND(gpeak)(const int *ndim, const double x[], const int *ncomp,
-                       double f[], void *userdata)
-{
-  const struct peak *p = (const struct peak *)userdata;
-  double s = 0;
-  int i, j;
-  for (i = 0; i < *ndim; ++i) s += (x[i] - p->c[i]) * (x[i] - p->c[i]);
-  for (j = 0; j < *ncomp; ++j) f[j] = (j + 1) * exp(-s / (p->w * p->w));
-  if (p->mode == 1 && x[0] > 0.9) f[0] = NAN;
-  if (p->mode == 2 && x[0] > 0.9) return -999;
-  return 0;
-}
+                       double f[], void *userdata) TEST_BATCH_PEAK_BODY
+#ifdef SUITE_GPU
+/* the same built by nvcc with the pipeline (test-batch-cu.cu) */
+GCUBA_DECLARE_INTEGRAND(gpeak_cu);
+#endif
 
 TAP_UNUSED static double peak_truth(const struct peak *p, int ndim)
 {
@@ -300,13 +289,201 @@ static void check_api(void)
 }
 #endif
 
+#ifdef SUITE_GPU
+/* the GPU pipeline (gCuhreBatch, ndim >= 2, where a single call would
+   run on the GPU) */
+static int peaks_honest(const struct peak *p, const int *fail,
+                        const double *I, int n, double eps)
+{
+  int b, good = 1;
+  for (b = 0; b < n; ++b) {
+    const double t = peak_truth(&p[b], 3);
+    if (fail[b] != 0 || !(fabs(I[b] - t) <= eps * t)) {
+      good = 0;
+      diag("integral %d: fail %d, %.17g, true %.17g", b, fail[b], I[b], t);
+    }
+  }
+  return good;
+}
+
+static void check_pipeline(void)
+{
+  enum { S0 = 37, NS = 50 };
+  static struct peak p[NB];
+  static int nreg[NB], fail[NB], nreg2[NB], fail2[NB];
+  static long long nev[NB], nev2[NB];
+  static double I[NB], E[NB], P[NB], I2[NB], E2[NB], P2[NB];
+  int b, same = 1, near = 1, nsame = 0, sub = 1;
+  make_peaks(p, NB);
+  llgCuhreBatch(NB, 3, 1, gpeak_cu, p, sizeof p[0], 1, 1e-6, 0, 0, 0,
+                10000000, 0, nreg, nev, fail, I, E, P);
+  ok(!strcmp(gcuba_last_backend(), "gpu"), "pipeline: backend %s",
+     gcuba_last_backend());
+  ok(peaks_honest(p, fail, I, NB, 1e-6), "pipeline, %d 3-D peaks at 1e-6: "
+     "every one fail 0 within the tolerance of its true value", NB);
+  /* the CPU backend's policy: the same answer up to rounding */
+  setenv("GCUBA_DEVICE", "cpu", 1);
+  for (b = 0; b < NB; ++b) {
+    double i1, e1, p1;
+    int r1, f1;
+    long long n1;
+    llgCuhre(3, 1, gpeak_cu, &p[b], 1, 1e-6, 0, 0, 0, 10000000, 0, NULL, NULL,
+             &r1, &n1, &f1, &i1, &e1, &p1);
+    nsame += n1 == nev[b] && r1 == nreg[b];
+    if (f1 != fail[b] || !(fabs(i1 - I[b]) <= 0.5 * (e1 + E[b]))) {
+      near = 0;
+      diag("integral %d: pipeline %.17g +- %.3g (%lld, fail %d), CPU call "
+           "%.17g +- %.3g (%lld, fail %d)", b, I[b], E[b], nev[b], fail[b],
+           i1, e1, n1, f1);
+    }
+  }
+  battery_backend();
+  ok(near && nsame >= NB * 9 / 10, "pipeline against single CPU calls: "
+     "the same fail, within half the errors, the same neval and nregions "
+     "in %d of %d", nsame, NB);
+  /* deterministic, and independent of the other members */
+  llgCuhreBatch(NB, 3, 1, gpeak_cu, p, sizeof p[0], 1, 1e-6, 0, 0, 0,
+                10000000, 0, nreg2, nev2, fail2, I2, E2, P2);
+  for (b = 0; b < NB; ++b)
+    if (I2[b] != I[b] || E2[b] != E[b] || P2[b] != P[b] ||
+        nev2[b] != nev[b] || nreg2[b] != nreg[b] || fail2[b] != fail[b])
+      same = 0;
+  llgCuhreBatch(NS, 3, 1, gpeak_cu, p + S0, sizeof p[0], 1, 1e-6, 0, 0, 0,
+                10000000, 0, nreg2, nev2, fail2, I2, E2, P2);
+  for (b = 0; b < NS; ++b)
+    if (I2[b] != I[S0 + b] || E2[b] != E[S0 + b] || P2[b] != P[S0 + b] ||
+        nev2[b] != nev[S0 + b] || fail2[b] != fail[S0 + b])
+      sub = 0;
+  ok(same && sub, "pipeline: the same bits run again (%d) and for %d "
+     "members run as a batch of their own (%d)", same, NS, sub);
+}
+
+static void check_pipeline_members(void)
+{
+  enum { N = 8 };
+  static struct peak p[N], q;
+  static int nreg[N], fail[N], r1, f1;
+  static long long nev[N], n1;
+  static double I[N], E[N], P[N], i1, e1, p1;
+  int b, good = 1;
+  make_peaks(p, N);
+  p[2].mode = 1;
+  p[5].mode = 2;
+  p[6].w = 0.003; /* a needle: 1e-9 cannot be met within 50000 */
+  llgCuhreBatch(N, 3, 1, gpeak_cu, p, sizeof p[0], 1, 1e-9, 0, 0, 0, 50000, 0,
+                nreg, nev, fail, I, E, P);
+  for (b = 0; b < N; ++b) {
+    if (b == 2 || b == 5) continue;
+    q = p[b];
+    llgCuhreBatch(1, 3, 1, gpeak_cu, &q, sizeof q, 1, 1e-9, 0, 0, 0, 50000, 0,
+                  &r1, &n1, &f1, &i1, &e1, &p1);
+    if (f1 != fail[b] || n1 != nev[b] || i1 != I[b] || e1 != E[b]) {
+      good = 0;
+      diag("member %d: fail %d neval %lld %.17g, alone fail %d neval %lld "
+           "%.17g", b, fail[b], nev[b], I[b], f1, n1, i1);
+    }
+  }
+  ok(good && fail[2] == GCUBA_FAIL_NAN && fail[5] == GCUBA_FAIL_ABORT &&
+     fail[6] == 1 && nev[6] <= 50000,
+     "pipeline: a NaN member (fail %d), a -999 member (fail %d) and an "
+     "unreachable one (fail %d, neval %lld) fail alone; the others as run "
+     "alone", fail[2], fail[5], fail[6], nev[6]);
+}
+
+static void check_pipeline_memory(void)
+{
+  enum { N = 20 };
+  static struct peak p[N];
+  static int nreg[N], fail[N];
+  static long long nev[N];
+  static double I[N], E[N], P[N];
+  int b, single = 0, inside = 0, good = 1;
+  make_peaks(p, N);
+  /* a region store of a few hundred leaves per integral: the narrow
+     peaks outgrow it and run as single GPU calls (which then stop at
+     the same limit) */
+  setenv("GCUBA_MEMLIMIT", "32K", 1);
+  llgCuhreBatch(N, 3, 1, gpeak_cu, p, sizeof p[0], 1, 1e-6, 0, 0, 0, 10000000,
+                0, nreg, nev, fail, I, E, P);
+  gcuba_userdata_size(sizeof p[0]); /* single GPU calls copy p[b] */
+  for (b = 0; b < N; ++b) {
+    double i1, e1, p1, t = peak_truth(&p[b], 3);
+    int r1, f1;
+    long long n1;
+    llgCuhre(3, 1, gpeak_cu, &p[b], 1, 1e-6, 0, 0, 0, 10000000, 0, NULL, NULL,
+             &r1, &n1, &f1, &i1, &e1, &p1);
+    if (f1 == fail[b] && n1 == nev[b] && i1 == I[b] && e1 == E[b]) ++single;
+    else if (fail[b] == 0 && fabs(I[b] - t) <= 1e-6 * t) ++inside;
+    else {
+      good = 0;
+      diag("integral %d: fail %d %.17g (%lld), single call fail %d %.17g "
+           "(%lld), true %.17g", b, fail[b], I[b], nev[b], f1, i1, n1, t);
+    }
+  }
+  gcuba_userdata_size(0);
+  unsetenv("GCUBA_MEMLIMIT");
+  ok(good && single > 0 && inside > 0, "GCUBA_MEMLIMIT 32K: %d integrals "
+     "fit and converge in the pipeline, %d run as single calls", inside,
+     single);
+}
+
+/* an integrand compiled without GCUBA_BATCH (suite-cu.cu): no pipeline,
+   the integrals run as single GPU calls, with their bits */
+static void check_no_pipeline(void)
+{
+  int nreg[2], fail[2], r1, f1;
+  long long nev[2], n1;
+  double I[2], E[2], P[2], i1, e1, p1;
+  llgCuhreBatch(2, 3, 1, f3_cu, NULL, 0, 1, 1e-6, 0, 0, 0, 10000000, 0,
+                nreg, nev, fail, I, E, P);
+  llgCuhre(3, 1, f3_cu, NULL, 1, 1e-6, 0, 0, 0, 10000000, 0, NULL, NULL,
+           &r1, &n1, &f1, &i1, &e1, &p1);
+  ok(fail[0] == 0 && f1 == 0 && I[0] == i1 && I[1] == i1 && E[1] == e1 &&
+     nev[1] == n1 && nreg[1] == r1,
+     "an integrand built without GCUBA_BATCH: single GPU calls, their bits");
+}
+
+static void check_pipeline_api(void)
+{
+  struct peak p[3], one;
+  int nreg[3], fail[3], neval[3], b, good = 1;
+  double I[9], E[9], P[9];
+  make_peaks(p, 3);
+  gCuhreBatch(3, 3, 3, gpeak_cu, p, sizeof p[0], 1, 1e-5, 0, 0, 0, 1000000, 0,
+              nreg, neval, fail, I, E, P);
+  for (b = 0; b < 9; ++b) {
+    const double t = (b % 3 + 1) * peak_truth(&p[b / 3], 3);
+    if (fail[b / 3] != 0 || !(fabs(I[b] - t) <= 1e-5 * t)) good = 0;
+  }
+  ok(good, "pipeline, ncomp 3: integral b's components at [3 b .. 3 b + 2] "
+     "within the tolerance (%.10g %.10g %.10g)", I[3], I[4], I[5]);
+  one = p[0];
+  gcuba_userdata_size(sizeof one);
+  gCuhreBatch(2, 3, 1, gpeak_cu, &one, 0, 1, 1e-5, 0, 0, 0, 1000000, 0, nreg,
+              neval, fail, I, E, P);
+  ok(fail[0] == 0 && fail[1] == 0 && I[0] == I[1],
+     "pipeline, userstride 0 with gcuba_userdata_size: one shared block");
+  gcuba_userdata_size(0);
+  gCuhreBatch(2, 3, 1, gpeak_cu, &one, 0, 1, 1e-5, 0, 0, 0, 1000000, 0, nreg,
+              neval, fail, I, E, P);
+  ok(fail[0] == GCUBA_FAIL_PARAM && fail[1] == GCUBA_FAIL_PARAM,
+     "pipeline, userstride 0 and no size: fail %d %d", fail[0], fail[1]);
+}
+#endif
+
 int main(void)
 {
   battery_start();
   plan(0);
   check_1d();
   check_vegas_1d();
-#ifndef SUITE_GPU
+#ifdef SUITE_GPU
+  check_pipeline();
+  check_pipeline_members();
+  check_pipeline_memory();
+  check_pipeline_api();
+  check_no_pipeline();
+#else
   /* host-only integrands (gpeak is built by cc) */
   check_cuhre();
   check_vegas();

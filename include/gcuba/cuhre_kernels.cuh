@@ -99,27 +99,31 @@ __device__ static inline void gcuba_warp_argmax(double *v, int *k)
 /* NDIM > 0: the dimension is a compile-time constant (x in registers,
    loops unrolled); NDIM = 0: any dimension.  NC: components held per
    lane. */
+/* Region i of a (its lo, wk in, its avg, err, dims out), taken by the W
+   warps warp0 .. warp0 + W - 1 of the block (this thread's warp among
+   them), their shared memory areas from smem (gcuba_cuhre_warp_doubles
+   each, the first warp's holding the region's data).  live: i is a
+   region (the warps of a slot past the end still meet the barriers).
+   Returns the GCUBA_ST_* bits this thread saw.  W > 1 syncs the whole
+   block. */
 template <class F, int NC, int NDIM>
-__global__ void __launch_bounds__(GCUBA_CUHRE_BLOCK)
-    gcuba_k_cuhre(const struct gcuba_cuhre_launch a)
+__device__ __forceinline__ int gcuba_cuhre_region(
+    const struct gcuba_cuhre_launch &a, long long i, bool live, int W,
+    int warp, int warp0, double *smem)
 {
-  extern __shared__ double gcuba_smem_[];
   const gcuba_rule *r = a.rule;
   const int ndim = NDIM > 0 ? NDIM : a.ndim, ncomp = NC == 1 ? 1 : a.ncomp;
   const int nsets = a.nsets, np = a.npoints, nax = 1 + 4 * ndim;
-  const int W = a.wpr, warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int slot = warp / W, t = (warp - slot * W) * 32 + lane;
+  const int lane = threadIdx.x & 31;
+  const int t = (warp - warp0) * 32 + lane;
   const size_t area = gcuba_cuhre_warp_doubles(ndim, ncomp, nsets);
   const size_t npart = (size_t)nsets * ncomp * 33;
-  double *part = gcuba_smem_ + area * warp;           /* this warp's */
-  double *head = gcuba_smem_ + area * (slot * W);     /* the region's */
+  double *part = smem + area * warp;                  /* this warp's */
+  double *head = smem + area * warp0;                 /* the region's */
   double *ss = head + npart;
   double *fax = ss + (size_t)nsets * ncomp;
   double *cen = fax + (size_t)ncomp * nax, *hw = cen + ndim;
   double *fpr = hw + ndim; /* [c * 2 ndim + j] f at probe j */
-  const long long i =
-      a.first + (long long)blockIdx.x * (GCUBA_CUHRE_BLOCK / 32 / W) + slot;
-  const bool live = i < a.first + a.n;
   int st = 0, c;
 
   if (live && t < ndim) {
@@ -189,7 +193,7 @@ __global__ void __launch_bounds__(GCUBA_CUHRE_BLOCK)
   }
   if (W == 1) __syncwarp();
   else __syncthreads();
-  if (live && warp == slot * W) {
+  if (live && warp == warp0) {
     /* set sums in a fixed order: the region's warps, then their lanes;
        a NaN or Inf from the integrand shows in its set's sum */
     for (int k = lane; k < nsets * ncomp; k += 32) {
@@ -277,6 +281,19 @@ __global__ void __launch_bounds__(GCUBA_CUHRE_BLOCK)
         }
       }
   }
+  return st;
+}
+
+template <class F, int NC, int NDIM>
+__global__ void __launch_bounds__(GCUBA_CUHRE_BLOCK)
+    gcuba_k_cuhre(const struct gcuba_cuhre_launch a)
+{
+  extern __shared__ double gcuba_smem_[];
+  const int W = a.wpr, warp = threadIdx.x >> 5, slot = warp / W;
+  const long long i =
+      a.first + (long long)blockIdx.x * (GCUBA_CUHRE_BLOCK / 32 / W) + slot;
+  const int st = gcuba_cuhre_region<F, NC, NDIM>(
+      a, i, i < a.first + a.n, W, warp, slot * W, gcuba_smem_);
   if (st) atomicOr(a.status, st);
 }
 

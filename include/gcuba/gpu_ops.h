@@ -15,6 +15,7 @@
    vegas_kernels.cuh */
 struct gcuba_cuhre_launch;
 struct gcuba_vegas_launch;
+struct gcuba_cuhre_batch_launch;
 
 struct gcuba_gpu_ops {
   int abi; /* GCUBA_ABI_VERSION of the header that instantiated it */
@@ -25,6 +26,9 @@ struct gcuba_gpu_ops {
   int (*cuhre_eval)(const struct gcuba_cuhre_launch *a, void *stream);
   /* Vegas: sample one iteration */
   int (*vegas_iter)(const struct gcuba_vegas_launch *a, void *stream);
+  /* gCuhreBatch: the whole loop of many integrals (cuhre_batch.cuh) */
+  int (*cuhre_batch)(const struct gcuba_cuhre_batch_launch *a,
+                     void *stream);
 };
 
 #endif

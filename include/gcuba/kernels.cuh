@@ -51,6 +51,16 @@ static int gcuba_launch_eval_points(int ndim, int ncomp, long long n,
 
 #include "gcuba/cuhre_kernels.cuh"
 #include "gcuba/vegas_kernels.cuh"
+/* gCuhreBatch's GPU pipeline is compiled for the integrands of a file
+   that defines GCUBA_BATCH to 1 before including gcuba.h (it triples
+   the compile time); without it gCuhreBatch runs their integrals as
+   single GPU calls */
+#if defined(GCUBA_BATCH) && GCUBA_BATCH
+#include "gcuba/cuhre_batch.cuh"
+#define GCUBA_BATCH_LAUNCHER_(F) gcuba_cuhre_batch_launch<F>
+#else
+#define GCUBA_BATCH_LAUNCHER_(F) 0
+#endif
 
 template <class F> struct gcuba_gpu_table {
   static const struct gcuba_gpu_ops ops;
@@ -59,6 +69,7 @@ template <class F> struct gcuba_gpu_table {
 template <class F>
 const struct gcuba_gpu_ops gcuba_gpu_table<F>::ops = {
     GCUBA_ABI_VERSION, gcuba_launch_eval_points<F>,
-    gcuba_cuhre_launch_eval<F>, gcuba_vegas_launch_iter<F>};
+    gcuba_cuhre_launch_eval<F>, gcuba_vegas_launch_iter<F>,
+    GCUBA_BATCH_LAUNCHER_(F)};
 
 #endif

@@ -3,19 +3,31 @@
    b * userstride.
 
    The arguments are checked once, as gCuhre / gVegas check them (a bad
-   one sets every fail[b]).  Then each integral is one run of the Cuhre or
-   Vegas driver with exactly the arguments a single call would get, so its
-   answer is the single call's, bit for bit:
-     - on CPU threads (the default, and GCUBA_DEVICE=cpu) the integrals
-       run in parallel, one thread each (gcuba_batch_inner: the driver's
-       CPU backend then uses the calling thread only, and never the GPU),
-       scheduled dynamically, so an easy integral frees its thread for the
-       next one while a hard one goes on;
-     - with GCUBA_DEVICE=gpu they run one after another on the GPU (each
-       a single call, its parameter block of userstride bytes copied to
-       the device unless gcuba_userdata_size says otherwise);
-     - Vegas with gridno != 0 runs them in index order on the calling
-       thread: the grid slots are shared, as between single calls.
+   one sets every fail[b]).  Then:
+     - gCuhre with ndim >= 2 and at most 8 components, where a single
+       call would run on the GPU (GCUBA_DEVICE, gcubaaccel): the GPU
+       pipeline (cuda/batch.cu, gcuba/cuhre_batch.cuh), every integral's
+       whole loop in one launch, one thread block per integral at a time.
+       Same rule, error estimate and region policy as the driver, the
+       CPU backend's region order; the sums are taken in another order,
+       so the answer is a single call's up to rounding, and it does not
+       depend on the other integrals of the batch.  An integral whose
+       partition outgrows its block's memory runs as a single GPU call.
+     - otherwise each integral is one run of the Cuhre or Vegas driver
+       with exactly the arguments a single call would get, so its answer
+       is the single call's, bit for bit:
+       - on CPU threads (the default for these, and GCUBA_DEVICE=cpu)
+         the integrals run in parallel, one thread each
+         (gcuba_batch_inner: the driver's CPU backend then uses the
+         calling thread only, and never the GPU), scheduled
+         dynamically, so an easy integral frees its thread for the next
+         one while a hard one goes on;
+       - with GCUBA_DEVICE=gpu they run one after another on the GPU
+         (each a single call, its parameter block of userstride bytes
+         copied to the device unless gcuba_userdata_size says
+         otherwise);
+       - Vegas with gridno != 0 runs them in index order on the calling
+         thread: the grid slots are shared, as between single calls.
    gcubainit/gcubaexit are called once around the batch.  This file is
    part of gcuba. */
 #include <limits.h>
@@ -61,13 +73,29 @@ static void one(const batch *B, int b)
   B->fail[b] = c.fail;
 }
 
-/* where the batch runs: 0 CPU threads, 1 the GPU, one call after another;
-   or a negative fail code (logged) */
+#ifdef HAVE_CUDA
+/* cuda/batch.cu: 0 (run; defer[b] set for the integrals to run alone),
+   1 (no pipeline: single calls), or a fail code */
+int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
+                          long long *neval, int *nregions, int *fail,
+                          unsigned char *defer);
+#endif
+
+enum { ON_CPU = 0, ON_GPU = 1, PIPELINE = 2 };
+
+/* where the batch runs: ON_CPU (threads), ON_GPU (one call after
+   another), PIPELINE; or a negative fail code (logged) */
 static int where(gcuba_call *c, int which)
 {
   const char *s = getenv("GCUBA_DEVICE");
+  int bk;
+#ifdef HAVE_CUDA
+  if (which == CUHRE && c->ndim >= 2 && c->ncomp <= 8) {
+    bk = gcuba_choose_backend(c, 1);
+    return bk < 0 ? bk : bk == GCUBA_BK_GPU ? PIPELINE : ON_CPU;
+  }
+#endif
   if (s && !strcmp(s, "gpu")) {
-    int bk;
 #ifdef HAVE_CUDA
     /* the drivers' own test: Cuhre's GPU kernels hold 8 components */
     bk = gcuba_choose_backend(c, which == VEGAS || c->ncomp <= 8);
@@ -75,9 +103,21 @@ static int where(gcuba_call *c, int which)
     (void)which;
     bk = gcuba_choose_backend(c, 0);
 #endif
-    return bk < 0 ? bk : bk == GCUBA_BK_GPU;
+    return bk < 0 ? bk : bk == GCUBA_BK_GPU ? ON_GPU : ON_CPU;
   }
-  return 0;
+  return ON_CPU;
+}
+
+/* the integrals one after another on the GPU, each a single call (only:
+   those marked, or all) */
+static void one_by_one(const batch *B, const unsigned char *only)
+{
+  size_t size = gcuba_userdata_bytes();
+  int b;
+  if (size == 0) gcuba_userdata_size(B->stride);
+  for (b = 0; b < B->n; ++b)
+    if (!only || only[b]) one(B, b);
+  gcuba_userdata_size(size);
 }
 
 static void run(batch *B)
@@ -116,13 +156,30 @@ static void run(batch *B)
     return;
   }
   gcuba_log(c, 1, "%d integrals on %s", B->n,
-            gpu ? "the GPU, one after another" : "CPU threads");
+            gpu == PIPELINE ? "the GPU, in one pipeline"
+            : gpu == ON_GPU ? "the GPU, one after another"
+                            : "CPU threads");
   gcuba_run_init();
-  if (gpu) {
-    size_t size = gcuba_userdata_bytes();
-    if (size == 0) gcuba_userdata_size(B->stride);
-    for (b = 0; b < B->n; ++b) one(B, b);
-    gcuba_userdata_size(size);
+#ifdef HAVE_CUDA
+  if (gpu == PIPELINE) {
+    unsigned char *defer = (unsigned char *)calloc((size_t)B->n, 1);
+    int rc = defer ? gcuba_cuhre_batch_gpu(c, B->n, B->stride, B->neval,
+                                           B->nregions, B->fail, defer)
+                   : 1;
+    c->fail = 0;
+    if (rc < 0)
+      for (b = 0; b < B->n; ++b) {
+        B->fail[b] = rc;
+        B->neval[b] = 0;
+        B->nregions[b] = 0;
+      }
+    else
+      one_by_one(B, rc == 0 ? defer : NULL);
+    free(defer);
+  } else
+#endif
+  if (gpu == ON_GPU) {
+    one_by_one(B, NULL);
   } else if (threads < 2 || B->n < 2 ||
              (B->which == VEGAS && c->gridno != 0)) {
     gcuba_batch_inner(1);
@@ -141,7 +198,7 @@ static void run(batch *B)
       gcuba_batch_inner(0);
     }
   }
-  gcuba_set_last_backend(gpu ? GCUBA_BK_GPU : GCUBA_BK_CPU);
+  gcuba_set_last_backend(gpu != ON_CPU ? GCUBA_BK_GPU : GCUBA_BK_CPU);
   gcuba_run_exit();
 }
 

@@ -124,32 +124,12 @@ double gcuba_chisq_q(double chi2, int ndof)
 
 /* ------------------------------------------------------------------------ */
 
-#define VARFLOOR (1.0 / 20282409603651670423947251286016.0) /* 2^-104 */
 
 void gcuba_vegas_combine_init(gcuba_vegas_combine_t *c)
 {
   c->n = 0;
   c->wsum = c->wisum = c->ref = c->csum = c->cisum = 0;
   c->last = c->lastw = 0;
-}
-
-void gcuba_vegas_combine_add(gcuba_vegas_combine_t *c, double integral,
-                             double var, double calls)
-{
-  double vmin = VARFLOOR / (calls >= 2 ? calls - 1 : 1), w;
-  if (var < vmin) var = vmin;
-  w = 1 / var;
-  c->wsum += w;
-  c->wisum += w * integral;
-  if (c->n == 0) c->ref = integral;
-  else {
-    double t = w * (integral - c->ref);
-    c->csum += t;
-    c->cisum += t * integral;
-  }
-  c->last = integral;
-  c->lastw = w;
-  ++c->n;
 }
 
 void gcuba_vegas_combine_result(const gcuba_vegas_combine_t *c, int last,

@@ -14,6 +14,12 @@
    iteration only) */
 #define GCUBA_CHISQ_NODOF (-999.0)
 
+#include "gcuba/combine.h" /* gcuba_vegas_combine_t, _add */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Cuba's prob: P(X <= chi2) for X ~ chi^2(ndof), i.e. P(ndof/2, chi2/2).
    ndof <= 0: GCUBA_CHISQ_NODOF; chi2 <= 0: 0; chi2 = +inf: 1; NaN: NaN.
    Accurate to ~1e-14 absolute (tests check 1e-10). */
@@ -43,22 +49,8 @@ double gcuba_chisq_gammq(double a, double x);
    var_k >= 2^-104/(n_k - 1) for an iteration of n_k samples; _add applies
    the same floor with n_k = calls (calls < 2 counts as 2).  A NaN var
    propagates. */
-typedef struct {
-  long n;       /* iterations added */
-  double wsum;  /* sum of w_k */
-  double wisum; /* sum of w_k I_k */
-  double ref;   /* I_0: the shift of the chi^2 sums */
-  double csum;  /* sum of w_k (I_k - I_0) */
-  double cisum; /* sum of w_k (I_k - I_0) I_k */
-  double last;  /* I of the latest iteration */
-  double lastw; /* its weight */
-} gcuba_vegas_combine_t;
-
 void gcuba_vegas_combine_init(gcuba_vegas_combine_t *c);
 
-/* add one iteration: its integral estimate, variance and sample count */
-void gcuba_vegas_combine_add(gcuba_vegas_combine_t *c, double integral,
-                             double var, double calls);
 
 /* current results; any output pointer may be NULL.  prob is
    gcuba_chisq_prob(chi2, ndof) (GCUBA_CHISQ_NODOF after one iteration).
@@ -66,5 +58,9 @@ void gcuba_vegas_combine_add(gcuba_vegas_combine_t *c, double integral,
 void gcuba_vegas_combine_result(const gcuba_vegas_combine_t *c, int last,
                                 double *integral, double *error,
                                 double *chi2, int *ndof, double *prob);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* GCUBA_CHISQ_H */

@@ -11,40 +11,7 @@
 #include "common/common.h"
 #include "gcuba/rule.h"
 
-/* The backend holds every leaf region of the current partition with its
-   cached result (avg, err per component, split axes); new regions (the
-   children of the last split) wait to be evaluated.  Each iteration the
-   driver classifies the leaves by their key max_c err_c / budget[c]:
-     - finished: relfinish and err_c <= max(epsabs, epsrel |avg_c|) for
-       every c (PAGANI's relative-error classification), or key <=
-       fin_thresh (eviction when memory runs short; < 0: none).  Their
-       avg and err move to the driver's finished totals for good.
-     - split: not finished and key >= split_thresh: bisected along the
-       split axis of their component with the largest err_c/budget[c].
-     - kept: the rest, cached, not evaluated again.                      */
-typedef struct gcuba_classify {
-  int relfinish;
-  double epsrel, epsabs;
-  double fin_thresh, split_thresh;
-  long long split_max;  /* split at most this many (the first in leaf
-                           order); < 0: no limit */
-  const double *budget; /* [ncomp], > 0 */
-} gcuba_classify;
-
-/* Keys are binned on a log scale for the threshold search:
-   bin j (0 <= j < GCUBA_HIST_BINS) holds keys in
-   [2^(GCUBA_HIST_LOG2MIN + j/GCUBA_HIST_PEROCT), next), the first and last
-   bins also everything below and above; key 0 goes to bin 0. */
-#define GCUBA_HIST_PEROCT 8
-#define GCUBA_HIST_LOG2MIN (-64)
-#define GCUBA_HIST_BINS (128 * GCUBA_HIST_PEROCT)
-
-typedef struct gcuba_hist {
-  long long count[GCUBA_HIST_BINS]; /* regions not finished by relfinish */
-  double keysum[GCUBA_HIST_BINS];   /* count * gcuba_hist_mid(bin): the
-                                       same on every backend */
-  long long nrel;                   /* regions finished by relfinish */
-} gcuba_hist;
+#include "gcuba/cuhre_policy.h"
 
 /* Host copy of the leaves, for state files: [0, nold) evaluated (with
    avg, err, dims), [nold, n) waiting, children 2k, 2k+1 of parent k. */
@@ -116,46 +83,5 @@ extern const gcuba_cuhre_ops gcuba_cuhre_cuda;
 #endif
 
 
-
-/* the tolerance of a component whose total is tot: Cuba's
-   max(epsabs, epsrel |tot|), never 0.  The driver's budget; a backend that
-   forms it on the device after a hint must get the same bits. */
-GCUBA_HD static inline double gcuba_budget(double tot, double epsrel,
-                                           double epsabs)
-{
-  double b = fabs(tot) * epsrel;
-  b = b > epsabs ? b : epsabs;
-  return b > 0 ? b : 1e-300;
-}
-
-/* bin of a key (shared by every backend) */
-GCUBA_HD static inline int gcuba_hist_bin(double key)
-{
-  int e;
-  double m;
-  if (!(key > 0)) return 0;
-  m = frexp(key, &e); /* key = m 2^e, m in [0.5, 1) */
-  e = (e - 1 - GCUBA_HIST_LOG2MIN) * GCUBA_HIST_PEROCT +
-      (int)((2 * m - 1) * GCUBA_HIST_PEROCT);
-  return e < 0 ? 0 : e >= GCUBA_HIST_BINS ? GCUBA_HIST_BINS - 1 : e;
-}
-/* lower edge of bin j, and its middle */
-static inline double gcuba_hist_edge(int j)
-{
-  return ldexp(1 + (double)(j % GCUBA_HIST_PEROCT) / GCUBA_HIST_PEROCT,
-               GCUBA_HIST_LOG2MIN + j / GCUBA_HIST_PEROCT);
-}
-static inline double gcuba_hist_mid(int j)
-{
-  /* 0.5 (edge(j) + edge(j + 1)), exactly: (1 + (2k + 1)/16) 2^e */
-  return ldexp(1 + (double)(2 * (j % GCUBA_HIST_PEROCT) + 1) /
-               (2 * GCUBA_HIST_PEROCT),
-               GCUBA_HIST_LOG2MIN + j / GCUBA_HIST_PEROCT);
-}
-/* count * mid of bin j (most bins are empty: no ldexp for them) */
-static inline double gcuba_hist_keysum(long long count, int j)
-{
-  return count ? (double)count * gcuba_hist_mid(j) : 0.0;
-}
 
 #endif

@@ -37,44 +37,12 @@
 #include "common/chisq.h"
 #include "common/state.h"
 
-/* the regions split in one iteration carry GAMMA times the excess of
-   the error over the tolerance (in units of the tolerance) */
-#define GAMMA 0.5
-/* and at least this fraction of the regions that carry all but SIGTAIL
-   of the error */
-#define BATCHFRAC 0.05
-#define SIGTAIL 1e-3
-/* the first NFULL iterations split every region: two levels of
-   refinement everywhere before any region is judged (with one, f7 8D
-   claims 4e-5 at 596 regions with a true error of 5e-5, as PAGANI and
-   Cuba do) */
-#define NFULL 2
-/* The budget decides the start.  When maxeval pays for LARGE times the
-   uniform start (2 parts along each of the first 10 axes) that start is
-   taken, with the NFULL full splits: breadth from the first iteration, as
-   a GPU needs.  Below, the run starts from the unit cube as Cuba's Cuhre
-   does, and each iteration spends at most GROWTH times the evaluations
-   made so far (at least one bisection): a Cuba-sized budget is spent
-   nearly one worst region at a time, a larger one grows geometrically
-   into GPU-sized batches.  The cap depends on what was spent, not on
-   maxeval, so that a run resumed from a state file follows the path of
-   an uninterrupted one. */
-#define LARGE 64
-#define GROWTH 0.1
-/* relative-error finishing: the finished regions' errors may take up to
-   FINMAX of the tolerance, one iteration's at most FINSTEP of what is left
-   of that; when they would take more, the threshold (in units of epsrel)
-   is divided by RELSTEP, and finishing stops below RELMIN.  Integrands
-   that change sign end there; positive ones only need a smaller threshold
-   (switching it off instead costs them 5x more evaluations: f4 5D at
-   6.4e-8).  With FINMAX 0.5 and FINSTEP 0.5 the finished errors took half
-   of the tolerance within a few iterations and finishing stopped for good:
-   f4 5D at 2.56e-9 needed 2.9e10 evaluations (9.1e8 now), f2 6D at 3.2e-7
-   did not converge within 1e11 (7.1e10 now) */
-#define FINMAX 0.75
-#define FINSTEP 0.25
-#define RELSTEP 4.0
-#define RELMIN 1e-4
+/* the policy's constants: gcuba/cuhre_policy.h */
+#define GAMMA GCUBA_CUHRE_GAMMA
+#define NFULL GCUBA_CUHRE_NFULL
+#define LARGE GCUBA_CUHRE_LARGE
+#define RELSTEP GCUBA_CUHRE_RELSTEP
+#define RELMIN GCUBA_CUHRE_RELMIN
 
 typedef struct {
   gcuba_call *c;
@@ -95,7 +63,7 @@ typedef struct {
   long long minbatch;               /* fewest regions split per iteration */
   gcuba_hist *hist;
   double tm[5];                     /* ms in eval, classify, apply, setup */
-  double gamma, batchfrac;
+  double gamma;
   double relfrac;                   /* relative-error finishing threshold
                                        in units of epsrel (0: off) */
   int nfull;                        /* iterations that split everything */
@@ -246,12 +214,14 @@ static void extrapolate(cuhre *t)
    suffix) or a quarter of the physical memory, over the bytes a region
    needs.  Without GCUBA_MEMLIMIT a device store is bounded by the device
    alone (create lowers the limit to what its memory holds), unless a
-   state file will copy the regions to the host. */
-static long long max_regions(gcuba_call *c, int device)
+   state file will copy the regions to the host.  per: bytes per region
+   (0: the CPU backend's). */
+long long gcuba_cuhre_max_regions(gcuba_call *c, int device, long long per)
 {
   const char *s = getenv("GCUBA_MEMLIMIT");
   double bytes = 0;
-  long long per = gcuba_cuhre_region_bytes(c->ndim, c->ncomp), n;
+  long long n;
+  if (per <= 0) per = gcuba_cuhre_region_bytes(c->ndim, c->ncomp);
   if (s && *s) {
     char *end;
     bytes = strtod(s, &end);
@@ -428,20 +398,15 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
 {
   gcuba_call *c = t->c;
   gcuba_hist *h = t->hist;
-  long long n = t->ops->nleaves(t->ctx), nsplit = 0, nkeep, room, minbatch;
-  long long left, cap;
-  double keys = 0, target = t->gamma * excess;
-  int j, top, jlo, jhi;
+  gcuba_cuhre_plan p;
 
   t->ops->hist(t->ctx, cl, h, t->e);
   while (cl->relfinish) {
     /* the finished errors may take up to FINMAX of the tolerance, and one
        iteration's finishing at most FINSTEP of what is left of that: else
        a lower threshold (sign changes: down to off) */
-    int comp;
-    for (comp = 0; comp < t->ncomp; ++comp)
-      if (t->e[comp] > FINSTEP * (FINMAX * t->budget[comp] - t->finerr[comp]))
-        break;
+    int comp = gcuba_cuhre_relfinish_over(t->ncomp, t->e, t->budget,
+                                          t->finerr);
     if (comp == t->ncomp) break;
     t->relfrac /= RELSTEP;
     if (t->relfrac < RELMIN) {
@@ -457,82 +422,22 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
     relative_part(t, cl);
     t->ops->hist(t->ctx, cl, h, t->e);
   }
-  nkeep = n - h->nrel;
-  {
-    /* at least BATCHFRAC of the regions that carry all but SIGTAIL of the
-       error (in key units) are split: the many negligible ones, kept when
-       relative-error finishing is lowered or off, must not swell the batch
-       (f4 5D at 1.024e-10 split 5% of all regions per iteration and ran
-       into the memory limit after 6.5e11 evaluations; now 0.13 s) */
-    double total = 0, acc = 0;
-    long long nsig = 0;
-    /* the bins in use, [jlo, jhi] (empty bins add nothing: the sums are
-       the same bits as over all of them, in a fraction of the time) */
-    for (jhi = GCUBA_HIST_BINS - 1; jhi > 0 && !h->count[jhi]; --jhi)
-      continue;
-    for (jlo = 0; jlo < jhi && !h->count[jlo]; ++jlo) continue;
-    for (j = jlo; j <= jhi; ++j) total += h->keysum[j];
-    for (j = jhi; j >= jlo && acc < (1 - SIGTAIL) * total; --j) {
-      acc += h->keysum[j];
-      nsig += h->count[j];
-    }
-    minbatch = (long long)(t->batchfrac * nsig);
-  }
-  if (minbatch < t->minbatch) minbatch = t->minbatch;
-  /* the most regions this iteration may split: what maxeval leaves, and
-     (started small) GROWTH times the evaluations so far */
-  left = (c->maxeval - c->neval) / (2 * gcuba_rule_nevals(&t->rule));
-  cap = left;
-  if (t->small) {
-    long long grow = (long long)(GROWTH * c->neval /
-                                 (2.0 * gcuba_rule_nevals(&t->rule)));
-    if (grow < 1) grow = 1;
-    if (grow < cap) cap = grow;
-  }
-  if (cap < 1) cap = 1; /* the caller checked that one bisection fits */
-  if (minbatch > cap) minbatch = cap;
-  cl->fin_thresh = -1;
-  cl->split_thresh = HUGE_VAL;
-  cl->split_max = -1;
-  /* from the largest keys down */
-  for (top = jhi; top >= jlo; --top) {
-    nsplit += h->count[top];
-    keys += h->keysum[top];
-    if ((keys >= target && nsplit >= minbatch) || nsplit >= cap) break;
-  }
-  if (top < jlo) top = 0;
-  if (nsplit > cap) {
-    cl->split_max = cap;
-    nsplit = cap;
-    /* cut short by maxeval: not saved (a resumed run with a larger
-       maxeval must follow the uninterrupted path) */
-    if (cap == left) t->capped = 1;
-  }
-  cl->split_thresh = top > 0 ? gcuba_hist_edge(top) : 0;
-  nkeep -= nsplit;
-  /* memory: each split adds one leaf */
-  room = t->maxregions - (nkeep + nsplit);
-  if (nsplit <= room) return 0;
-  if (room > 0 && room >= minbatch / 4) {
+  p.n = t->ops->nleaves(t->ctx);
+  p.minbatch = t->minbatch;
+  p.neval = c->neval;
+  p.maxeval = c->maxeval;
+  p.maxregions = t->maxregions;
+  p.nevals = gcuba_rule_nevals(&t->rule);
+  p.small = t->small;
+  p.target = t->gamma * excess;
+  if (gcuba_cuhre_plan_split(h, &p, cl)) return 1;
+  if (p.capped) t->capped = 1;
+  if (p.squeezed)
     gcuba_log(c, 2, "memory for %lld regions: splitting %lld instead of "
-              "%lld", t->maxregions, room, nsplit);
-    cl->split_max = room;
-    return 0;
-  }
-  /* evict the smallest keys, a quarter of the kept leaves at least */
-  {
-    long long ne = 0, want = nsplit - room;
-    if (want < (nkeep + 3) / 4) want = (nkeep + 3) / 4;
-    for (j = 0; j < top; ++j) {
-      ne += h->count[j];
-      if (ne >= want) break;
-    }
-    if (j >= top || room + ne <= 0) return 1; /* nothing to evict */
-    cl->fin_thresh = gcuba_hist_edge(j + 1);
+              "%lld", t->maxregions, p.room, p.nsplit);
+  if (p.evicted)
     gcuba_log(c, 1, "memory for %lld regions: finishing %lld regions of "
-              "smallest error", t->maxregions, ne);
-    if (nsplit > room + ne) cl->split_max = room + ne;
-  }
+              "smallest error", t->maxregions, p.evicted);
   return 0;
 }
 
@@ -636,9 +541,8 @@ static void run(cuhre *t)
          alike, as when all of them miss where the integrand lives) is no
          evidence: 0 +- 0 is not accepted (the Genz discontinuous family
          with its cut near a face: 0 +- 0 after one bisection) */
-      if (t->err[comp] + fabs(t->tot[comp] - t->prev[comp]) <=
-              t->budget[comp] &&
-          !(t->err[comp] == 0 && t->tot[comp] == 0))
+      if (gcuba_cuhre_passes(t->tot[comp], t->err[comp], t->prev[comp],
+                             t->budget[comp]))
         t->pconv[comp] += 1;
       else
         t->pconv[comp] = 0;
@@ -785,7 +689,7 @@ void gcuba_cuhre_run(gcuba_call *c)
   if (bk == GCUBA_BK_GPU) t.ops = &gcuba_cuhre_cuda;
 #endif
   gcuba_set_last_backend(bk);
-  t.maxregions = max_regions(c, t.ops != &gcuba_cuhre_cpu);
+  t.maxregions = gcuba_cuhre_max_regions(c, t.ops != &gcuba_cuhre_cpu, 0);
   if (t.maxregions < 0) return;
   gcuba_log(c, 2, "ndim %d, ncomp %d, epsrel %g, epsabs %g, flags %d, "
             "mineval %lld, maxeval %lld, key %d (degree-%d rule, %d points"
@@ -823,7 +727,6 @@ void gcuba_cuhre_run(gcuba_call *c)
   t.seq = mem + 16 * c->ncomp; /* WYNN_TERMS per component */
   t.gamma = GAMMA;
   t.nfull = NFULL;
-  t.batchfrac = BATCHFRAC;
   t.tm[3] = now_ms();
   t.ctx = t.ops->create(c, &t.rule, &t.maxregions, &fail);
   t.tm[3] = now_ms() - t.tm[3];

@@ -1,0 +1,269 @@
+/* gcuba/cuhre_policy.h -- the region policy of gCuhre: how leaves are
+   classified and how many are split in one iteration.  Plain data and
+   host/device functions, shared by the driver (src/cuhre/driver.c, which
+   runs it on the host over a backend) and by gCuhreBatch's GPU loop
+   (cuhre_batch.cuh, which runs it on the device, one integral per thread
+   block), so that both follow the same policy.  This file is part of
+   gcuba. */
+#ifndef GCUBA_CUHRE_POLICY_H
+#define GCUBA_CUHRE_POLICY_H
+
+#include <math.h>
+#include "gcuba/hd.h"
+
+/* the regions split in one iteration carry GAMMA times the excess of
+   the error over the tolerance (in units of the tolerance) */
+#define GCUBA_CUHRE_GAMMA 0.5
+/* and at least this fraction of the regions that carry all but SIGTAIL
+   of the error */
+#define GCUBA_CUHRE_BATCHFRAC 0.05
+#define GCUBA_CUHRE_SIGTAIL 1e-3
+/* the first NFULL iterations split every region: two levels of
+   refinement everywhere before any region is judged (with one, f7 8D
+   claims 4e-5 at 596 regions with a true error of 5e-5, as PAGANI and
+   Cuba do) */
+#define GCUBA_CUHRE_NFULL 2
+/* The budget decides the start.  When maxeval pays for LARGE times the
+   uniform start (2 parts along each of the first 10 axes) that start is
+   taken, with the NFULL full splits: breadth from the first iteration, as
+   a GPU needs.  Below, the run starts from the unit cube as Cuba's Cuhre
+   does, and each iteration spends at most GROWTH times the evaluations
+   made so far (at least one bisection): a Cuba-sized budget is spent
+   nearly one worst region at a time, a larger one grows geometrically
+   into GPU-sized batches.  The cap depends on what was spent, not on
+   maxeval, so that a run resumed from a state file follows the path of
+   an uninterrupted one. */
+#define GCUBA_CUHRE_LARGE 64
+#define GCUBA_CUHRE_GROWTH 0.1
+/* relative-error finishing: the finished regions' errors may take up to
+   FINMAX of the tolerance, one iteration's at most FINSTEP of what is left
+   of that; when they would take more, the threshold (in units of epsrel)
+   is divided by RELSTEP, and finishing stops below RELMIN.  Integrands
+   that change sign end there; positive ones only need a smaller threshold
+   (switching it off instead costs them 5x more evaluations: f4 5D at
+   6.4e-8).  With FINMAX 0.5 and FINSTEP 0.5 the finished errors took half
+   of the tolerance within a few iterations and finishing stopped for good:
+   f4 5D at 2.56e-9 needed 2.9e10 evaluations (9.1e8 now), f2 6D at 3.2e-7
+   did not converge within 1e11 (7.1e10 now) */
+#define GCUBA_CUHRE_FINMAX 0.75
+#define GCUBA_CUHRE_FINSTEP 0.25
+#define GCUBA_CUHRE_RELSTEP 4.0
+#define GCUBA_CUHRE_RELMIN 1e-4
+
+/* The backend holds every leaf region of the current partition with its
+   cached result (avg, err per component, split axes); new regions (the
+   children of the last split) wait to be evaluated.  Each iteration the
+   driver classifies the leaves by their key max_c err_c / budget[c]:
+     - finished: relfinish and err_c <= max(epsabs, epsrel |avg_c|) for
+       every c (PAGANI's relative-error classification), or key <=
+       fin_thresh (eviction when memory runs short; < 0: none).  Their
+       avg and err move to the driver's finished totals for good.
+     - split: not finished and key >= split_thresh: bisected along the
+       split axis of their component with the largest err_c/budget[c].
+     - kept: the rest, cached, not evaluated again.                      */
+typedef struct gcuba_classify {
+  int relfinish;
+  double epsrel, epsabs;
+  double fin_thresh, split_thresh;
+  long long split_max;  /* split at most this many (the first in leaf
+                           order); < 0: no limit */
+  const double *budget; /* [ncomp], > 0 */
+} gcuba_classify;
+
+/* Keys are binned on a log scale for the threshold search:
+   bin j (0 <= j < GCUBA_HIST_BINS) holds keys in
+   [2^(GCUBA_HIST_LOG2MIN + j/GCUBA_HIST_PEROCT), next), the first and last
+   bins also everything below and above; key 0 goes to bin 0. */
+#define GCUBA_HIST_PEROCT 8
+#define GCUBA_HIST_LOG2MIN (-64)
+#define GCUBA_HIST_BINS (128 * GCUBA_HIST_PEROCT)
+
+typedef struct gcuba_hist {
+  long long count[GCUBA_HIST_BINS]; /* regions not finished by relfinish */
+  double keysum[GCUBA_HIST_BINS];   /* count * gcuba_hist_mid(bin): the
+                                       same on every backend */
+  long long nrel;                   /* regions finished by relfinish */
+} gcuba_hist;
+
+/* the tolerance of a component whose total is tot: Cuba's
+   max(epsabs, epsrel |tot|), never 0.  The driver's budget; a backend that
+   forms it on the device after a hint must get the same bits. */
+GCUBA_HD static inline double gcuba_budget(double tot, double epsrel,
+                                           double epsabs)
+{
+  double b = fabs(tot) * epsrel;
+  b = b > epsabs ? b : epsabs;
+  return b > 0 ? b : 1e-300;
+}
+
+/* bin of a key (shared by every backend) */
+GCUBA_HD static inline int gcuba_hist_bin(double key)
+{
+  int e;
+  double m;
+  if (!(key > 0)) return 0;
+  m = frexp(key, &e); /* key = m 2^e, m in [0.5, 1) */
+  e = (e - 1 - GCUBA_HIST_LOG2MIN) * GCUBA_HIST_PEROCT +
+      (int)((2 * m - 1) * GCUBA_HIST_PEROCT);
+  return e < 0 ? 0 : e >= GCUBA_HIST_BINS ? GCUBA_HIST_BINS - 1 : e;
+}
+/* lower edge of bin j, and its middle */
+GCUBA_HD static inline double gcuba_hist_edge(int j)
+{
+  return ldexp(1 + (double)(j % GCUBA_HIST_PEROCT) / GCUBA_HIST_PEROCT,
+               GCUBA_HIST_LOG2MIN + j / GCUBA_HIST_PEROCT);
+}
+GCUBA_HD static inline double gcuba_hist_mid(int j)
+{
+  /* 0.5 (edge(j) + edge(j + 1)), exactly: (1 + (2k + 1)/16) 2^e */
+  return ldexp(1 + (double)(2 * (j % GCUBA_HIST_PEROCT) + 1) /
+               (2 * GCUBA_HIST_PEROCT),
+               GCUBA_HIST_LOG2MIN + j / GCUBA_HIST_PEROCT);
+}
+/* count * mid of bin j (most bins are empty: no ldexp for them) */
+GCUBA_HD static inline double gcuba_hist_keysum(long long count, int j)
+{
+  return count ? (double)count * gcuba_hist_mid(j) : 0.0;
+}
+
+
+/* the first component whose finished errors, with relerr[c] more, would
+   take more than FINSTEP of what FINMAX of its tolerance leaves; ncomp
+   when none (relative-error finishing may go on at this threshold) */
+GCUBA_HD static inline int gcuba_cuhre_relfinish_over(int ncomp,
+  const double *relerr, const double *budget, const double *finerr)
+{
+  int c;
+  for (c = 0; c < ncomp; ++c)
+    if (relerr[c] > GCUBA_CUHRE_FINSTEP *
+                        (GCUBA_CUHRE_FINMAX * budget[c] - finerr[c]))
+      return c;
+  return ncomp;
+}
+
+/* Cuba's test for one component, with the change since the last
+   iteration (pass: the count of iterations in a row that passed, kept by
+   the caller): at coarse partitions the rules can agree with each other
+   and still be wrong (f7 8D at 512 regions: error 3.8e-5, true error
+   5.5e-5).  An estimate without any variation (every point of every rule
+   alike, as when all of them miss where the integrand lives) is no
+   evidence: 0 +- 0 is not accepted (the Genz discontinuous family with
+   its cut near a face: 0 +- 0 after one bisection). */
+GCUBA_HD static inline int gcuba_cuhre_passes(double tot, double err,
+                                              double prev, double budget)
+{
+  return err + fabs(tot - prev) <= budget && !(err == 0 && tot == 0);
+}
+
+/* One iteration's split (after the first NFULL): how many regions the
+   budget allows and which keys to split, from the histogram h of the n
+   leaves' keys. */
+typedef struct gcuba_cuhre_plan {
+  /* in */
+  long long n;          /* leaves */
+  long long minbatch;   /* the backend's fewest regions per split */
+  long long neval, maxeval, maxregions;
+  int nevals;           /* evaluations per region (rule and probes) */
+  int small;            /* started from one region: GROWTH caps */
+  double target;        /* GAMMA times the excess, in key units */
+  /* out */
+  long long nsplit;     /* regions to split */
+  long long room;       /* leaves memory holds beyond the kept ones */
+  long long evicted;    /* smallest-key leaves finished for memory */
+  int capped;           /* cut short by what maxeval leaves */
+  int squeezed;         /* fewer split than chosen, for memory */
+} gcuba_cuhre_plan;
+
+/* Split the leaves of largest key until their keys add up to target,
+   but at least a minimum batch (BATCHFRAC of the regions that carry all
+   but SIGTAIL of the error, and p->minbatch), at most what maxeval
+   leaves (and, started small, GROWTH times the evaluations so far);
+   evict (finish) the leaves of smallest key when the partition would
+   not fit in memory.  Fills cl's thresholds and split_max.  Returns 0,
+   or 1 when memory cannot hold a useful split. */
+GCUBA_HD static inline int gcuba_cuhre_plan_split(const gcuba_hist *h,
+  gcuba_cuhre_plan *p, gcuba_classify *cl)
+{
+  long long nsplit = 0, nkeep = p->n - h->nrel, minbatch, left, cap;
+  double keys = 0;
+  int j, top, jlo, jhi;
+  {
+    /* at least BATCHFRAC of the regions that carry all but SIGTAIL of the
+       error (in key units) are split: the many negligible ones, kept when
+       relative-error finishing is lowered or off, must not swell the batch
+       (f4 5D at 1.024e-10 split 5% of all regions per iteration and ran
+       into the memory limit after 6.5e11 evaluations; now 0.13 s) */
+    double total = 0, acc = 0;
+    long long nsig = 0;
+    /* the bins in use, [jlo, jhi] (empty bins add nothing: the sums are
+       the same bits as over all of them, in a fraction of the time) */
+    for (jhi = GCUBA_HIST_BINS - 1; jhi > 0 && !h->count[jhi]; --jhi)
+      continue;
+    for (jlo = 0; jlo < jhi && !h->count[jlo]; ++jlo) continue;
+    for (j = jlo; j <= jhi; ++j) total += h->keysum[j];
+    for (j = jhi; j >= jlo && acc < (1 - GCUBA_CUHRE_SIGTAIL) * total; --j) {
+      acc += h->keysum[j];
+      nsig += h->count[j];
+    }
+    minbatch = (long long)(GCUBA_CUHRE_BATCHFRAC * nsig);
+  }
+  if (minbatch < p->minbatch) minbatch = p->minbatch;
+  /* the most regions this iteration may split: what maxeval leaves, and
+     (started small) GROWTH times the evaluations so far */
+  left = (p->maxeval - p->neval) / (2 * p->nevals);
+  cap = left;
+  if (p->small) {
+    long long grow = (long long)(GCUBA_CUHRE_GROWTH * p->neval /
+                                 (2.0 * p->nevals));
+    if (grow < 1) grow = 1;
+    if (grow < cap) cap = grow;
+  }
+  if (cap < 1) cap = 1; /* the caller checked that one bisection fits */
+  if (minbatch > cap) minbatch = cap;
+  p->capped = p->squeezed = 0;
+  p->evicted = 0;
+  cl->fin_thresh = -1;
+  cl->split_thresh = HUGE_VAL;
+  cl->split_max = -1;
+  /* from the largest keys down */
+  for (top = jhi; top >= jlo; --top) {
+    nsplit += h->count[top];
+    keys += h->keysum[top];
+    if ((keys >= p->target && nsplit >= minbatch) || nsplit >= cap) break;
+  }
+  if (top < jlo) top = 0;
+  if (nsplit > cap) {
+    cl->split_max = cap;
+    nsplit = cap;
+    /* cut short by maxeval: not saved (a resumed run with a larger
+       maxeval must follow the uninterrupted path) */
+    if (cap == left) p->capped = 1;
+  }
+  cl->split_thresh = top > 0 ? gcuba_hist_edge(top) : 0;
+  nkeep -= nsplit;
+  p->nsplit = nsplit;
+  /* memory: each split adds one leaf */
+  p->room = p->maxregions - (nkeep + nsplit);
+  if (nsplit <= p->room) return 0;
+  if (p->room > 0 && p->room >= minbatch / 4) {
+    cl->split_max = p->room;
+    p->squeezed = 1;
+    return 0;
+  }
+  /* evict the smallest keys, a quarter of the kept leaves at least */
+  {
+    long long ne = 0, want = nsplit - p->room;
+    if (want < (nkeep + 3) / 4) want = (nkeep + 3) / 4;
+    for (j = 0; j < top; ++j) {
+      ne += h->count[j];
+      if (ne >= want) break;
+    }
+    if (j >= top || p->room + ne <= 0) return 1; /* nothing to evict */
+    cl->fin_thresh = gcuba_hist_edge(j + 1);
+    p->evicted = ne;
+    if (nsplit > p->room + ne) cl->split_max = p->room + ne;
+  }
+  return 0;
+}
+
+#endif /* GCUBA_CUHRE_POLICY_H */

@@ -1,0 +1,26 @@
+/* tests/peak.h -- the peak integrand of test-batch, for its cc
+   (test-batch.c) and nvcc (test-batch-cu.cu) builds.  This file is part
+   of gcuba. */
+#ifndef GCUBA_TESTS_PEAK_H
+#define GCUBA_TESTS_PEAK_H
+
+/* a Gaussian peak exp(-|x - c|^2 / w^2) (component j times j + 1), or
+   NaN / -999 by mode */
+struct peak {
+  double c[5], w;
+  int mode; /* 0 peak, 1 NaN beyond x0 > 0.9, 2 -999 beyond x0 > 0.9 */
+};
+
+#define TEST_BATCH_PEAK_BODY                                               \
+  {                                                                        \
+    const struct peak *p = (const struct peak *)userdata;                  \
+    double s = 0;                                                          \
+    int i, j;                                                              \
+    for (i = 0; i < *ndim; ++i) s += (x[i] - p->c[i]) * (x[i] - p->c[i]);  \
+    for (j = 0; j < *ncomp; ++j) f[j] = (j + 1) * exp(-s / (p->w * p->w)); \
+    if (p->mode == 1 && x[0] > 0.9) f[0] = NAN;                            \
+    if (p->mode == 2 && x[0] > 0.9) return -999;                           \
+    return 0;                                                              \
+  }
+
+#endif

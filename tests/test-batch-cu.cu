@@ -1,0 +1,11 @@
+/* tests/test-batch-cu.cu -- test-batch's peak built by nvcc with
+   gCuhreBatch's GPU pipeline (GCUBA_BATCH).  This file is part of
+   gcuba. */
+#define GCUBA_BATCH 1
+#include <math.h>
+#include "gcuba.h"
+#include "peak.h"
+
+GCUBA_INTEGRAND(gpeak_cu)(const int *ndim, const double x[],
+                          const int *ncomp, double f[],
+                          void *userdata) TEST_BATCH_PEAK_BODY
