@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(GCUBA_BATCH_BLOCK)
       S.iter = S.neval = S.nfinished = S.nregions = 0;
       S.haveparents = 0;
       S.code = -1;
-      S.relfrac = 1;
+      S.relfrac = gcuba_cuhre_relfrac0(a.rule->degree);
       for (int c = 0; c < nc; ++c) {
         S.finavg[c] = S.finerr[c] = S.tot[c] = S.err[c] = 0;
         S.prev[c] = 0;

@@ -668,7 +668,6 @@ void gcuba_cuhre_run(gcuba_call *c)
   int bk, fail = 0;
   double *mem;
   memset(&t, 0, sizeof t);
-  t.relfrac = 1;
   t.stall_r = HUGE_VAL;
   t.c = c;
   t.ncomp = c->ncomp;
@@ -689,6 +688,7 @@ void gcuba_cuhre_run(gcuba_call *c)
   if (bk == GCUBA_BK_GPU) t.ops = &gcuba_cuhre_cuda;
 #endif
   gcuba_set_last_backend(bk);
+  t.relfrac = gcuba_cuhre_relfrac0(t.rule.degree);
   t.maxregions = gcuba_cuhre_max_regions(c, t.ops != &gcuba_cuhre_cpu, 0);
   if (t.maxregions < 0) return;
   gcuba_log(c, 2, "ndim %d, ncomp %d, epsrel %g, epsabs %g, flags %d, "
