@@ -28,35 +28,6 @@ static double now_ms(void)
   return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
-/* userdata as the pipeline sees it: NULL, the caller's pointer when the
-   device can use it, else a copy of n blocks of stride bytes (or of
-   gcuba_userdata_size() bytes shared by all when stride is 0) */
-static int device_userdata(gcuba_call *c, int n, size_t stride, void **d,
-                           int *copied)
-{
-  cudaPointerAttributes at;
-  size_t bytes = stride ? (size_t)n * stride : gcuba_userdata_bytes();
-  *d = NULL;
-  *copied = 0;
-  if (!c->userdata) return 0;
-  if (cudaPointerGetAttributes(&at, c->userdata) == cudaSuccess &&
-      (at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged)) {
-    *d = c->userdata;
-    return 0;
-  }
-  (void)cudaGetLastError();
-  if (bytes == 0)
-    return gcuba_fail(c, GCUBA_FAIL_PARAM,
-                      "userdata is a host pointer and userstride is 0: tell "
-                      "gcuba its size with gcuba_userdata_size() to have it "
-                      "copied to the GPU");
-  if (GCUBA_CK(c, cudaMalloc(d, bytes)) ||
-      GCUBA_CK(c, cudaMemcpy(*d, c->userdata, bytes,
-                             cudaMemcpyHostToDevice)))
-    return c->fail;
-  *copied = 1;
-  return 0;
-}
 
 /* integral b's outcome, as the driver reports it */
 static void finish(const gcuba_call *proto, int b, int status,
@@ -110,10 +81,11 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
   gcuba_rule *drule = NULL;
   double *du = NULL, *dres = NULL, *hres = NULL;
   long long *dll = NULL, *hll = NULL;
-  int *dst = NULL, *hst = NULL, ustride = 0, rc = 0, copied = 0, q = 0;
+  int *dst = NULL, *hst = NULL, ustride = 0, rc = 0, q = 0;
   unsigned int *dnext = NULL;
   char *slab = NULL;
-  void *duser = NULL;
+  void *duser = NULL, *ucopy = NULL;
+  size_t ucap = 0;
   cudaStream_t stream = NULL;
   size_t freeb = 0, totalb = 0, nres = (size_t)n * c->ncomp;
   const size_t chib = sizeof(gcuba_vegas_combine_t) * nres;
@@ -178,7 +150,11 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
       GCUBA_CK(c, cudaMalloc(&drule, sizeof r)) ||
       GCUBA_CK(c, cudaMemcpy(drule, &r, sizeof r, cudaMemcpyHostToDevice)) ||
       gcuba_cuhre_points(c, &r, &du, &ustride) ||
-      device_userdata(c, n, stride, &duser, &copied) ||
+      gcuba_device_userdata(c, c->userdata,
+                            stride ? (size_t)n * stride
+                                   : gcuba_userdata_bytes(),
+                            " (or a nonzero userstride)", &duser, &ucopy,
+                            &ucap, stream) ||
       GCUBA_CK(c, cudaMalloc(&slab, a.slabbytes * a.nblocks)) ||
       GCUBA_CK(c, cudaMalloc(&dres, sizeof(double) * 2 * nres + chib)) ||
       GCUBA_CK(c, cudaMalloc(&dll, sizeof(long long) * 3 * n)) ||
@@ -254,7 +230,7 @@ done:
   cudaFree(dll);
   cudaFree(dres);
   cudaFree(slab);
-  if (copied) cudaFree(duser);
+  cudaFree(ucopy);
   cudaFree(du);
   cudaFree(drule);
   if (stream) cudaStreamDestroy(stream);

@@ -21,6 +21,13 @@ int gcuba_cuda_check(gcuba_call *c, cudaError_t e, const char *what,
 #define GCUBA_CK_LAUNCH(c, what) \
   gcuba_cuda_check((c), cudaPeekAtLastError(), what, __FILE__, __LINE__)
 
+/* device.cu: userdata as the kernels see it (NULL, the caller's device or
+   managed pointer, or a copy of bytes bytes in *copy, grown to *cap);
+   0 or a fail code */
+int gcuba_device_userdata(gcuba_call *c, void *u, size_t bytes,
+                          const char *hint, void **ud, void **copy,
+                          size_t *cap, cudaStream_t stream);
+
 struct gcuba_rule;
 /* cuhre.cu: the rule's points as the Cuhre kernels read them, in device
    memory (*du, stride *ustride); 0 or a fail code */

@@ -72,6 +72,9 @@ typedef struct {
   void *dtemp;              /* CUB temporary storage */
   size_t tempbytes;
   void *duser;              /* userdata as the kernels see it */
+  void *udcopy;             /* our copy of host userdata (kept with the
+                               context), udcap bytes */
+  size_t udcap;
   double *hbuf;             /* pinned host staging: HBUF_DOUBLES */
   cudaEvent_t ev[2];        /* around the rule kernel (verbosity >= 2) */
   double kms;               /* the rule kernel's milliseconds, this call */
@@ -224,7 +227,7 @@ static void release(gpu *t)
   cudaFree(t->dsum);
   cudaFree(t->dticket);
   cudaFree(t->dstatus);
-  if (t->duser && t->duser != t->c->userdata) cudaFree(t->duser);
+  cudaFree(t->udcopy);
   if (t->hbuf) cudaFreeHost(t->hbuf);
   if (t->ev[0]) cudaEventDestroy(t->ev[0]);
   if (t->ev[1]) cudaEventDestroy(t->ev[1]);
@@ -248,7 +251,6 @@ static void destroy(void *ctx)
     release(t); /* a broken context is not kept */
     return;
   }
-  if (t->duser && t->duser != t->c->userdata) cudaFree(t->duser);
   t->duser = NULL;
   t->c = NULL;
   pthread_mutex_lock(&cache_lock);
@@ -315,29 +317,12 @@ static int make_points(gpu *t)
   return gcuba_cuhre_points(t->c, &t->rule, &t->du, &t->ustride);
 }
 
-/* userdata as the kernels see it: NULL, a pointer the device can already
-   use (device or managed memory), or a device copy of
-   gcuba_userdata_size() bytes of the host struct */
+/* userdata as the kernels see it: gcuba_device_userdata (device.cu) */
 static int device_userdata(gpu *t)
 {
-  void *u = t->c->userdata;
-  size_t size = gcuba_userdata_bytes();
-  cudaPointerAttributes at;
-  t->duser = NULL;
-  if (!u) return 0;
-  if (cudaPointerGetAttributes(&at, u) == cudaSuccess &&
-      (at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged)) {
-    t->duser = u;
-    return 0;
-  }
-  (void)cudaGetLastError();
-  if (size == 0)
-    return gcuba_fail(t->c, GCUBA_FAIL_PARAM,
-                      "userdata is a host pointer: tell gcuba its size with "
-                      "gcuba_userdata_size() to have it copied to the GPU");
-  CK(cudaMalloc(&t->duser, size));
-  CK(cudaMemcpyAsync(t->duser, u, size, cudaMemcpyHostToDevice, t->stream));
-  return 0;
+  return gcuba_device_userdata(t->c, t->c->userdata, gcuba_userdata_bytes(),
+                               "", &t->duser, &t->udcopy, &t->udcap,
+                               t->stream);
 }
 
 static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,

@@ -48,3 +48,43 @@ int gcuba_cuda_check(gcuba_call *c, cudaError_t e, const char *what,
                     "%s: %s (%s:%d)", what, cudaGetErrorString(e), file,
                     line);
 }
+
+/* userdata as the kernels see it: NULL stays NULL; a pointer the device
+   can dereference (device or managed memory) is passed unchanged; a host
+   pointer is copied (bytes bytes, on stream) into *copy, which is reused
+   when *cap holds it and grown otherwise (the caller frees *copy).  A
+   host pointer without a size is refused with GCUBA_FAIL_PARAM: Cuba's
+   argument list does not say how large userdata is (hint: how else the
+   caller can give it). */
+int gcuba_device_userdata(gcuba_call *c, void *u, size_t bytes,
+                          const char *hint, void **ud, void **copy,
+                          size_t *cap, cudaStream_t stream)
+{
+  cudaPointerAttributes at;
+  int rc;
+  *ud = NULL;
+  if (!u) return 0;
+  if (cudaPointerGetAttributes(&at, u) == cudaSuccess &&
+      (at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged)) {
+    *ud = u;
+    return 0;
+  }
+  (void)cudaGetLastError();
+  if (bytes == 0)
+    return gcuba_fail(c, GCUBA_FAIL_PARAM,
+                      "userdata is a host pointer: give its size with "
+                      "gcuba_userdata_size()%s to have it copied to the "
+                      "GPU, or pass device or managed memory", hint);
+  if (bytes > *cap) {
+    if ((rc = GCUBA_CK(c, cudaFree(*copy)))) return rc;
+    *copy = NULL;
+    *cap = 0;
+    if ((rc = GCUBA_CK(c, cudaMalloc(copy, bytes)))) return rc;
+    *cap = bytes;
+  }
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(*copy, u, bytes,
+                                        cudaMemcpyHostToDevice, stream))))
+    return rc;
+  *ud = *copy;
+  return 0;
+}

@@ -32,36 +32,14 @@ struct rctx {
   double *h_sums;        /* pinned [2*ncomp] */
   int *h_status;
   void *ud, *udcopy;     /* userdata as the device sees it; our copy */
+  size_t udcap;          /* bytes of udcopy */
 };
 
-/* userdata: NULL stays NULL, device or managed memory is passed as it is,
-   a host struct is copied when gcuba_userdata_size() gave its size (as
-   the Cuhre and Vegas backends do) */
+/* userdata: gcuba_device_userdata (device.cu) */
 static int device_userdata(rctx *t)
 {
-  gcuba_call *c = t->c;
-  const size_t size = gcuba_userdata_bytes();
-  cudaPointerAttributes at;
-  int rc;
-  t->ud = NULL;
-  if (!c->userdata) return 0;
-  if (cudaPointerGetAttributes(&at, c->userdata) == cudaSuccess &&
-      (at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged)) {
-    t->ud = c->userdata;
-    return 0;
-  }
-  (void)cudaGetLastError();
-  if (size == 0)
-    return gcuba_fail(c, GCUBA_FAIL_PARAM,
-                      "userdata is a host pointer: give its size with "
-                      "gcuba_userdata_size() to have it copied to the GPU, "
-                      "or pass device or managed memory");
-  if ((rc = GCUBA_CK(c, cudaMalloc(&t->udcopy, size)))) return rc;
-  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(t->udcopy, c->userdata, size,
-                                        cudaMemcpyHostToDevice, t->stream))))
-    return rc;
-  t->ud = t->udcopy;
-  return 0;
+  return gcuba_device_userdata(t->c, t->c->userdata, gcuba_userdata_bytes(),
+                               "", &t->ud, &t->udcopy, &t->udcap, t->stream);
 }
 
 /* x[i] = point j0 + i of level k */

@@ -60,44 +60,11 @@ struct vctx {
   int *h_status;
 };
 
-/* ---- userdata ------------------------------------------------------------
-   What the integrand receives on the device: NULL stays NULL; a pointer the
-   device can dereference (device or managed memory) is passed unchanged; a
-   host pointer is copied to device memory when gcuba_userdata_size() gave
-   the size of the struct (a plain parameter struct: pointers inside it are
-   not followed), and refused with GCUBA_FAIL_PARAM otherwise (Cuba's
-   argument list does not say how large it is). */
+/* ---- userdata: gcuba_device_userdata (device.cu) ---------------------- */
 static int device_userdata(struct vctx *t)
 {
-  gcuba_call *c = t->c;
-  const size_t size = gcuba_userdata_bytes();
-  cudaPointerAttributes at;
-  int rc;
-  t->ud = NULL;
-  if (!c->userdata) return 0;
-  if (cudaPointerGetAttributes(&at, c->userdata) == cudaSuccess &&
-      (at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged)) {
-    t->ud = c->userdata;
-    return 0;
-  }
-  (void)cudaGetLastError();
-  if (size == 0)
-    return gcuba_fail(c, GCUBA_FAIL_PARAM,
-                      "userdata is a host pointer: give its size with "
-                      "gcuba_userdata_size() to have it copied to the GPU, "
-                      "or pass device or managed memory");
-  if (size > t->udcap) {
-    if ((rc = GCUBA_CK(c, cudaFree(t->udcopy)))) return rc;
-    t->udcopy = NULL;
-    t->udcap = 0;
-    if ((rc = GCUBA_CK(c, cudaMalloc(&t->udcopy, size)))) return rc;
-    t->udcap = size;
-  }
-  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(t->udcopy, c->userdata, size,
-                                        cudaMemcpyHostToDevice, t->stream))))
-    return rc;
-  t->ud = t->udcopy;
-  return 0;
+  return gcuba_device_userdata(t->c, t->c->userdata, gcuba_userdata_bytes(),
+                               "", &t->ud, &t->udcopy, &t->udcap, t->stream);
 }
 
 /* ---- kernels ----------------------------------------------------------- */
