@@ -209,6 +209,57 @@ static void narrow(const long long *ll, int *out, int n)
   for (b = 0; b < n; ++b) out[b] = ll[b] > INT_MAX ? INT_MAX : (int)ll[b];
 }
 
+/* the arguments every batch has */
+static void setup(batch *B, int which, const char *routine, int n, int ndim,
+                  int ncomp, gintegrand_t integrand, void *userdata,
+                  size_t stride, long long nvec, double epsrel, double epsabs,
+                  int flags, long long mineval, long long maxeval,
+                  long long *neval, int *fail, double *integral,
+                  double *error, double *prob)
+{
+  memset(B, 0, sizeof *B);
+  B->which = which;
+  B->n = n;
+  B->stride = stride;
+  B->neval = neval;
+  B->fail = fail;
+  B->proto.routine = routine;
+  B->proto.ndim = ndim;
+  B->proto.ncomp = ncomp;
+  B->proto.integrand = integrand;
+  B->proto.userdata = userdata;
+  B->proto.nvec = nvec;
+  B->proto.epsrel = epsrel;
+  B->proto.epsabs = epsabs;
+  B->proto.flags = flags;
+  B->proto.mineval = mineval;
+  B->proto.maxeval = maxeval;
+  B->proto.integral = integral;
+  B->proto.error = error;
+  B->proto.prob = prob;
+}
+
+/* the int forms' long long neval: 0 with *ll the scratch (NULL when
+   there is nothing to count), or -1 when memory is out (every fail[b]
+   set); give_back narrows the counts into neval and frees it */
+static int scratch(int n, const int *neval, int *fail, long long **ll)
+{
+  int b;
+  *ll = NULL;
+  if (n <= 0 || !neval ||
+      (*ll = (long long *)calloc((size_t)n, sizeof **ll)) != NULL)
+    return 0;
+  if (fail)
+    for (b = 0; b < n; ++b) fail[b] = GCUBA_FAIL_NOMEM;
+  return -1;
+}
+
+static void give_back(long long *ll, int *neval, int n)
+{
+  if (ll) narrow(ll, neval, n);
+  free(ll);
+}
+
 static void cuhre_batch(const char *routine, int n, int ndim, int ncomp,
                         gintegrand_t integrand, void *userdata, size_t stride,
                         long long nvec, double epsrel, double epsabs,
@@ -217,28 +268,11 @@ static void cuhre_batch(const char *routine, int n, int ndim, int ncomp,
                         double *integral, double *error, double *prob)
 {
   batch B;
-  memset(&B, 0, sizeof B);
-  B.which = CUHRE;
-  B.n = n;
-  B.stride = stride;
+  setup(&B, CUHRE, routine, n, ndim, ncomp, integrand, userdata, stride,
+        nvec, epsrel, epsabs, flags, mineval, maxeval, neval, fail,
+        integral, error, prob);
   B.nregions = nregions;
-  B.neval = neval;
-  B.fail = fail;
-  B.proto.routine = routine;
-  B.proto.ndim = ndim;
-  B.proto.ncomp = ncomp;
-  B.proto.integrand = integrand;
-  B.proto.userdata = userdata;
-  B.proto.nvec = nvec;
-  B.proto.epsrel = epsrel;
-  B.proto.epsabs = epsabs;
-  B.proto.flags = flags;
-  B.proto.mineval = mineval;
-  B.proto.maxeval = maxeval;
   B.proto.key = key;
-  B.proto.integral = integral;
-  B.proto.error = error;
-  B.proto.prob = prob;
   run(&B);
 }
 
@@ -264,19 +298,12 @@ void gCuhreBatch(const int nintegrals, const int ndim, const int ncomp,
                  const int key, int nregions[], int neval[], int fail[],
                  gcubareal integral[], gcubareal error[], gcubareal prob[])
 {
-  long long *ll = NULL;
-  if (nintegrals > 0 && neval &&
-      !(ll = (long long *)calloc((size_t)nintegrals, sizeof *ll))) {
-    int b;
-    if (fail)
-      for (b = 0; b < nintegrals; ++b) fail[b] = GCUBA_FAIL_NOMEM;
-    return;
-  }
+  long long *ll;
+  if (scratch(nintegrals, neval, fail, &ll)) return;
   cuhre_batch("gCuhreBatch", nintegrals, ndim, ncomp, integrand, userdata,
               userstride, nvec, epsrel, epsabs, flags, mineval, maxeval, key,
               nregions, ll, fail, integral, error, prob);
-  if (ll) narrow(ll, neval, nintegrals);
-  free(ll);
+  give_back(ll, neval, nintegrals);
 }
 
 static void vegas_batch(const char *routine, int n, int ndim, int ncomp,
@@ -289,31 +316,14 @@ static void vegas_batch(const char *routine, int n, int ndim, int ncomp,
                         double *error, double *prob)
 {
   batch B;
-  memset(&B, 0, sizeof B);
-  B.which = VEGAS;
-  B.n = n;
-  B.stride = stride;
-  B.neval = neval;
-  B.fail = fail;
-  B.proto.routine = routine;
-  B.proto.ndim = ndim;
-  B.proto.ncomp = ncomp;
-  B.proto.integrand = integrand;
-  B.proto.userdata = userdata;
-  B.proto.nvec = nvec;
-  B.proto.epsrel = epsrel;
-  B.proto.epsabs = epsabs;
-  B.proto.flags = flags;
+  setup(&B, VEGAS, routine, n, ndim, ncomp, integrand, userdata, stride,
+        nvec, epsrel, epsabs, flags, mineval, maxeval, neval, fail,
+        integral, error, prob);
   B.proto.seed = seed;
-  B.proto.mineval = mineval;
-  B.proto.maxeval = maxeval;
   B.proto.nstart = nstart;
   B.proto.nincrease = nincrease;
   B.proto.nbatch = nbatch;
   B.proto.gridno = gridno;
-  B.proto.integral = integral;
-  B.proto.error = error;
-  B.proto.prob = prob;
   run(&B);
 }
 
@@ -343,18 +353,11 @@ void gVegasBatch(const int nintegrals, const int ndim, const int ncomp,
                  const int nbatch, const int gridno, int neval[], int fail[],
                  gcubareal integral[], gcubareal error[], gcubareal prob[])
 {
-  long long *ll = NULL;
-  if (nintegrals > 0 && neval &&
-      !(ll = (long long *)calloc((size_t)nintegrals, sizeof *ll))) {
-    int b;
-    if (fail)
-      for (b = 0; b < nintegrals; ++b) fail[b] = GCUBA_FAIL_NOMEM;
-    return;
-  }
+  long long *ll;
+  if (scratch(nintegrals, neval, fail, &ll)) return;
   vegas_batch("gVegasBatch", nintegrals, ndim, ncomp, integrand, userdata,
               userstride, nvec, epsrel, epsabs, flags, seed, mineval,
               maxeval, nstart, nincrease, nbatch, gridno, ll, fail, integral,
               error, prob);
-  if (ll) narrow(ll, neval, nintegrals);
-  free(ll);
+  give_back(ll, neval, nintegrals);
 }
