@@ -41,6 +41,8 @@ struct vctx {
   size_t udcap;
   double *grid;           /* ngrids * (nb + 1) */
   int ngridvals;
+  ull *sobol;             /* [ndim*64] Sobol direction numbers */
+  int qmc;                /* this call samples Sobol points (seed 0) */
   double *part;           /* [2*ncomp][spc] chunk sums */
   long long partcap;      /* chunks */
   double *t1, *t2;        /* tree levels */
@@ -58,6 +60,8 @@ struct vctx {
   long long sthreads;
   double *h_tot, *h_d;    /* pinned host copies */
   int *h_status;
+  ull *fext;              /* [2*ncomp] order keys: largest, smallest F */
+  ull *h_fext;            /* pinned host copy */
 };
 
 /* ---- userdata: gcuba_device_userdata (device.cu) ---------------------- */
@@ -108,6 +112,8 @@ struct bins_args {
   gcuba_vegas_strat_t s;
   unsigned long long seed;
   unsigned int iter;
+  const ull *sobol; /* quasi-random points (gcuba_vegas_y), or NULL */
+  unsigned long long qoff;
   int nb, ag;
   long long cube0, ncubes; /* the slice's cubes */
   long long s0, ns;        /* its first sample, its samples */
@@ -148,6 +154,15 @@ gcuba_vk_bins(const struct bins_args b)
         uint32_t w[4];
         gcuba_vegas_fx_split(qv, E, &qh, &ql);
         if (!(qh | ql)) continue;
+        if (b.sobol) {
+          for (int a = a0; a < a0 + na; ++a) {
+            const double y = gcuba_vegas_qy((const uint64_t *)b.sobol,
+                                            b.qoff, sample, a);
+            const int cell = (a - a0) * b.nb + gcuba_vegas_bin_of(y, b.nb);
+            gcuba_vk_add128(shi + cell, slo + cell, qh, ql);
+          }
+          continue;
+        }
         for (int j = a0 / 2; 2 * j < a0 + na; ++j) {
           gcuba_vegas_philox(b.seed, b.iter, sample, (uint32_t)j, w);
           for (int h = 0; h < 2; ++h) {
@@ -192,6 +207,7 @@ static void release(struct vctx *t)
   if (!t) return;
   if (t->stream) (void)cudaStreamSynchronize(t->stream);
   cudaFree(t->grid);
+  cudaFree(t->sobol);
   cudaFree(t->part);
   cudaFree(t->t1);
   cudaFree(t->t2);
@@ -209,6 +225,8 @@ static void release(struct vctx *t)
   cudaFreeHost(t->h_tot);
   cudaFreeHost(t->h_d);
   cudaFreeHost(t->h_status);
+  cudaFree(t->fext);
+  cudaFreeHost(t->h_fext);
   if (t->stream) cudaStreamDestroy(t->stream);
   (void)cudaGetLastError();
   free(t);
@@ -264,7 +282,7 @@ static void sizes(struct vctx *t, const gcuba_vegas_setup *s)
   t->fjcap = lmin(GCUBA_VEGAS_SLICE_SAMPLES, maxc + 1);
   t->sthreads = 0;
   if (s->ncomp > 8 || s->ndim > 64) {
-    const long long per = 8LL * (s->ndim + 5 * s->ncomp) + 4LL * s->ndim;
+    const long long per = 8LL * (s->ndim + 7 * s->ncomp) + 4LL * s->ndim;
     t->sthreads = lmin(SCRATCH_BYTES / per, 2048LL * t->nsm);
     t->sthreads -= t->sthreads % GCUBA_VEGAS_THREADS;
     if (t->sthreads < GCUBA_VEGAS_THREADS) t->sthreads = GCUBA_VEGAS_THREADS;
@@ -297,6 +315,8 @@ static int allocate(struct vctx *t)
                                                   cudaStreamNonBlocking))) ||
       (rc = GCUBA_CK(c, cudaMalloc((void **)&t->grid,
                                    sizeof(double) * t->ngridvals))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->sobol,
+                                   sizeof(ull) * 64 * t->ndim))) ||
       (rc = GCUBA_CK(c, cudaMalloc((void **)&t->part,
                                    sizeof(double) * 2 * nc * t->partcap))) ||
       (rc = GCUBA_CK(c, cudaMalloc((void **)&t->t1,
@@ -317,12 +337,15 @@ static int allocate(struct vctx *t)
                                        sizeof(double) * 2 * nc))) ||
       (rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_d,
                                        sizeof(double) * cells))) ||
-      (rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_status, sizeof(int)))))
+      (rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_status, sizeof(int)))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->fext, sizeof(ull) * 2 * nc))) ||
+      (rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_fext,
+                                       sizeof(ull) * 2 * nc))))
     return rc;
   if (t->sthreads &&
       ((rc = GCUBA_CK(c, cudaMalloc((void **)&t->scratch,
                                     sizeof(double) * t->sthreads *
-                                        (t->ndim + 5 * nc)))) ||
+                                        (t->ndim + 7 * nc)))) ||
        (rc = GCUBA_CK(c, cudaMalloc((void **)&t->iscratch,
                                     sizeof(int) * t->sthreads * t->ndim)))))
     return rc;
@@ -373,6 +396,12 @@ static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
                                         t->nb, t->stream))) ||
       (rc = device_userdata(t)))
     goto bad;
+  t->qmc = s->sobol != NULL;
+  if (t->qmc &&
+      (rc = GCUBA_CK(c, cudaMemcpyAsync(t->sobol, s->sobol,
+                                        sizeof(ull) * 64 * t->ndim,
+                                        cudaMemcpyHostToDevice, t->stream))))
+    goto bad;
   return t;
 bad:
   *fail = rc;
@@ -404,7 +433,17 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
                                         sizeof(double) * t->ngridvals,
                                         cudaMemcpyHostToDevice, st))))
     return rc;
-  if ((rc = GCUBA_CK(c, cudaMemsetAsync(t->tot, 0, sizeof(double) * nc2,
+  {
+    int k;
+    for (k = 0; k < t->ncomp; ++k) {
+      t->h_fext[k] = gcuba_vegas_okey(-HUGE_VAL);
+      t->h_fext[t->ncomp + k] = gcuba_vegas_okey(HUGE_VAL);
+    }
+  }
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(t->fext, t->h_fext,
+                                        sizeof(ull) * nc2,
+                                        cudaMemcpyHostToDevice, st))) ||
+      (rc = GCUBA_CK(c, cudaMemsetAsync(t->tot, 0, sizeof(double) * nc2,
                                         st))) ||
       (rc = GCUBA_CK(c, cudaMemsetAsync(t->status, 0, sizeof(int), st))) ||
       (it->bins && (rc = GCUBA_CK(c, cudaMemsetAsync(
@@ -423,6 +462,8 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
   L.store = it->bins;
   L.seed = it->seed;
   L.iter = it->iter;
+  L.sobol = it->sobol ? t->sobol : NULL;
+  L.qoff = it->qoff;
   L.strat = it->strat;
   L.cpt = cpt;
   L.grid = t->grid;
@@ -433,6 +474,7 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
   L.fj = t->fj;
   L.qmax = t->qmax;
   L.status = t->status;
+  L.fext = t->fext;
   L.scratch = t->scratch;
   L.iscratch = t->iscratch;
   L.scratch_threads = t->sthreads;
@@ -468,6 +510,8 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
       b.s = it->strat;
       b.seed = it->seed;
       b.iter = it->iter;
+      b.sobol = it->sobol ? t->sobol : NULL;
+      b.qoff = it->qoff;
       b.nb = t->nb;
       b.ag = t->ag;
       b.cube0 = c0 * cpt;
@@ -495,6 +539,9 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
                                         cudaMemcpyDeviceToHost, st))) ||
       (rc = GCUBA_CK(c, cudaMemcpyAsync(t->h_status, t->status, sizeof(int),
                                         cudaMemcpyDeviceToHost, st))) ||
+      (rc = GCUBA_CK(c, cudaMemcpyAsync(t->h_fext, t->fext,
+                                        sizeof(ull) * nc2,
+                                        cudaMemcpyDeviceToHost, st))) ||
       (it->bins && (rc = GCUBA_CK(c, cudaMemcpyAsync(
                         t->h_d, t->d, sizeof(double) * cells,
                         cudaMemcpyDeviceToHost, st)))) ||
@@ -503,6 +550,8 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
   if (*t->h_status & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
   if (*t->h_status & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
   memcpy(sums, t->h_tot, sizeof(double) * nc2);
+  for (sl = 0; sl < nc2; ++sl)
+    sums[nc2 + sl] = gcuba_vegas_okey_value(t->h_fext[sl]);
   if (it->bins) memcpy(d, t->h_d, sizeof(double) * cells);
   return 0;
 }

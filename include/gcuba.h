@@ -25,7 +25,7 @@
    GCUBA_FAIL_ABI): recompile the integrand file against this header.
    2: the GPU Cuhre kernel's launch block changed (gcuba 0.2).
    3: the GPU table gained gCuhreBatch's pipeline. */
-#define GCUBA_ABI_VERSION 3
+#define GCUBA_ABI_VERSION 4
 
 #include <stddef.h>
 

@@ -1,6 +1,9 @@
-/* tests/test-vegas-calib.c -- gVegas's error is a one-sigma error: over 100
+/* tests/test-vegas-calib.c -- gVegas's error is a one-sigma error: over 400
    seeds, on cheap integrands, |I - true| <= error in 60-76% of the runs
-   (68% expected), every run converged and none 4 errors off.
+   (68% expected; with 400 runs the binomial spread is 2.3%, so the range
+   is 3.4 spreads wide each side: over 100 seeds it was 1.7, and seeds
+   1-100 alone gave 82% on f3 3D where 1000 seeds give 69.6%), every run
+   converged and none 4 errors off.
    This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
@@ -8,13 +11,15 @@
 #include "suite.h"
 #include "gpu.h"
 
+#define NSEED 400
+
 static void calib(int family, int d, double truth, double epsrel,
                   long long nstart, long long nincrease)
 {
   int seed, fail, within = 0, conv = 0, far = 0;
   long long neval, total = 0;
   double integral, error, prob, pull, worst = 0;
-  for (seed = 1; seed <= 100; ++seed) {
+  for (seed = 1; seed <= NSEED; ++seed) {
     llgVegas(d, 1, suite_family(family, SUITE_BACKEND), NULL, 1, epsrel, 1e-20, 0, seed,
              0, 50000000, nstart, nincrease, 1000, 0, NULL, NULL, &neval,
              &fail, &integral, &error, &prob);
@@ -25,10 +30,11 @@ static void calib(int family, int d, double truth, double epsrel,
     if (pull > worst) worst = pull;
     total += neval;
   }
-  ok(conv == 100 && far == 0 && within >= 60 && within <= 76,
-     "f%d %dD epsrel %.0e, 100 seeds: %d converged, |I - true| <= error in "
+  ok(conv == NSEED && far == 0 && within >= NSEED * 60 / 100 &&
+     within <= NSEED * 76 / 100,
+     "f%d %dD epsrel %.0e, %d seeds: %d converged, |I - true| <= error in "
      "%d, worst %.2f errors, %.3g evaluations on average", family, d, epsrel,
-     conv, within, worst, total / 100.0);
+     NSEED, conv, within, worst, total / (double)NSEED);
 }
 
 int main(void)

@@ -13,6 +13,7 @@
 #include "gcuba/vegas.h"
 #include "vegas/grid.h"
 #include "common/chisq.h"
+#include "common/sobol.h"
 
 #define PI 3.14159265358979323846
 #define NBMAX 512
@@ -406,7 +407,7 @@ static void iterate(double (*f)(const double *, int), int ndim,
     double s1 = 0, s2 = 0, ci, cv;
     gcuba_vegas_cube_coords(st, cube, c);
     for (k = 0; k < st->npg; ++k) {
-      double jac = gcuba_vegas_sample(seed, iter, st, cube, k, c, g, nb,
+      double jac = gcuba_vegas_sample(seed, iter, NULL, 0, st, cube, k, c, g, nb,
                                       shared, x, b);
       double fj = f(x, ndim) * jac;
       s1 += fj;
@@ -533,8 +534,10 @@ static void test_refine(void)
   ok(good, "constant contributions: uniform grid stays uniform");
 
   /* hand-computed: nb = 3, d = {0, 3, 0}: smoothed {1/2, 1/3, 1/2} (in
-     units of 3), r = {3/8, 1/4, 3/8}, w_i = ((1 - r)/ln(1/r))^1.5, edges at
-     cumulative weight W/3 and 2W/3 */
+     units of 3), r = {3/8, 1/4, 3/8}, w_i = ((1 - r)/ln(1/r))^1.5, edges
+     x1, x2 = 1 - x1 at cumulative weight W/3 and 2W/3; then the defensive
+     mixture: bins of mass (1 - L)/3 + L width, x1 < 1/3 so e1 lies in the
+     middle bin */
   gcuba_vegas_grid_init(e, 3, 1);
   dd[0] = 0;
   dd[1] = 3;
@@ -543,8 +546,36 @@ static void test_refine(void)
   w0 = pow(0.625 / log(8.0 / 3), 1.5);
   w1 = pow(0.75 / log(4.0), 1.5);
   avg = (2 * w0 + w1) / 3;
-  ok(fabs(e[1] - avg / w0 / 3) < 1e-14 && fabs(e[1] + e[2] - 1) < 1e-14,
-     "nb 3 hand-computed refinement: e1 %.15f", e[1]);
+  {
+    const double L = GCUBA_VEGAS_DEFENSIVE, x1 = avg / w0 / 3;
+    const double m0 = (1 - L) / 3 + L * x1, m1 = (1 - L) / 3 + L * (1 - 2 * x1);
+    const double e1 = x1 + (1.0 / 3 - m0) / m1 * (1 - 2 * x1);
+    ok(fabs(e[1] - e1) < 1e-14 && fabs(e[1] + e[2] - 1) < 1e-14,
+       "nb 3 hand-computed refinement: e1 %.15f (%.15f)", e[1], e1);
+  }
+
+  /* a support that ends inside an axis (a cut at 0.4375: bins 0-27 of
+     64 carry weight): the zero run beyond is one bin of its own before
+     the mixture, so the bins just inside the cut stay as narrow as those
+     before them, instead of one bin reaching from inside the support to
+     1; and no bin is wider than 1/(nb L) */
+  {
+    const int n = 64;
+    double wmax = 0, wcut = 0, wmid = 0;
+    gcuba_vegas_grid_init(e, n, 1);
+    for (i = 0; i < n; ++i) dd[i] = i < 28 ? 1.0 + i : 0;
+    rc = gcuba_vegas_grid_refine1(e, n, dd, 1, 1.5, scratch);
+    for (i = 0; i < n; ++i) {
+      const double w = e[i + 1] - e[i];
+      if (w > wmax) wmax = w;
+      if (e[i] < 0.4375 - 1e-9 && e[i + 1] >= 0.4375 - 1e-9) wcut = w;
+      if (e[i] < 0.25 && e[i + 1] >= 0.25) wmid = w;
+    }
+    ok(rc == 0 && gcuba_vegas_grid_check(e, n) && wcut <= 4 * wmid &&
+       wmax <= 1.0 / (n * GCUBA_VEGAS_DEFENSIVE) + 1e-12,
+       "cut at 0.4375: the bin at the cut %.4f wide (at 0.25: %.4f), widest "
+       "%.4f", wcut, wmid, wmax);
+  }
 
   /* empty bins, a single non-empty bin, huge values: valid, no NaN */
   gcuba_vegas_grid_init(e, nb, 1);
@@ -775,10 +806,94 @@ static void test_combine(void)
   ok(good, "no iteration: zeros, ndof -1");
 }
 
+/* Sobol points (seed 0): the first points of the first three axes as
+   published for Joe and Kuo's numbers (Gray-code order; scipy's
+   unscrambled Sobol gives the same), and on every one of the 1024 axes
+   the net property that every table entry must give: points 0 .. 2^m - 1
+   take each of the values k / 2^m once (m = 10), and so do points
+   2^m .. 2^(m+1) - 1 */
+static void test_sobol(void)
+{
+  static const double first[8][3] = {
+      {0, 0, 0},         {0.5, 0.5, 0.5},     {0.75, 0.25, 0.25},
+      {0.25, 0.75, 0.75}, {0.375, 0.375, 0.625}, {0.875, 0.875, 0.125},
+      {0.625, 0.125, 0.875}, {0.125, 0.625, 0.375}};
+  static uint64_t v[GCUBA_SOBOL_MAXDIM * GCUBA_SOBOL_BITS];
+  static unsigned char seen[2][1024];
+  int i, a, bad = 0, badnet = 0, badodd = 0;
+  double worst = 0;
+  ok(gcuba_sobol_dirs(0, v) < 0 && gcuba_sobol_dirs(1025, v) < 0 &&
+     gcuba_sobol_dirs(GCUBA_SOBOL_MAXDIM, v) == 0,
+     "Sobol direction numbers for 1 to %d axes", GCUBA_SOBOL_MAXDIM);
+  for (i = 0; i < 8; ++i)
+    for (a = 0; a < 3; ++a) {
+      double u = gcuba_vegas_sobol(v + a * 64, (uint64_t)i);
+      double e = fabs(u - first[i][a]);
+      if (e > worst) worst = e;
+      if (!(u > 0 && u < 1)) ++bad;
+    }
+  ok(worst <= 0x1p-52 && !bad,
+     "Sobol points 0-7 of axes 1-3 as published (largest difference "
+     "%.3g, the half-step 2^-53 of the open interval)", worst);
+  for (a = 0; a < GCUBA_SOBOL_MAXDIM; ++a) {
+    int b;
+    /* direction number b is m_(b+1) 2^(63-b) with m odd */
+    for (b = 0; b < 64; ++b)
+      if (!((v[a * 64 + b] >> (63 - b)) & 1) ||
+          (b < 63 && (v[a * 64 + b] & ((1ull << (63 - b)) - 1))))
+        ++badodd;
+    memset(seen, 0, sizeof seen);
+    for (i = 0; i < 2048; ++i) {
+      double u = gcuba_vegas_sobol(v + a * 64, (uint64_t)i);
+      int k = (int)(u * 1024);
+      if (k >= 0 && k < 1024) seen[i >> 10][k]++;
+    }
+    for (i = 0; i < 1024; ++i)
+      if (seen[0][i] != 1 || seen[1][i] != 1) {
+        ++badnet;
+        break;
+      }
+  }
+  ok(!badodd && !badnet, "all %d axes: odd direction numbers (%d bad), "
+     "blocks of 1024 points stratified (%d axes bad)",
+     GCUBA_SOBOL_MAXDIM, badodd, badnet);
+  /* gcuba_vegas_y with Sobol: point qoff + sample + 1, no strata */
+  {
+    gcuba_vegas_strat_t st;
+    double y[3];
+    int c[3] = {1, 1, 1};
+    gcuba_vegas_strat(1000, 3, 0, &st);
+    gcuba_vegas_y(0, 0, v, 5, &st, 1, c, y);
+    ok(fabs(y[0] - 0.125) <= 0x1p-52 && fabs(y[1] - 0.625) <= 0x1p-52 &&
+       fabs(y[2] - 0.375) <= 0x1p-52,
+       "quasi-random y of sample 1 after 5 earlier samples: Sobol point 7 "
+       "(%g %g %g), whatever the cube", y[0], y[1], y[2]);
+  }
+  /* the variance of independent samples from the cube terms */
+  {
+    double k[3], F[4] = {1, 2, 4, 7}, s1 = 0, s2 = 0, ip, vp, I, V, m = 0,
+                  ss = 0;
+    for (i = 0; i < 4; ++i) {
+      s1 += F[i];
+      s2 += F[i] * F[i];
+      m += F[i] / 4;
+    }
+    for (i = 0; i < 4; ++i) ss += (F[i] - m) * (F[i] - m);
+    gcuba_vegas_cube_k_iid(4, k);
+    gcuba_vegas_cube_estimate_k(s1, s2, k, &ip, &vp);
+    I = ip;
+    V = gcuba_vegas_iid_var(vp, I, 4);
+    ok(fabs(I - m) <= 1e-15 && fabs(V - ss / 3 / 4) <= 1e-14,
+       "independent-sample variance: I %.15g (%.15g), Var %.15g (%.15g)", I,
+       m, V, ss / 12);
+  }
+}
+
 int main(void)
 {
   plan(0);
   test_rng();
+  test_sobol();
   test_strat();
   test_plan();
   test_map();

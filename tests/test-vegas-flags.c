@@ -154,9 +154,10 @@ int main(void)
   ok(same(&a, &b), "Cuba's generator bits 8-23: ignored (Philox)");
 
   run(S(f4), 5, 1, 1e-3, GCUBA_LAST, 0, 10000, &b);
-  ok(good(&b, 0, T5, 1e-3) && b.E[0] > a.E[0],
-     "bit 2, the last iteration only: %.12g +- %.2g (all: +- %.2g)", b.I[0],
-     b.E[0], a.E[0]);
+  /* one iteration alone must meet the tolerance: a longer run */
+  ok(good(&b, 0, T5, 1e-3) && b.neval > a.neval,
+     "bit 2, the last iteration only: %.12g +- %.2g in %lld evaluations "
+     "(all: +- %.2g in %lld)", b.I[0], b.E[0], b.neval, a.E[0], a.neval);
 
   run(S(f6), 5, 1, 1e-3, 0, 0, 100000, &b);
   memset(&c, 0, sizeof c);
@@ -195,9 +196,13 @@ int main(void)
      b.neval);
   setenv("GCUBA_VEGAS_ADAPT", "3", 1);
   out = captured(S(f4), 2, &b);
-  ok(good(&b, 0, T5, 1e-3) && strstr(out, "frozen after 3 refinements"),
-     "GCUBA_VEGAS_ADAPT=3: frozen after 3 refinements, %.12g +- %.2g",
-     b.I[0], b.E[0]);
+  /* a grid frozen this early may not reach 1e-3 within maxeval: then
+     fail = 1, and the estimate still within 4 errors */
+  ok(strstr(out, "frozen after 3 refinements") &&
+     (b.fail == 0 ? good(&b, 0, T5, 1e-3)
+                  : b.fail == 1 && fabs(b.I[0] - T5) <= 4 * b.E[0]),
+     "GCUBA_VEGAS_ADAPT=3: frozen after 3 refinements, fail %d, %.12g +- "
+     "%.2g", b.fail, b.I[0], b.E[0]);
   unsetenv("GCUBA_VEGAS_ADAPT");
   /* GCUBA_VEGASAUTO: small Cuba iterations while the grid adapts, then
      iterations sized from the variance; three of them carry the claim */

@@ -97,6 +97,32 @@ GCUBA_HDI void gcuba_vegas_uniforms(uint64_t seed, uint32_t iter,
 }
 
 /* ------------------------------------------------------------------------
+   Quasi-random numbers (seed 0, as Cuba's Vegas: Sobol).
+
+   Point i of the Sobol sequence in Gray-code order, on the axis whose 64
+   direction numbers (binary fractions, src/common/sobol.c: Joe and Kuo's)
+   are v[0..63]: the XOR of v[b] over the set bits b of i ^ (i >> 1).  As
+   a double, its top 52 bits m give (2m + 1) / 2^53, in the open interval
+   like gcuba_vegas_u01 (so point 0, the origin, is 2^-53 on every axis).
+   Integer operations and one exact conversion: the same bits on every
+   back end. */
+GCUBA_HDI double gcuba_vegas_sobol(const uint64_t *v, uint64_t i)
+{
+  uint64_t g = i ^ (i >> 1), x = 0;
+  /* one step per set bit */
+#if defined(__CUDA_ARCH__)
+  for (; g; g &= g - 1) x ^= v[__ffsll((long long)g) - 1];
+#elif defined(__GNUC__)
+  for (; g; g &= g - 1) x ^= v[__builtin_ctzll(g)];
+#else
+  int b;
+  for (b = 0; g; ++b, g >>= 1)
+    if (g & 1) x ^= v[b];
+#endif
+  return (double)(2 * (x >> 12) + 1) * GCUBA_VEGAS_2M53;
+}
+
+/* ------------------------------------------------------------------------
    Stratification (Lepage's stratified VEGAS as used by m-Cubes, with the
    cube count refined axis by axis).
 
@@ -167,6 +193,23 @@ GCUBA_HDI void gcuba_vegas_strat(int64_t ncall, int ndim, int64_t maxcubes,
   s->calls = s->ncubes * s->npg;
   s->inv[0] = 1.0 / (double)(g + 1);
   s->inv[1] = 1.0 / (double)g;
+}
+
+/* With quasi-random points (seed 0) there are no strata: every sample is
+   a "cube" of its own (g = 1, npg = 1), so that an iteration takes
+   exactly ncall samples (at least 2), as Cuba's Vegas does, and the
+   cubes only fix the order of the sums. */
+GCUBA_HDI void gcuba_vegas_strat_qmc(int64_t ncall, int ndim,
+                                     gcuba_vegas_strat_t *s)
+{
+  s->ndim = ndim < 1 ? 1 : ndim;
+  s->g = 1;
+  s->r = 0;
+  s->ncubes = ncall < 2 ? 2 : ncall;
+  s->npg = 1;
+  s->calls = s->ncubes;
+  s->inv[0] = 0.5;
+  s->inv[1] = 1.0;
 }
 
 /* parts of axis a */
@@ -272,20 +315,50 @@ GCUBA_HDI double gcuba_vegas_map(const double *grid, int nb, int shared,
   return jac;
 }
 
+/* The point y in [0,1)^ndim of sample `sample` = cube*npg + k of an
+   iteration.  Pseudo-random (sobol NULL): the stream (seed, iter,
+   sample) placed in cube c (coordinates from gcuba_vegas_cube_coords).
+   Quasi-random (sobol: ndim*64 direction numbers): Sobol point
+   qoff + sample + 1, where qoff is the samples of the earlier
+   iterations (point 0, the origin, is skipped as in Cuba), on the whole
+   of [0,1)^ndim: the cubes are then only groups of consecutive points
+   (the order of the sums), not strata. */
+/* axis a of the quasi-random point of sample `sample` */
+GCUBA_HDI double gcuba_vegas_qy(const uint64_t *sobol, uint64_t qoff,
+                                uint64_t sample, int a)
+{
+  return gcuba_vegas_sobol(sobol + (long)a * 64, qoff + sample + 1);
+}
+
+GCUBA_HDI void gcuba_vegas_y(uint64_t seed, uint32_t iter,
+                             const uint64_t *sobol, uint64_t qoff,
+                             const gcuba_vegas_strat_t *s, uint64_t sample,
+                             const int *c, double *y)
+{
+  int a;
+  if (sobol) {
+    for (a = 0; a < s->ndim; ++a)
+      y[a] = gcuba_vegas_qy(sobol, qoff, sample, a);
+    return;
+  }
+  gcuba_vegas_uniforms(seed, iter, sample, s->ndim, y);
+  gcuba_vegas_point(s, c, y, y);
+}
+
 /* One complete sample: point k (0 <= k < npg) of cube `cube` (coordinates c,
-   from gcuba_vegas_cube_coords) in iteration iter.  Uses the random stream
-   sample = cube*npg + k, writes x[0..ndim-1] and bin[0..ndim-1] (may be
-   NULL), returns the Jacobian of the map.  The caller then multiplies the
-   integrand by the returned Jacobian. */
+   from gcuba_vegas_cube_coords) in iteration iter, i.e. sample =
+   cube*npg + k of gcuba_vegas_y; writes x[0..ndim-1] and bin[0..ndim-1]
+   (may be NULL), returns the Jacobian of the map.  The caller then
+   multiplies the integrand by the returned Jacobian. */
 GCUBA_HDI double gcuba_vegas_sample(uint64_t seed, uint32_t iter,
+                                    const uint64_t *sobol, uint64_t qoff,
                                     const gcuba_vegas_strat_t *s,
                                     int64_t cube, int64_t k, const int *c,
                                     const double *grid, int nb, int shared,
                                     double *x, int *bin)
 {
   uint64_t sample = (uint64_t)cube * (uint64_t)s->npg + (uint64_t)k;
-  gcuba_vegas_uniforms(seed, iter, sample, s->ndim, x);
-  gcuba_vegas_point(s, c, x, x);
+  gcuba_vegas_y(seed, iter, sobol, qoff, s, sample, c, x);
   return gcuba_vegas_map(grid, nb, shared, s->ndim, x, x, bin);
 }
 
@@ -329,13 +402,39 @@ GCUBA_HDI void gcuba_vegas_cube_k(int64_t npg, int64_t ncubes, double *k)
   k[2] = n;
 }
 
+/* Quasi-random points are not strata: the variance is then Cuba's, that
+   of independent samples, Var = (sum F^2 / N - I^2) / (N - 1) with N =
+   calls.  gcuba_vegas_cube_k_iid sets k[0] = 1/N, k[1] = 1/(N (N-1)),
+   k[2] = 0 (the mark), and the cube's V term is s2 k[1]; the caller
+   subtracts I^2 / (N - 1) from the total (gcuba_vegas_iid_var). */
+GCUBA_HDI void gcuba_vegas_cube_k_iid(int64_t calls, double *k)
+{
+  const double n = (double)calls;
+  k[0] = 1.0 / n;
+  k[1] = 1.0 / n / (n > 1 ? n - 1.0 : 1.0);
+  k[2] = 0;
+}
+
+GCUBA_HDI double gcuba_vegas_iid_var(double sum, double I, int64_t calls)
+{
+  const double n = (double)calls;
+  double v = sum - I * I / (n > 1 ? n - 1.0 : 1.0);
+  return v > 0 ? v : 0;
+}
+
 GCUBA_HDI void gcuba_vegas_cube_estimate_k(double s1, double s2,
                                            const double *k, double *ip,
                                            double *vp)
 {
-  double t = sqrt(s2 * k[2]), v = (t - s1) * (t + s1);
-  if (!(v > 0)) v = 0;
+  double t, v;
   *ip = s1 * k[0];
+  if (k[2] == 0) {
+    *vp = s2 * k[1];
+    return;
+  }
+  t = sqrt(s2 * k[2]);
+  v = (t - s1) * (t + s1);
+  if (!(v > 0)) v = 0;
   *vp = v * k[1];
 }
 
@@ -396,6 +495,30 @@ GCUBA_HDI double gcuba_vegas_q(double q, double F, double w)
 GCUBA_HDI double gcuba_vegas_qfix(double q)
 {
   return q <= 1.7976931348623157e308 ? q : (double)INFINITY;
+}
+
+/* The largest and smallest F of an iteration are found with integer
+   atomics on the device: a double's order key (an unsigned integer that
+   orders like the double; NaN never occurs, the iteration then fails)
+   and back. */
+GCUBA_HDI uint64_t gcuba_vegas_okey(double v)
+{
+  union {
+    double d;
+    uint64_t u;
+  } b;
+  b.d = v;
+  return (b.u >> 63) ? ~b.u : (b.u | 0x8000000000000000ull);
+}
+
+GCUBA_HDI double gcuba_vegas_okey_value(uint64_t k)
+{
+  union {
+    double d;
+    uint64_t u;
+  } b;
+  b.u = (k >> 63) ? (k & 0x7fffffffffffffffull) : ~k;
+  return b.d;
 }
 
 /* ------------------------------------------------------------------------

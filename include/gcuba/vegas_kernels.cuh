@@ -36,6 +36,9 @@ struct gcuba_vegas_launch {
   int store;                  /* store each sample's q in fj, qmax */
   unsigned long long seed;    /* Philox key */
   unsigned int iter;          /* iteration (Philox counter word) */
+  const unsigned long long *sobol; /* seed 0: ndim*64 Sobol direction
+                                 numbers (gcuba_vegas_y), else NULL */
+  unsigned long long qoff;    /* Sobol index of the iteration's start */
   gcuba_vegas_strat_t strat;  /* stratification */
   long long cpt;              /* cubes per chunk */
   long long chunk0, nchunk;   /* this slice: chunks chunk0 .. + nchunk-1 */
@@ -49,7 +52,9 @@ struct gcuba_vegas_launch {
   double *fj;                 /* [slice samples] q of each sample */
   unsigned long long *qmax;   /* bits of the largest q (atomicMax) */
   int *status;                /* GCUBA_ST_* bits (atomicOr) */
-  double *scratch;            /* general kernel: per thread ndim + 5 ncomp */
+  unsigned long long *fext;   /* [2*ncomp] order keys of the largest and
+                                 the smallest F (atomicMax, atomicMin) */
+  double *scratch;            /* general kernel: per thread ndim + 7 ncomp */
   int *iscratch;              /* general kernel: per thread ndim */
   long long scratch_threads;  /* threads the scratch serves */
   int nsm;                    /* multiprocessors of the device */
@@ -70,12 +75,16 @@ gcuba_k_vegas(const struct gcuba_vegas_launch a)
   unsigned long long qm = 0;
   double ck[3];
   double xl[ND > 0 ? ND : 1], fl[NC > 0 ? NC : 1], s1l[NC > 0 ? NC : 1],
-      s2l[NC > 0 ? NC : 1], cIl[NC > 0 ? NC : 1], cVl[NC > 0 ? NC : 1];
+      s2l[NC > 0 ? NC : 1], cIl[NC > 0 ? NC : 1], cVl[NC > 0 ? NC : 1],
+      hil[NC > 0 ? NC : 1], lol[NC > 0 ? NC : 1];
   int cl[ND > 0 ? ND : 1];
-  double *x, *f, *s1, *s2, *cI, *cV;
+  double *x, *f, *s1, *s2, *cI, *cV, *hi, *lo;
   int *c;
 
-  gcuba_vegas_cube_k(s.npg, s.ncubes, ck);
+  if (a.sobol)
+    gcuba_vegas_cube_k_iid(s.calls, ck);
+  else
+    gcuba_vegas_cube_k(s.npg, s.ncubes, ck);
   if (a.smem_grid) {
     const int n = a.smem_grid / (int)sizeof(double);
     for (int i = threadIdx.x; i < n; i += blockDim.x)
@@ -94,15 +103,24 @@ gcuba_k_vegas(const struct gcuba_vegas_launch a)
   s2 = s2l;
   cI = cIl;
   cV = cVl;
+  hi = hil;
+  lo = lol;
   if (!local && active) {
-    x = a.scratch + tid * (long long)(ndim + 5 * ncomp);
+    x = a.scratch + tid * (long long)(ndim + 7 * ncomp);
     f = x + ndim;
     s1 = f + ncomp;
     s2 = s1 + ncomp;
     cI = s2 + ncomp;
     cV = cI + ncomp;
+    hi = cV + ncomp;
+    lo = hi + ncomp;
     c = a.iscratch + tid * (long long)ndim;
   }
+  if (active)
+    for (int k = 0; k < nc; ++k) {
+      hi[k] = -INFINITY;
+      lo[k] = INFINITY;
+    }
 
   for (long long ch = active ? tid : a.nchunk; ch < a.nchunk; ch += nthr) {
     long long cube = (a.chunk0 + ch) * a.cpt, end = cube + a.cpt;
@@ -114,7 +132,8 @@ gcuba_k_vegas(const struct gcuba_vegas_launch a)
       for (int k = 0; k < nc; ++k) s1[k] = s2[k] = 0;
       for (long long j = 0; j < s.npg; ++j) {
         const double jac =
-            gcuba_vegas_sample(a.seed, a.iter, &s, cube, j, c, grid, a.nb,
+            gcuba_vegas_sample(a.seed, a.iter, (const uint64_t *)a.sobol,
+                               a.qoff, &s, cube, j, c, grid, a.nb,
                                a.shared, x, (int *)0);
         if (F::call(&ndim, x, &ncomp, f, a.userdata) == -999)
           st |= GCUBA_ST_ABORT;
@@ -122,6 +141,8 @@ gcuba_k_vegas(const struct gcuba_vegas_launch a)
         for (int k = 0; k < nc; ++k) {
           const double v = gcuba_vegas_acc(f[k], jac, &s1[k], &s2[k]);
           if (!isfinite(f[k])) st |= GCUBA_ST_NONFINITE;
+          if (v > hi[k]) hi[k] = v;
+          if (v < lo[k]) lo[k] = v;
           if (a.store) q = gcuba_vegas_q(q, v, a.qw[k]);
         }
         if (a.store) {
@@ -146,6 +167,24 @@ gcuba_k_vegas(const struct gcuba_vegas_launch a)
     }
   }
   if (st) atomicOr(a.status, st);
+  /* the largest and smallest F: warp extremes first, one atomic per warp
+     and component (an inactive thread holds -inf and +inf) */
+  for (int k = 0; k < nc; ++k) {
+    unsigned long long kh = active ? gcuba_vegas_okey(hi[k])
+                                   : gcuba_vegas_okey(-INFINITY),
+                       kl = active ? gcuba_vegas_okey(lo[k])
+                                   : gcuba_vegas_okey(INFINITY);
+    for (int o = 16; o > 0; o /= 2) {
+      const unsigned long long yh = __shfl_xor_sync(0xffffffffu, kh, o),
+                               yl = __shfl_xor_sync(0xffffffffu, kl, o);
+      if (yh > kh) kh = yh;
+      if (yl < kl) kl = yl;
+    }
+    if ((threadIdx.x & 31) == 0) {
+      atomicMax(a.fext + k, kh);
+      atomicMin(a.fext + ncomp + k, kl);
+    }
+  }
   if (a.store) {
     /* warp maximum first: one atomic per warp */
     for (int o = 16; o > 0; o /= 2) {

@@ -30,6 +30,7 @@ typedef struct {
   double *wt;        /* [batch] Cuba's weights J/calls (nvec integrands) */
   double *f;         /* [batch*ncomp] values */
   double *s1, *s2;   /* [ncomp] sums of the cube being accumulated */
+  double *fx;        /* [2*ncomp] largest and smallest F this iteration */
   double *col;       /* [2*ncomp][GROUP] chunk sums of the current group */
   int *c;            /* [ndim] cube coordinates */
   int *b;            /* [batch*ndim] bins of the points */
@@ -82,6 +83,7 @@ static void destroy(void *ctx)
       free(h->f);
       free(h->s1);
       free(h->s2);
+      free(h->fx);
       free(h->col);
       free(h->c);
       free(h->b);
@@ -133,13 +135,14 @@ static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
     h->f = (double *)malloc((size_t)t->batch * nc * sizeof(double));
     h->s1 = (double *)malloc(nc * sizeof(double));
     h->s2 = (double *)malloc(nc * sizeof(double));
+    h->fx = (double *)malloc(2 * nc * sizeof(double));
     h->col = (double *)malloc(2 * nc * GCUBA_VEGAS_GROUP * sizeof(double));
     h->c = (int *)malloc(nd * sizeof(int));
     h->b = (int *)malloc((size_t)t->batch * nd * sizeof(int));
     h->u = (double *)malloc(nd * sizeof(double));
     h->hi = (uint64_t *)malloc(cells * sizeof(uint64_t));
     h->lo = (uint64_t *)malloc(cells * sizeof(uint64_t));
-    if (!h->x || !h->w || !h->wt || !h->f || !h->s1 || !h->s2 || !h->col || !h->c || !h->b ||
+    if (!h->x || !h->w || !h->wt || !h->f || !h->s1 || !h->s2 || !h->fx || !h->col || !h->c || !h->b ||
         !h->u || !h->hi || !h->lo)
       goto nomem;
   }
@@ -194,6 +197,8 @@ static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
       double F;
       if (!isfinite(f[comp])) h->st |= GCUBA_ST_NONFINITE;
       F = gcuba_vegas_acc(f[comp], jac, &h->s1[comp], &h->s2[comp]);
+      if (F > h->fx[comp]) h->fx[comp] = F;
+      if (F < h->fx[ncomp + comp]) h->fx[ncomp + comp] = F;
       if (fj) q = gcuba_vegas_q(q, F, it->qw[comp]);
     }
     if (fj) {
@@ -248,7 +253,8 @@ static int chunks(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t j0,
   gcuba_vegas_cube_coords(s, cube, h->c);
   for (; cube < end; ++cube) {
     for (k = 0; k < s->npg; ++k) {
-      h->w[n] = gcuba_vegas_sample(it->seed, it->iter, s, cube, k, h->c,
+      h->w[n] = gcuba_vegas_sample(it->seed, it->iter, it->sobol, it->qoff,
+                                   s, cube, k, h->c,
                                    it->grid, t->nb, t->shared,
                                    h->x + (size_t)n * ndim,
                                    h->b + (size_t)n * ndim);
@@ -313,10 +319,10 @@ static void bins(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t c0,
           }
           continue;
         }
-        gcuba_vegas_uniforms(it->seed, it->iter, sample, ndim, h->u);
+        gcuba_vegas_y(it->seed, it->iter, it->sobol, it->qoff, s, sample,
+                      h->c, h->u);
         for (a = 0; a < ndim; ++a) {
-          double y = gcuba_vegas_point1(s, a, h->c[a], h->u[a]);
-          size_t cell = (size_t)a * nb + gcuba_vegas_bin_of(y, nb);
+          size_t cell = (size_t)a * nb + gcuba_vegas_bin_of(h->u[a], nb);
           gcuba_vegas_fx_add(&h->hi[cell], &h->lo[cell], qh, ql);
         }
       }
@@ -349,6 +355,11 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
   }
   for (col = 0; col < nc2; ++col) t->tot[col] = 0;
   t->abort = 0;
+  for (i = 0; i < t->nthreads; ++i)
+    for (col = 0; col < ncomp; ++col) {
+      t->t[i].fx[col] = -HUGE_VAL;
+      t->t[i].fx[ncomp + col] = HUGE_VAL;
+    }
 
   for (sl = 0; sl < it->plan.nslices && !st; ++sl) {
     const int64_t c0 = sl * spc;
@@ -448,6 +459,15 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
   if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
   if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
   for (col = 0; col < nc2; ++col) sums[col] = t->tot[col];
+  for (col = 0; col < ncomp; ++col) {
+    double hi = -HUGE_VAL, lo = HUGE_VAL;
+    for (i = 0; i < t->nthreads; ++i) {
+      if (t->t[i].fx[col] > hi) hi = t->t[i].fx[col];
+      if (t->t[i].fx[ncomp + col] < lo) lo = t->t[i].fx[ncomp + col];
+    }
+    sums[nc2 + col] = hi;
+    sums[nc2 + ncomp + col] = lo;
+  }
   return 0;
 }
 

@@ -23,15 +23,22 @@ typedef struct gcuba_vegas_setup {
   int nb;              /* bins per axis */
   int shared;          /* one grid for all axes (GCUBA_VEGAS1D) */
   long long max_calls; /* the largest iteration of the call (samples) */
+  const uint64_t *sobol; /* seed 0: ndim*64 Sobol direction numbers (the
+                            same array in every iteration); else NULL */
 } gcuba_vegas_setup;
 
 /* one iteration */
 typedef struct gcuba_vegas_iter {
   uint64_t seed;              /* Philox key */
   uint32_t iter;              /* Philox counter word: iteration, from 0 */
+  const uint64_t *sobol;      /* quasi-random points (the setup's), or
+                                 NULL: gcuba_vegas_y */
+  uint64_t qoff;              /* Sobol index of the iteration's first
+                                 sample */
   gcuba_vegas_strat_t strat;  /* stratification (gcuba_vegas_strat) */
   gcuba_vegas_plan_t plan;    /* chunks and slices (gcuba_vegas_plan) */
-  double ck[3];               /* gcuba_vegas_cube_k(strat.npg, ncubes) */
+  double ck[3];               /* gcuba_vegas_cube_k(strat.npg, ncubes), or
+                                 gcuba_vegas_cube_k_iid(calls) with sobol */
   const double *grid;         /* host copy: ndim (or 1 when shared) grids
                                  of nb+1 edges */
   int grid_changed;           /* grid differs from the previous call's */
@@ -45,7 +52,11 @@ typedef struct gcuba_vegas_ops {
   void *(*create)(gcuba_call *c, const gcuba_vegas_setup *s, int *fail);
   void (*destroy)(void *ctx);
   /* Sample iteration it: sums[comp] = I, sums[ncomp + comp] = Var of
-     component comp; with it->bins, d[a*nb + b] = the bin contributions
+     component comp (with it->sobol: the sum of the cube terms, see
+     gcuba_vegas_cube_k_iid), sums[2 ncomp + comp] and sums[3 ncomp +
+     comp] = the largest and the smallest F = f J of a sample (any order:
+     the same bits on every backend); with it->bins, d[a*nb + b] = the bin
+     contributions
      (q = sum_c qw_c F_c^2, see gcuba/vegas.h), else d untouched.
      0, or GCUBA_FAIL_ABORT, GCUBA_FAIL_NAN, GCUBA_FAIL_NOMEM,
      GCUBA_FAIL_CUDA, GCUBA_FAIL_DEVMEM (sums then undefined). */

@@ -36,6 +36,7 @@
 #include "vegas/grid.h"
 #include "common/chisq.h"
 #include "common/state.h"
+#include "common/sobol.h"
 
 /* ---- tunables (doc/vegas.md) ------------------------------------------ */
 #define NBINS_DEFAULT 128  /* bins per axis (Cuba's NBINS) */
@@ -47,7 +48,10 @@
 #define P_CLAIM 0.95       /* no fail = 0 while the window's chi^2 CDF is
                               above this (Cuba's own rule of thumb) */
 #define NMIN_WINDOW 3      /* iterations in the window for fail = 0 */
-#define STATE_VERSION 1
+#define STATE_VERSION 2
+#define KAPPA 0.1          /* no fail = 0 while one sample moves the
+                              combination by more than this share of the
+                              tolerance */
 #define VARFLOOR (1.0 / 20282409603651670423947251286016.0) /* 2^-104 */
 
 typedef struct {
@@ -62,6 +66,7 @@ typedef struct {
   double *sums;            /* 2 * ncomp of the latest iteration */
   double *res, *err, *prob, *chi2; /* [ncomp] current results */
   double *qw;              /* [ncomp] weights of the bin contributions */
+  uint64_t *sobol;         /* seed 0: Sobol direction numbers, else NULL */
   int grid_changed;
   /* ---- the run state (state files) ---- */
   long long k;             /* iterations done */
@@ -75,6 +80,8 @@ typedef struct {
   int frozen;
   long long hcap;
   double *hI, *hV;         /* [k * ncomp + comp] iteration results */
+  double *hX;              /* [k * ncomp + comp] the largest |F - I| of a
+                              sample of the iteration */
   long long *hcalls;       /* [k] samples */
 } vegas;
 
@@ -176,6 +183,9 @@ static int hist_reserve(vegas *v, long long n)
   b = (double *)realloc(v->hV, sizeof(double) * cap * v->ncomp);
   if (!b) return -1;
   v->hV = b;
+  b = (double *)realloc(v->hX, sizeof(double) * cap * v->ncomp);
+  if (!b) return -1;
+  v->hX = b;
   cl = (long long *)realloc(v->hcalls, sizeof(long long) * cap);
   if (!cl) return -1;
   v->hcalls = cl;
@@ -295,6 +305,25 @@ static void results(vegas *v)
             &v->chi2[comp], &ndof, &v->prob[comp]);
 }
 
+/* Rule 5: the most that one sample moves the result of component comp:
+   the largest |F - I_j| of the window's iterations over the window's
+   samples (each sample's weight in the combination), or over the last
+   iteration's with `last'.  A heavy tail (an integrable singularity that
+   the map cannot flatten, a narrow peak found by a few samples) shows
+   here long before the variance notices it: the variance of such
+   samples is itself estimated from a handful of them. */
+static double single(const vegas *v, int comp)
+{
+  long long j, j0 = v->last ? v->k - 1 : v->wstart;
+  double N = 0, X = 0;
+  for (j = j0; j < v->k; ++j) {
+    const double x = v->hX[j * v->ncomp + comp];
+    N += (double)v->hcalls[j];
+    if (!(x <= X)) X = x; /* NaN wins */
+  }
+  return N > 0 ? X / N : 0;
+}
+
 /* fail = 0 may be claimed: doc/vegas.md, "When gVegas says fail = 0" */
 static int converged(vegas *v)
 {
@@ -315,6 +344,17 @@ static int converged(vegas *v)
     gcuba_log(c, 3, "tolerance met, but only %lld iteration(s) in the "
               "combination (need %d)", nwin, NMIN_WINDOW);
     return 0;
+  }
+  for (comp = 0; comp < v->ncomp; ++comp) {
+    double tol = c->epsrel * fabs(v->res[comp]), shift = single(v, comp);
+    if (tol < c->epsabs) tol = c->epsabs;
+    if (!(shift <= KAPPA * tol)) {
+      gcuba_log(c, 2, "tolerance met, but one sample moves the estimate "
+                "of component %d by %.3g (%.0f%% of the tolerance): the "
+                "error rests on too few samples", comp + 1, shift,
+                100 * shift / tol);
+      return 0;
+    }
   }
   if (!(window_prob(v, v->wstart) <= P_CLAIM)) {
     gcuba_log(c, 2, "tolerance met, but the iterations are not consistent "
@@ -423,6 +463,7 @@ static int save_state(vegas *v)
   gcuba_buf_put(&b, v->grid, sizeof(double) * v->ngrids * (v->nb + 1));
   gcuba_buf_put(&b, v->hI, sizeof(double) * nh);
   gcuba_buf_put(&b, v->hV, sizeof(double) * nh);
+  gcuba_buf_put(&b, v->hX, sizeof(double) * nh);
   gcuba_buf_put(&b, v->hcalls, sizeof(long long) * v->k);
   rc = b.bad ? gcuba_fail(c, GCUBA_FAIL_NOMEM, "state buffer")
              : gcuba_state_write(c, "vegas", signature(v), &b);
@@ -443,7 +484,7 @@ static int load_state(vegas *v)
   bad = b.bad || k < 0 ||
         b.n - b.pos != sizeof(long long) * 7 + sizeof(double) + sizeof(int) +
                            sizeof(double) * ng +
-                           (size_t)k * (2 * sizeof(double) * v->ncomp +
+                           (size_t)k * (3 * sizeof(double) * v->ncomp +
                                         sizeof(long long));
   if (!bad && hist_reserve(v, k + 1)) {
     gcuba_buf_free(&b);
@@ -463,6 +504,7 @@ static int load_state(vegas *v)
     gcuba_buf_get(&b, v->grid, sizeof(double) * ng);
     gcuba_buf_get(&b, v->hI, sizeof(double) * k * v->ncomp);
     gcuba_buf_get(&b, v->hV, sizeof(double) * k * v->ncomp);
+    gcuba_buf_get(&b, v->hX, sizeof(double) * k * v->ncomp);
     gcuba_buf_get(&b, v->hcalls, sizeof(long long) * k);
     bad = b.bad || v->nsamples < 2 || c->neval < 0 || v->wstart < 0 ||
           v->wstart > k;
@@ -590,6 +632,16 @@ static void autosize(vegas *v)
 
 /* ---- the loop ----------------------------------------------------------- */
 
+/* an iteration of ncall samples: stratified, or with Sobol points one
+   sample per cube */
+static void strat(const vegas *v, long long ncall, gcuba_vegas_strat_t *s)
+{
+  if (v->sobol)
+    gcuba_vegas_strat_qmc(ncall, v->ndim, s);
+  else
+    gcuba_vegas_strat(ncall, v->ndim, 0, s);
+}
+
 static void run(vegas *v)
 {
   gcuba_call *c = v->c;
@@ -624,6 +676,7 @@ static void run(vegas *v)
   v->grid_changed = 1;
   memset(&it, 0, sizeof it);
   it.seed = (uint64_t)(uint32_t)c->seed;
+  it.sobol = v->sobol;
   it.grid = v->grid;
   params(v);
   results(v);
@@ -632,7 +685,7 @@ static void run(vegas *v)
     long long ncall;
     if (c->flags & GCUBA_VEGASAUTO) autosize(v);
     ncall = v->nsamples;
-    gcuba_vegas_strat(ncall, v->ndim, 0, &it.strat);
+    strat(v, ncall, &it.strat);
     if (c->neval + it.strat.calls > c->maxeval) {
       if (v->k > 0) {
         c->fail = 1;
@@ -641,7 +694,7 @@ static void run(vegas *v)
         break;
       }
       ncall = c->maxeval - c->neval;
-      gcuba_vegas_strat(ncall < 2 ? 2 : ncall, v->ndim, 0, &it.strat);
+      strat(v, ncall < 2 ? 2 : ncall, &it.strat);
     }
     if (it.strat.npg > GCUBA_VEGAS_SLICE_SAMPLES) {
       gcuba_fail(c, GCUBA_FAIL_PARAM, "%lld samples per cube: too many",
@@ -653,8 +706,12 @@ static void run(vegas *v)
       break;
     }
     gcuba_vegas_plan(&it.strat, nc, &it.plan);
-    gcuba_vegas_cube_k(it.strat.npg, it.strat.ncubes, it.ck);
+    if (v->sobol)
+      gcuba_vegas_cube_k_iid(it.strat.calls, it.ck);
+    else
+      gcuba_vegas_cube_k(it.strat.npg, it.strat.ncubes, it.ck);
     it.iter = (uint32_t)v->k;
+    it.qoff = (uint64_t)c->neval;
     it.grid_changed = v->grid_changed;
     it.bins = !v->frozen;
     if (it.bins) bin_weights(v);
@@ -673,7 +730,15 @@ static void run(vegas *v)
     c->neval += it.strat.calls;
     for (comp = 0; comp < nc; ++comp) {
       v->hI[v->k * nc + comp] = v->sums[comp];
-      v->hV[v->k * nc + comp] = v->sums[nc + comp];
+      v->hV[v->k * nc + comp] =
+          v->sobol ? gcuba_vegas_iid_var(v->sums[nc + comp], v->sums[comp],
+                                         it.strat.calls)
+                   : v->sums[nc + comp];
+      {
+        const double hi = v->sums[2 * nc + comp] - v->sums[comp],
+                     lo = v->sums[comp] - v->sums[3 * nc + comp];
+        v->hX[v->k * nc + comp] = hi > lo ? hi : lo;
+      }
     }
     v->hcalls[v->k] = it.strat.calls;
     ++v->k;
@@ -743,12 +808,12 @@ void gcuba_vegas_run(gcuba_call *c)
   v.d = (double *)malloc(sizeof(double) * (size_t)v.ndim * v.nb);
   v.scratch = (double *)malloc(sizeof(double) *
                                GCUBA_VEGAS_GRID_SCRATCH(v.nb));
-  v.sums = (double *)malloc(sizeof(double) * 7 * v.ncomp);
+  v.sums = (double *)malloc(sizeof(double) * 9 * v.ncomp);
   if (!v.grid || !v.d || !v.scratch || !v.sums || hist_reserve(&v, 64)) {
     gcuba_fail(c, GCUBA_FAIL_NOMEM, "driver state");
     goto out;
   }
-  v.res = v.sums + 2 * v.ncomp;
+  v.res = v.sums + 4 * v.ncomp;
   v.err = v.res + v.ncomp;
   v.prob = v.err + v.ncomp;
   v.chi2 = v.prob + v.ncomp;
@@ -758,6 +823,17 @@ void gcuba_vegas_run(gcuba_call *c)
   s.nb = v.nb;
   s.shared = v.shared;
   s.max_calls = c->maxeval;
+  s.sobol = NULL;
+  if (c->seed == 0) {
+    /* Cuba's Vegas samples Sobol points for seed 0: so does gVegas */
+    v.sobol = (uint64_t *)malloc(sizeof(uint64_t) * GCUBA_SOBOL_BITS *
+                                 (size_t)v.ndim);
+    if (!v.sobol || gcuba_sobol_dirs(v.ndim, v.sobol)) {
+      gcuba_fail(c, GCUBA_FAIL_NOMEM, "Sobol direction numbers");
+      goto out;
+    }
+    s.sobol = v.sobol;
+  }
   v.ctx = v.ops->create(c, &s, &fail);
   if (v.ctx) {
     run(&v);
@@ -770,5 +846,7 @@ out:
   free(v.sums);
   free(v.hI);
   free(v.hV);
+  free(v.hX);
   free(v.hcalls);
+  free(v.sobol);
 }

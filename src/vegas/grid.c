@@ -3,7 +3,9 @@
    Cuba's and m-Cubes' Vegas: three-point smoothing of the bin contributions
    (optional: off for Cuba's flags bit 3, "sharp edges"),
    normalisation, weights ((1 - r)/ln(1/r))^alpha, new edges at equal
-   cumulative weight with the weight spread uniformly inside each old bin),
+   cumulative weight with the weight spread uniformly inside each old bin;
+   then gcuba's own two steps: zero runs at the ends kept apart and a
+   defensive mixture with the uniform map),
    the shared-grid variant, rebinning and validity check.  Edges are kept
    strictly increasing even when contributions vanish or the grid gets very
    fine.  This file is part of gcuba. */
@@ -67,8 +69,8 @@ int gcuba_vegas_grid_refine1_ex(double *e, int nb, const double *d,
                                 double *scratch)
 {
   double *w = scratch, *x = scratch + nb;
-  double smax = 0, tot, wsum, avg, acc, prev, cur;
-  int i, r, k;
+  double smax = 0, tot, wsum, avg, acc, prev, cur, cum, m;
+  int i, r, k, k0 = 0, k1 = nb - 1, lead, trail, nn;
 
   for (i = 0; i < nb; ++i) {
     double s = 0;
@@ -106,23 +108,70 @@ int gcuba_vegas_grid_refine1_ex(double *e, int nb, const double *d,
   }
   if (!(wsum > 0) || wsum > DBL_MAX) return 1;
 
-  /* new edge j where the cumulative weight reaches j*wsum/nb, the weight
-     of old bin k being spread uniformly over [e[k], e[k+1]] */
-  avg = wsum / nb;
+  /* Zero runs at the ends: old bins without weight before the first and
+     after the last with weight (the integrand vanishes there, as beyond
+     a cut) become one new bin each, so that no new bin spans both such a
+     run and the start of the integrand's support.  (A bin that did, wide
+     and with almost all of its samples in the zero run, would weight its
+     rare samples in the support heavily: iterations then agree on an
+     estimate that misses part of the integral.  Genz's discontinuous
+     family claimed 3-7% errors at epsrel 1e-3 that way.) */
+  while (w[k0] == 0) ++k0;
+  while (w[k1] == 0) --k1;
+  lead = k0 > 0;
+  trail = k1 < nb - 1;
+  nn = nb - lead - trail; /* the bins over the weight */
+  if (nn < 2) {
+    lead = trail = 0;
+    nn = nb;
+  }
+
+  /* new edge lead + j (0 < j < nn) where the cumulative weight reaches
+     j*wsum/nn, the weight of old bin k being spread uniformly over
+     [e[k], e[k+1]] */
+  avg = wsum / nn;
   acc = 0;
   k = -1;
   x[0] = 0;
-  for (i = 1; i < nb; ++i) {
+  if (lead) x[1] = e[k0];
+  for (i = 1; i < nn; ++i) {
     double target = avg * i, t;
     while (acc < target && k < nb - 1) acc += w[++k];
     t = w[k] > 0 ? 1 - (acc - target) / w[k] : 1;
     if (t < 0) t = 0;
     if (t > 1) t = 1;
-    x[i] = e[k] + t * (e[k + 1] - e[k]);
+    x[lead + i] = e[k] + t * (e[k + 1] - e[k]);
   }
+  if (trail) x[nb - 1] = e[k1 + 1];
   x[nb] = 1;
   strict(x, nb);
-  for (i = 0; i <= nb; ++i) e[i] = x[i];
+
+  /* The defensive mixture: the new map's density p becomes
+     (1 - DEFENSIVE) p + DEFENSIVE, i.e. new edges at equal mass of bins
+     of mass (1 - DEFENSIVE)/nb + DEFENSIVE width (linear inside each).
+     No bin is wider than 1/(nb DEFENSIVE), so no part of the axis is
+     sampled so rarely that its samples, when they come, dominate the
+     estimate: with the zero runs above, Genz's discontinuous family went
+     from 9 false claims in 60 calls to none (bench/NOTES.md). */
+  cum = 0;
+  k = 0;
+  e[0] = 0;
+  for (i = 1; i < nb; ++i) {
+    const double target = (double)i / nb;
+    double t;
+    m = GCUBA_VEGAS_MIXIN(x[k + 1] - x[k], nb);
+    while (k < nb - 1 && cum + m < target) {
+      cum += m;
+      ++k;
+      m = GCUBA_VEGAS_MIXIN(x[k + 1] - x[k], nb);
+    }
+    t = (target - cum) / m;
+    if (t < 0) t = 0;
+    if (t > 1) t = 1;
+    e[i] = x[k] + t * (x[k + 1] - x[k]);
+  }
+  e[nb] = 1;
+  strict(e, nb);
   return 0;
 }
 

@@ -16,6 +16,16 @@
 /* Lepage's default damping exponent (also Cuba's and m-Cubes') */
 #define GCUBA_VEGAS_ALPHA 1.5
 
+/* The refined map's density p is mixed with the uniform one:
+   (1 - GCUBA_VEGAS_DEFENSIVE) p + GCUBA_VEGAS_DEFENSIVE (defensive
+   importance sampling), so that no bin is wider than 1/(nb DEFENSIVE).
+   0.01: with 0.003 one false claim in Genz's discontinuous family
+   remained, 0.03 cost more evaluations (bench/NOTES.md).  The mass of a
+   bin of width w of the unmixed map (mass 1/nb) under the mixture: */
+#define GCUBA_VEGAS_DEFENSIVE 0.01
+#define GCUBA_VEGAS_MIXIN(w, nb)                                            \
+  ((1 - GCUBA_VEGAS_DEFENSIVE) / (double)(nb) + GCUBA_VEGAS_DEFENSIVE * (w))
+
 /* number of doubles of scratch that gcuba_vegas_grid_refine* need */
 #define GCUBA_VEGAS_GRID_SCRATCH(nb) (2 * (size_t)(nb) + 1)
 

@@ -1,0 +1,18 @@
+/* src/common/sobol.h -- the direction numbers of the Sobol sequence
+   (Joe and Kuo's, src/common/sobol.c); the points themselves are
+   gcuba_vegas_sobol in include/gcuba/vegas.h.  This file is part of
+   gcuba. */
+#ifndef GCUBA_COMMON_SOBOL_H
+#define GCUBA_COMMON_SOBOL_H
+
+#include <stdint.h>
+
+#define GCUBA_SOBOL_MAXDIM 1024
+#define GCUBA_SOBOL_BITS 64
+
+/* v[a*64 + b] = direction number b (the 2^-(b+1) bit first) of axis a,
+   a 64-bit binary fraction, for axes 0..ndim-1.  0, or -1 when ndim is
+   outside 1..GCUBA_SOBOL_MAXDIM. */
+int gcuba_sobol_dirs(int ndim, uint64_t *v);
+
+#endif
