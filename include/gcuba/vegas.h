@@ -422,20 +422,31 @@ GCUBA_HDI double gcuba_vegas_iid_var(double sum, double I, int64_t calls)
   return v > 0 ? v : 0;
 }
 
+/* A product that the caller adds to a sum (the cube's terms go into the
+   chunk sums): on the device an explicitly rounded multiplication, which
+   nvcc never fuses with the addition (with an ordinary * it may, and
+   did, after inlining: the chunk sums then differed from the host's in
+   the last bit). */
+#if defined(__CUDA_ARCH__)
+#define GCUBA_VEGAS_MUL(a, b) __dmul_rn((a), (b))
+#else
+#define GCUBA_VEGAS_MUL(a, b) ((a) * (b))
+#endif
+
 GCUBA_HDI void gcuba_vegas_cube_estimate_k(double s1, double s2,
                                            const double *k, double *ip,
                                            double *vp)
 {
   double t, v;
-  *ip = s1 * k[0];
+  *ip = GCUBA_VEGAS_MUL(s1, k[0]);
   if (k[2] == 0) {
-    *vp = s2 * k[1];
+    *vp = GCUBA_VEGAS_MUL(s2, k[1]);
     return;
   }
   t = sqrt(s2 * k[2]);
   v = (t - s1) * (t + s1);
   if (!(v > 0)) v = 0;
-  *vp = v * k[1];
+  *vp = GCUBA_VEGAS_MUL(v, k[1]);
 }
 
 /* ------------------------------------------------------------------------
