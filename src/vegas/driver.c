@@ -555,12 +555,20 @@ static void report(const vegas *v, const gcuba_vegas_strat_t *s)
   }
   if (c->verbose >= 3) {
     long long j = v->k - 1;
-    fprintf(stderr, "  this iteration: %lld samples, %lld cubes (%d^%d x "
-            "%d^%d), %lld per cube; [1] %.15g +- %.6g; window %lld..%lld%s\n",
-            (long long)s->calls, (long long)s->ncubes, s->g + 1, s->r, s->g,
-            s->ndim - s->r, (long long)s->npg, v->hI[j * v->ncomp],
-            sqrt(v->hV[j * v->ncomp]), v->wstart + 1, v->k,
-            v->frozen ? ", grid frozen" : "");
+    if (v->sobol)
+      fprintf(stderr, "  this iteration: %lld samples, Sobol points %lld.."
+              "%lld; [1] %.15g +- %.6g; window %lld..%lld%s\n",
+              (long long)s->calls, c->neval - (long long)s->calls + 1,
+              c->neval, v->hI[j * v->ncomp], sqrt(v->hV[j * v->ncomp]),
+              v->wstart + 1, v->k, v->frozen ? ", grid frozen" : "");
+    else
+      fprintf(stderr, "  this iteration: %lld samples, %lld cubes (%d^%d x "
+              "%d^%d), %lld per cube; [1] %.15g +- %.6g; window "
+              "%lld..%lld%s\n",
+              (long long)s->calls, (long long)s->ncubes, s->g + 1, s->r,
+              s->g, s->ndim - s->r, (long long)s->npg, v->hI[j * v->ncomp],
+              sqrt(v->hV[j * v->ncomp]), v->wstart + 1, v->k,
+              v->frozen ? ", grid frozen" : "");
   }
   fflush(stderr);
 }
@@ -603,7 +611,8 @@ static void autosize(vegas *v)
 {
   const gcuba_call *c = v->c;
   const long long j = v->k - 1;
-  const double expo = 1 + AUTO_STRAT / v->ndim;
+  /* Sobol points: the variance of independent samples, n^-1 */
+  const double expo = v->sobol ? 1 : 1 + AUTO_STRAT / v->ndim;
   double need = 0;
   long long n, left;
   int comp;
