@@ -41,8 +41,7 @@ struct vctx {
   size_t udcap;
   double *grid;           /* ngrids * (nb + 1) */
   int ngridvals;
-  ull *sobol;             /* [ndim*64] Sobol direction numbers */
-  int qmc;                /* this call samples Sobol points (seed 0) */
+  ull *sobol;             /* [ndim*64] Sobol direction numbers (seed 0) */
   double *part;           /* [2*ncomp][spc] chunk sums */
   long long partcap;      /* chunks */
   double *t1, *t2;        /* tree levels */
@@ -396,8 +395,7 @@ static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
                                         t->nb, t->stream))) ||
       (rc = device_userdata(t)))
     goto bad;
-  t->qmc = s->sobol != NULL;
-  if (t->qmc &&
+  if (s->sobol &&
       (rc = GCUBA_CK(c, cudaMemcpyAsync(t->sobol, s->sobol,
                                         sizeof(ull) * 64 * t->ndim,
                                         cudaMemcpyHostToDevice, t->stream))))
