@@ -34,7 +34,7 @@ typedef struct {
   double *col;       /* [2*ncomp][GROUP] chunk sums of the current group */
   int *c;            /* [ndim] cube coordinates */
   int *b;            /* [batch*ndim] bins of the points */
-  double *u;         /* [ndim] uniforms (bin pass) */
+  double *u;         /* [ndim] a sample's point y (bin pass) */
   uint64_t *hi, *lo; /* [ndim*nb] exact bin sums of this thread */
   double qmax;
   int st;
