@@ -766,7 +766,7 @@ __global__ void k_gk_apply(long long first, long long n, int ncomp, int np,
   if (j >= n) return;
   const long long i = first + j;
   gcuba_rule_apply(r, ncomp, f + j * np * ncomp, ldexp(1.0, -(int)wk[i]),
-                   avg + i * ncomp, err + i * ncomp, dims + i * ncomp);
+                   NULL, avg + i * ncomp, err + i * ncomp, dims + i * ncomp);
 }
 
 static int eval(void *ctx, double *sumavg, double *sumerr)
@@ -792,6 +792,8 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   a.nprobe = t->rule.nprobe;
   a.userdata = t->duser;
   a.status = t->dstatus;
+  a.perr = t->haveparents ? t->perr : NULL;
+  a.pfirst = t->nold;
   const int timing = t->c->verbose >= 2 && t->n > t->nold;
   if (timing) CK(cudaEventRecord(t->ev[0], t->stream));
   if (t->ndim == 1) {
@@ -918,7 +920,7 @@ __global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
     long long par = sr, k = nkeep + 2 * par;
     int comp = 0, ax;
     d_key(a.err, i, ncomp, cl.budget, &comp);
-    ax = a.dims[i * ncomp + comp];
+    ax = gcuba_rule_axis(a.dims[i * ncomp + comp]);
     for (int d = 0; d < ndim; ++d) {
       double l = a.lo[i * ndim + d];
       unsigned short e = a.wk[i * ndim + d];
@@ -932,7 +934,8 @@ __global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
     }
     for (int c = 0; c < ncomp; ++c) {
       pavg[par * ncomp + c] = a.avg[i * ncomp + c];
-      perr[par * ncomp + c] = a.err[i * ncomp + c];
+      perr[par * ncomp + c] =
+          gcuba_rule_parent_err(a.err[i * ncomp + c], a.dims[i * ncomp + c]);
     }
   }
 }

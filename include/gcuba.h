@@ -24,8 +24,10 @@
    The library refuses a descriptor with another version (fail =
    GCUBA_FAIL_ABI): recompile the integrand file against this header.
    2: the GPU Cuhre kernel's launch block changed (gcuba 0.2).
-   3: the GPU table gained gCuhreBatch's pipeline. */
-#define GCUBA_ABI_VERSION 4
+   3: the GPU table gained gCuhreBatch's pipeline.
+   4: the GPU Vegas launch block grew (Sobol points, largest sample).
+   5: the GPU Cuhre launch block carries the parent records. */
+#define GCUBA_ABI_VERSION 5
 
 #include <stddef.h>
 

@@ -73,8 +73,8 @@ static void integrate(const expanded *e, const double *lo, const double *hi,
     fv[p] = f(x, e->n, par);
   }
   sd = gcuba_rule_widest(e->n, w);
-  gcuba_rule_apply(&e->r, 1, fv, vol, avg, err, &sd);
-  if (split) *split = sd;
+  gcuba_rule_apply(&e->r, 1, fv, vol, NULL, avg, err, &sd);
+  if (split) *split = gcuba_rule_axis(sd);
   free(fv);
 }
 
@@ -544,7 +544,8 @@ static void check_split(const expanded *e, int key)
     }
     fb = n - 2;
     split[0] = fb;
-    gcuba_rule_apply(r, ncomp, f, 1, a3, e3, split);
+    gcuba_rule_apply(r, ncomp, f, 1, NULL, a3, e3, split);
+    for (c = 0; c < ncomp; ++c) split[c] = gcuba_rule_axis(split[c]);
     multi = split[0] == kk && split[1] == jj && split[2] == fb;
     /* the same numbers from gcuba_rule_combine / gcuba_rule_fourthdiff */
     for (c = 0; c < ncomp; ++c) {
@@ -556,7 +557,7 @@ static void check_split(const expanded *e, int key)
         for (p = r->set[s].first; p < r->set[s].first + r->set[s].npts; ++p)
           setsum[s] += one[p];
       }
-      gcuba_rule_combine(r, setsum, 1, &a1, &e1);
+      gcuba_rule_combine(r, setsum, 1, 0, &a1, &e1);
       for (i = 0; i < 4 * n; ++i) fax[i] = one[1 + i];
       for (k = 0; k < n; ++k) {
         double v = gcuba_rule_fourthdiff(r, k, one[0], fax);
@@ -569,7 +570,7 @@ static void check_split(const expanded *e, int key)
         && sd == gcuba_rule_splitdim(r, one[0], one + 1, 1, fb);
     }
     /* NULL splitdim is allowed */
-    gcuba_rule_apply(r, ncomp, f, 1, a3, e3, NULL);
+    gcuba_rule_apply(r, ncomp, f, 1, NULL, a3, e3, NULL);
     free(f);
     free(one);
     free(fax);
@@ -690,6 +691,80 @@ static void check_twolevel(void)
   gcuba_twolevel(0.96, 0, &a1, &e1, &a2, &e2);
   ok(close_rel(e1, 0.01, 1e-14) && close_rel(e2, 0.01, 1e-14),
     "twolevel: zero rule errors become |diff|/4 each");
+}
+
+/* gcuba_rule_nullerr: Cuba's two branches for an untrusted region; for
+   a trusted one the bridge between them (meeting both ends, r^3 times
+   Cuba's for the degree 7 and 9 rules); the decay flag; the degree 13
+   rule unbridged; the parent record's sign and the volume condition. */
+static void check_nullerr(void)
+{
+  static const int ndims[] = {5, 3, 2};
+  unsigned k;
+  for (k = 0; k < sizeof ndims / sizeof ndims[0]; ++k) {
+    gcuba_rule r;
+    const double *c;
+    double e[3], lo, cuba, got, want, prev = 0;
+    int dec, ok_cuba = 1, ok_bridge = 1, ok_mono = 1, j;
+    gcuba_rule_init(&r, ndims[k], 0);
+    c = r.errcoeff;
+    lo = 1 / c[0];
+    /* fast decay (r = lo / 2): c1 e1, trusted or not */
+    e[0] = 1e-6, e[1] = e[0] * 2 * c[0], e[2] = e[1] * 2 * c[0];
+    ok_cuba &= gcuba_rule_nullerr(&r, e, 0, &dec) == c[1] * e[0] && dec;
+    ok_cuba &= gcuba_rule_nullerr(&r, e, 1, &dec) == c[1] * e[0] && dec;
+    /* no decay (e_1 > e_2): c2 max, trusted or not, not decaying */
+    e[0] = 3e-6, e[1] = 2e-6, e[2] = 5e-6;
+    ok_cuba &= gcuba_rule_nullerr(&r, e, 0, &dec) == c[2] * 5e-6 && !dec;
+    ok_cuba &= gcuba_rule_nullerr(&r, e, 1, &dec) == c[2] * 5e-6 && !dec;
+    /* the range between: ratio q from lo to 1 */
+    for (j = 1; j < 20; ++j) {
+      const double q = lo + (1 - lo) * j / 20.0;
+      e[2] = 1e-3, e[1] = q * e[2], e[0] = q * e[1];
+      cuba = gcuba_rule_nullerr(&r, e, 0, &dec);
+      ok_cuba &= cuba == c[2] * e[2] && dec;
+      got = gcuba_rule_nullerr(&r, e, 1, &dec);
+      want = r.degree == 13 ? cuba
+           : (c[1] + (c[2] - c[1]) * (q - lo) / (1 - lo)) * q * q * e[2];
+      ok_bridge &= close_rel(got, want, 1e-14) && dec && got <= cuba;
+      if (r.degree <= 9) ok_bridge &= close_rel(got, q * q * q * cuba, 1e-13);
+      ok_mono &= r.degree == 13 || got > prev;
+      prev = got;
+    }
+    /* the ends: Cuba's c1 e1 at r = lo (e_1 = lo^2 e_3), c2 e3 at r -> 1 */
+    e[2] = 1, e[1] = 0.999999, e[0] = 0.999999 * e[1];
+    if (r.degree <= 11)
+      ok_bridge &= close_rel(gcuba_rule_nullerr(&r, e, 1, &dec), c[2], 1e-5);
+    ok(ok_cuba, "nullerr %dD (degree %d): Cuba's c1 e1 and c2 max when "
+       "untrusted or outside (1/c0, 1)", ndims[k], r.degree);
+    ok(ok_bridge && ok_mono, "nullerr %dD (degree %d): %s (%d), increasing "
+       "in r (%d)", ndims[k], r.degree, r.degree == 13
+       ? "no bridge for the degree 13 rule"
+       : "trusted: the bridge g(r) r^2 e3 from Cuba's c1 to c2", ok_bridge,
+       ok_mono);
+  }
+  {
+    /* a zero null value below a positive one: no ratio, Cuba's, no flag */
+    gcuba_rule r;
+    double e[3] = {1e-6, 0, 1e-5};
+    int dec;
+    gcuba_rule_init(&r, 5, 0);
+    ok(gcuba_rule_nullerr(&r, e, 1, &dec) == r.errcoeff[2] * 1e-5 && !dec,
+       "nullerr: e2 = 0 under e1 > 0 is no decay");
+  }
+  {
+    const int ax = 7, flagged = ax | GCUBA_RULE_DECAYS;
+    ok(gcuba_rule_axis(flagged) == ax && gcuba_rule_axis(ax) == ax &&
+       gcuba_rule_parent_err(2e-3, flagged) == -2e-3 &&
+       gcuba_rule_parent_err(2e-3, ax) == 2e-3 &&
+       gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, flagged), 0.25) &&
+       gcuba_rule_trusted(gcuba_rule_parent_err(0, flagged), 0.125) &&
+       !gcuba_rule_trusted(gcuba_rule_parent_err(0, ax), 0.125) &&
+       !gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, ax), 0.125) &&
+       !gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, flagged), 0.5),
+       "parent records: the flag rides on the axis and the error's sign "
+       "(0 too); trusted only two bisections deep (vol <= 1/4)");
+  }
 }
 
 /* ------------------------------------------------------------------ */
@@ -827,7 +902,7 @@ static void check_gk(void)
         gcuba_rule_point(&r, p, u);
         f[p] = exp(u[0]);
       }
-      gcuba_rule_apply(&r, 1, f, 2, &avg, &err, &dims);
+      gcuba_rule_apply(&r, 1, f, 2, NULL, &avg, &err, &dims);
       e1 = fabs(avg - (exp(1) - exp(-1)));
       ok(e1 < 1e-15 && err >= e1 && err < 1e-14 && dims == 0,
          "K%d on e^u over (-1, 1): error %.2g, estimate %.2g (the rounding "
@@ -836,7 +911,7 @@ static void check_gk(void)
         gcuba_rule_point(&r, p, u);
         f[p] = fabs(u[0] - 0.3);
       }
-      gcuba_rule_apply(&r, 1, f, 2, &avg, &err, NULL);
+      gcuba_rule_apply(&r, 1, f, 2, NULL, &avg, &err, NULL);
       d = fabs(avg - (1.3 * 1.3 + 0.7 * 0.7) / 2);
       ok(d > 1e-5 && err >= d, "K%d on |u - 0.3|: error %.2g, estimate "
          "%.2g", keys[i], d, err);
@@ -846,7 +921,7 @@ static void check_gk(void)
         gcuba_rule_point(&r, p, u);
         f[p] = u[0] > 0.9999 ? u[0] - 0.9999 : 0;
       }
-      gcuba_rule_apply(&r, 1, f, 2, &avg, &err, NULL);
+      gcuba_rule_apply(&r, 1, f, 2, NULL, &avg, &err, NULL);
       d = 0.5 * 1e-4 * 1e-4;
       ok(avg == 0 && err >= d, "K%d: a kink at 0.9999 seen by the probe "
          "alone: estimate %.2g for a true error %.2g", keys[i], err, d);
@@ -895,6 +970,7 @@ int main(void)
   check_select();
   check_counts();
   check_twolevel();
+  check_nullerr();
   check_probes();
   check_gk();
   return done();

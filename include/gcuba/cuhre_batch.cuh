@@ -233,6 +233,8 @@ __global__ void __launch_bounds__(GCUBA_BATCH_BLOCK)
     la.userdata = a.userdata ? a.userdata + (unsigned long long)b * a.stride
                              : NULL;
     la.status = NULL;
+    la.perr = NULL;
+    la.pfirst = 0;
 
     while (S.code < 0) {
       const long long n = S.n, nold = S.nold;
@@ -246,6 +248,8 @@ __global__ void __launch_bounds__(GCUBA_BATCH_BLOCK)
       la.err = err;
       la.dims = dims;
       la.n = n;
+      la.perr = S.haveparents ? sl.perr : NULL;
+      la.pfirst = nold;
       int st = 0;
       for (long long i = nold + warp; i < n; i += GCUBA_BATCH_WARPS) {
         st |= gcuba_cuhre_region<F, NC, NDIM>(la, i, true, 1, warp, warp,
@@ -495,7 +499,7 @@ __global__ void __launch_bounds__(GCUBA_BATCH_BLOCK)
             const long long q = nkeep + 2 * sp;
             int comp = 0;
             gcuba_batch_key(err, nc, i, S.budget, &comp);
-            const int ax = dims[i * nc + comp];
+            const int ax = gcuba_rule_axis(dims[i * nc + comp]);
             for (int d = 0; d < ndim; ++d) {
               const unsigned short w = wk[i * ndim + d] + (d == ax);
               const double l = lo[i * ndim + d];
@@ -507,7 +511,8 @@ __global__ void __launch_bounds__(GCUBA_BATCH_BLOCK)
             }
             for (int c = 0; c < nc; ++c) {
               sl.pavg[sp * nc + c] = avg[i * nc + c];
-              sl.perr[sp * nc + c] = err[i * nc + c];
+              sl.perr[sp * nc + c] =
+                  gcuba_rule_parent_err(err[i * nc + c], dims[i * nc + c]);
             }
             ++sp;
           }

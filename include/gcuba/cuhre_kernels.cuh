@@ -50,6 +50,11 @@ struct gcuba_cuhre_launch {
   int *status;                 /* GCUBA_ST_* bits, OR-ed */
   int nprobe;                  /* boundary probes after the rule's points
                                   (gcuba_rule_probe_err) */
+  const double *perr;          /* NULL, or the parent records
+                                  (gcuba_rule_parent_err) of the regions
+                                  from pfirst on: region i's is
+                                  perr[(i - pfirst) / 2 * ncomp + c] */
+  long long pfirst;
 };
 
 /* shared memory of one warp, in doubles: per-lane set sums
@@ -230,17 +235,17 @@ __device__ __forceinline__ int gcuba_cuhre_region(
       gcuba_warp_argmax(&v, &kd);
       gcuba_warp_argmax(&wv, &kw);
       if (lane == 0) {
-        const double *cc = r->errcoeff;
         double vol = 1, er;
+        int decays;
         for (int d = 0; d < ndim; ++d) vol *= 2 * hw[d];
-        if (cc[0] * e[0] <= e[1] && cc[0] * e[1] <= e[2])
-          er = vol * cc[1] * e[0];
-        else {
-          double m = e[0] > e[1] ? e[0] : e[1];
-          if (e[2] > m) m = e[2];
-          er = vol * cc[2] * m;
-        }
-        int ax = v > 0 ? kd : kw;
+        er = vol * gcuba_rule_nullerr(
+                       r, e,
+                       a.perr && i >= a.pfirst
+                           ? gcuba_rule_trusted(a.perr[(i - a.pfirst) / 2],
+                                                vol)
+                           : 0,
+                       &decays);
+        int ax = (v > 0 ? kd : kw) | (decays ? GCUBA_RULE_DECAYS : 0);
         if (a.nprobe) {
           int pax = ax;
           const double pe = gcuba_rule_probe_err(r, fax[0], fax + 1, 1, fpr,
@@ -264,11 +269,17 @@ __device__ __forceinline__ int gcuba_cuhre_region(
           vol *= 2 * hw[d];
           w2[d] = 2 * hw[d];
         }
-        gcuba_rule_combine(r, sc, vol, &a.avg[i * ncomp + c],
-                           &a.err[i * ncomp + c]);
-        a.dims[i * ncomp + c] = gcuba_rule_splitdim(
-            r, fax[c * nax], fax + c * nax + 1, 1,
-            gcuba_rule_widest(ndim, w2));
+        const int decays = gcuba_rule_combine(
+            r, sc, vol,
+            a.perr && i >= a.pfirst
+                ? gcuba_rule_trusted(
+                      a.perr[(i - a.pfirst) / 2 * ncomp + c], vol)
+                : 0,
+            &a.avg[i * ncomp + c], &a.err[i * ncomp + c]);
+        a.dims[i * ncomp + c] =
+            gcuba_rule_splitdim(r, fax[c * nax], fax + c * nax + 1, 1,
+                                gcuba_rule_widest(ndim, w2)) |
+            (decays ? GCUBA_RULE_DECAYS : 0);
         if (a.nprobe) {
           int pax = 0;
           const double pe = gcuba_rule_probe_err(

@@ -235,8 +235,10 @@ static int eval_region(cpu *t, long long i, int tid)
   for (k = 0; k < (long long)np * ncomp; ++k)
     if (!isfinite(f[k])) return GCUBA_ST_NONFINITE;
   dims[0] = gcuba_rule_widest(ndim, w);
-  gcuba_rule_apply(&t->rule, ncomp, f, vol, t->a.avg + i * ncomp,
-                   t->a.err + i * ncomp, dims);
+  gcuba_rule_apply(&t->rule, ncomp, f, vol,
+                   t->haveparents && i >= t->nold
+                     ? t->perr + (i - t->nold) / 2 * ncomp : NULL,
+                   t->a.avg + i * ncomp, t->a.err + i * ncomp, dims);
   if (t->rule.nprobe && ndim > 1) { /* in 1D gcuba_rule_apply did them */
     double *err = t->a.err + i * ncomp;
     int c;
@@ -448,12 +450,12 @@ static void move1(cpu *t, long long i, const gcuba_classify *cl,
              sizeof(int) * ncomp);
     } else if (t->cls[i] == SPLIT) {
       long long par = (k - nkeep) / 2;
-      int d, ax, comp = 0;
+      int d, c, ax, comp = 0;
       double *l1 = t->b.lo + k * ndim, *w1 = t->b.w + k * ndim;
       double *l2 = l1 + ndim, *w2 = w1 + ndim;
       /* axis of the component furthest from its tolerance here */
       key(t, i, cl->budget, &comp);
-      ax = t->a.dims[i * ncomp + comp];
+      ax = gcuba_rule_axis(t->a.dims[i * ncomp + comp]);
       for (d = 0; d < ndim; ++d) {
         l1[d] = l2[d] = t->a.lo[i * ndim + d];
         w1[d] = w2[d] = t->a.w[i * ndim + d];
@@ -462,8 +464,9 @@ static void move1(cpu *t, long long i, const gcuba_classify *cl,
       l2[ax] += w1[ax];
       memcpy(t->pavg + par * ncomp, t->a.avg + i * ncomp,
              sizeof(double) * ncomp);
-      memcpy(t->perr + par * ncomp, t->a.err + i * ncomp,
-             sizeof(double) * ncomp);
+      for (c = 0; c < ncomp; ++c)
+        t->perr[par * ncomp + c] = gcuba_rule_parent_err(
+          t->a.err[i * ncomp + c], t->a.dims[i * ncomp + c]);
     }
   }
 }

@@ -254,12 +254,16 @@ static double now_ms(void)
 static uint64_t signature(const cuhre *t)
 {
   const gcuba_call *c = t->c;
-  int v[4];
+  int v[5];
   const char *name = c->integrand->name ? c->integrand->name : "";
   v[0] = c->ndim;
   v[1] = c->ncomp;
   v[2] = t->rule.key;
   v[3] = gcuba_rule_nevals(&t->rule);
+  /* the leaves' layout: 2 since dims carry GCUBA_RULE_DECAYS and parent
+     records their sign (a library before it would read the flag as an
+     axis) */
+  v[4] = 2;
   return gcuba_fnv1a(name, strlen(name),
                      gcuba_fnv1a(v, sizeof v, GCUBA_FNV_SEED));
 }
@@ -324,7 +328,7 @@ static int load_state(cuhre *t)
   gcuba_region_set s;
   gcuba_buf b = {0};
   size_t nc = sizeof(double) * t->ncomp, need;
-  long long nn;
+  long long nn, i;
   int rc = gcuba_state_read(c, "cuhre", signature(t), &b);
   if (rc <= 0) return rc;
   memset(&s, 0, sizeof s);
@@ -370,6 +374,12 @@ static int load_state(cuhre *t)
   s.pavg = (double *)(b.p + b.pos + (size_t)s.n * 2 * c->ndim * 8 +
                       nc * 2 * s.nold + sizeof(int) * t->ncomp * s.nold);
   s.perr = s.pavg + nn * t->ncomp;
+  for (i = 0; i < s.nold * t->ncomp; ++i)
+    if (gcuba_rule_axis(s.dims[i]) >= c->ndim) {
+      gcuba_buf_free(&b);
+      return gcuba_fail(c, GCUBA_FAIL_STATE, "%s: a split axis out of range",
+                        c->statefile);
+    }
   rc = t->ops->load(t->ctx, &s);
   gcuba_buf_free(&b);
   if (rc) return gcuba_fail(c, rc, "loading the regions");
