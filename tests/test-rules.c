@@ -694,9 +694,9 @@ static void check_twolevel(void)
 }
 
 /* gcuba_rule_nullerr: Cuba's two branches for an untrusted region; for
-   a trusted one the bridge between them (meeting both ends, r^3 times
-   Cuba's for the degree 7 and 9 rules); the decay flag; the degree 13
-   rule unbridged; the parent record's sign and the volume condition. */
+   a trusted one the bridge from Cuba's c1 e1 at r = 1/c0 up to r = 1/2
+   (r^3 times Cuba's for the degree 7 and 9 rules), Cuba's above; the
+   decay flag; the degree 13 rule unbridged; the parent record's sign and the volume condition. */
 static void check_nullerr(void)
 {
   static const int ndims[] = {5, 3, 2};
@@ -724,23 +724,27 @@ static void check_nullerr(void)
       cuba = gcuba_rule_nullerr(&r, e, 0, &dec);
       ok_cuba &= cuba == c[2] * e[2] && dec;
       got = gcuba_rule_nullerr(&r, e, 1, &dec);
-      want = r.degree == 13 ? cuba
+      const int bridged = r.degree <= 11 && q <= GCUBA_RULE_BRIDGE_MAX;
+      want = !bridged ? cuba
            : (c[1] + (c[2] - c[1]) * (q - lo) / (1 - lo)) * q * q * e[2];
       ok_bridge &= close_rel(got, want, 1e-14) && dec && got <= cuba;
-      if (r.degree <= 9) ok_bridge &= close_rel(got, q * q * q * cuba, 1e-13);
-      ok_mono &= r.degree == 13 || got > prev;
-      prev = got;
+      if (bridged && r.degree <= 9)
+        ok_bridge &= close_rel(got, q * q * q * cuba, 1e-13);
+      ok_mono &= !bridged || got > prev;
+      if (bridged) prev = got;
     }
-    /* the ends: Cuba's c1 e1 at r = lo (e_1 = lo^2 e_3), c2 e3 at r -> 1 */
-    e[2] = 1, e[1] = 0.999999, e[0] = 0.999999 * e[1];
+    /* the lower end: Cuba's c1 e1 at r = lo (e_1 = lo^2 e_3) */
+    e[2] = 1, e[1] = lo * 1.000001, e[0] = lo * e[1];
     if (r.degree <= 11)
-      ok_bridge &= close_rel(gcuba_rule_nullerr(&r, e, 1, &dec), c[2], 1e-5);
+      ok_bridge &= close_rel(gcuba_rule_nullerr(&r, e, 1, &dec),
+                             c[1] * e[0], 1e-5);
     ok(ok_cuba, "nullerr %dD (degree %d): Cuba's c1 e1 and c2 max when "
        "untrusted or outside (1/c0, 1)", ndims[k], r.degree);
     ok(ok_bridge && ok_mono, "nullerr %dD (degree %d): %s (%d), increasing "
        "in r (%d)", ndims[k], r.degree, r.degree == 13
        ? "no bridge for the degree 13 rule"
-       : "trusted: the bridge g(r) r^2 e3 from Cuba's c1 to c2", ok_bridge,
+       : "trusted: the bridge g(r) r^2 e3 from Cuba's c1 e1, up to r = 1/2",
+       ok_bridge,
        ok_mono);
   }
   {
