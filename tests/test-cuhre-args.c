@@ -180,11 +180,13 @@ int main(void)
      "(fail %d)", a.integral[0], a.error[0], a.neval, a.fail);
   battery_backend();
   /* finishing off: every region stays; the minimum batch counts only
-     those that carry the error (with 5% of all regions it took 2.0e9) */
+     those that carry the error (with 5% of all regions it took 2.0e9;
+     since the bridged error estimate 1.4e8 on the CPU, 5.4e8 on an H200,
+     where it took 4.9e8 before) */
   cuhre(&a, 5, 1, S(f4), 1, 1e-7, GCUBA_NORELFINISH, 0, 100000000000LL, 0);
   ok(a.fail == 0 && fabs(a.integral[0] - 1.791326036748786e-06) <=
                         1e-7 * 1.791326036748786e-06 &&
-     a.neval < 500000000,
+     a.neval < 700000000,
      "f4 5D at 1e-7 without finishing: %.15g +- %.2e, %lld evaluations "
      "(fail %d)", a.integral[0], a.error[0], a.neval, a.fail);
   battery_backend();
