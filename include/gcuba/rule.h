@@ -329,8 +329,8 @@ GCUBA_RULE_FN int gcuba_rule_combine(const gcuba_rule *r,
    children's parent record negated when the flag is set
    (gcuba_rule_parent_err), and a child evaluates with `trusted' =
    gcuba_rule_trusted(parent record, its volume): the sign bit (0 errors
-   keep it, and a record from a state file of an older version is
-   untrusted), and only for regions two bisections deep or more (vol <=
+   keep it; state files of the older layout are refused, see the Cuhre
+   driver's signature), and only for regions two bisections deep or more (vol <=
    1/4 of the unit cube: the domain's halves are not an asymptotic
    regime; this removed one of 18 false claims over nine sets of Genz
    instances and no honest answer). */
