@@ -862,7 +862,7 @@ static void check_gk(void)
   int i, k, p;
   for (i = 0; i < 2; ++i) {
     gcuba_rule r;
-    double worst[2] = {0, 0}, beyond[2], u[1], wsum = 0;
+    double worst[2] = {0, 0}, beyond[2] = {0, 0}, u[1], wsum = 0;
     const int dk = keys[i] == 15 ? 23 : 31, dg = keys[i] == 15 ? 13 : 19;
     int sym = 1, inside = 1;
     gcuba_rule_init(&r, 1, keys[i]);
