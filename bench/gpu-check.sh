@@ -9,6 +9,9 @@
 #   bash bench/gpu-check.sh sanitize compute-sanitizer (memcheck, leaks;
 #                                    racecheck on the Cuhre battery) over the
 #                                    GPU test programs
+#   bash bench/gpu-check.sh mpi      tests/test-mpi-gpu under mpirun -np 2,
+#                                    each process under compute-sanitizer
+#                                    (memcheck, leaks), on the one GPU
 #   bash bench/gpu-check.sh bench    bench-1d, bench-cuhre and bench-genz on the GPU
 #                                    (BENCH_LIMIT seconds per level, default
 #                                    2), then the reference PAGANI when
@@ -49,7 +52,7 @@ build() {
       bench/bench-1d bench/bench-batch >> "$out/build-tests.log" 2>&1 ) \
     || { status=1; tail -30 "$out/configure.log" "$out/build.log" \
            "$out/build-tests.log" 2>/dev/null; }
-  grep -E "^  (CUDA|Fortran|OpenMP|Random123)" "$out/configure.log"
+  grep -E "^  (CUDA|Fortran|OpenMP|Random123|MPI)" "$out/configure.log"
 }
 
 check() {
@@ -87,6 +90,28 @@ sanitize() {
     done
   done
   rm -f "$out/san.tmp"
+  cd "$src" || return
+}
+
+mpi() {
+  say "compute-sanitizer under mpirun -np 2 (libgcuba_mpi)"
+  cd "$bdir" || return
+  if [ -x tests/test-mpi-gpu ]; then
+    if OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+       GCUBA_TEST_REQUIRE_GPU=1 mpirun --oversubscribe -np 2 \
+         ./libtool --mode=execute compute-sanitizer --tool memcheck \
+         --leak-check full --error-exitcode 99 tests/test-mpi-gpu \
+         > "$out/sanitize-mpi.log" 2>&1; then
+      echo "clean: memcheck, 2 processes, tests/test-mpi-gpu" \
+        "($(grep -c '^ok' "$out/sanitize-mpi.log") ok)"
+    else
+      echo "NOT CLEAN: memcheck, 2 processes, tests/test-mpi-gpu"; status=1
+      grep -E "^=========|^not ok" "$out/sanitize-mpi.log" | head -20
+    fi
+    grep -E "ERROR SUMMARY|LEAK SUMMARY" "$out/sanitize-mpi.log"
+  else
+    echo "no tests/test-mpi-gpu (configure found no MPI?)"; status=1
+  fi
   cd "$src" || return
 }
 
@@ -157,7 +182,7 @@ fortran() {
 [ $# -gt 0 ] || set -- build check
 for step in "$@"; do
   case $step in
-  build|check|sanitize|bench|batch|fortran) $step ;;
+  build|check|sanitize|mpi|bench|batch|fortran) $step ;;
   fortran-build) fortran_build ;;
   *) echo "gpu-check.sh: unknown step $step"; exit 2 ;;
   esac

@@ -118,6 +118,9 @@ typedef const struct gcuba_integrand *gintegrand_t;
   X(-14, GCUBA_FAIL_CUDA, "CUDA error")                                        \
   X(-15, GCUBA_FAIL_DEVMEM, "device out of memory before any estimate")        \
   X(-16, GCUBA_FAIL_ENV, "bad value in a GCUBA_* environment variable")        \
+  X(-17, GCUBA_FAIL_MPI, "MPI error in a collective call (gcuba_mpi_comm)")   \
+  X(-18, GCUBA_FAIL_COLLECTIVE,                                                \
+    "the processes of a collective call passed different arguments")          \
   X(-99, GCUBA_FAIL_ABORT, "the integrand returned -999 (abort)")
 
 #define GCUBA_FAIL_ENUM_(v, name, msg) name = v,

@@ -7,7 +7,7 @@
 # In each markdown file:
 #   <!-- file: NAME -->    the next fenced block is written to NAME
 #   <!-- run: TOOLS -->    the next fenced block is run, line by line, by
-#                          `sh -e'; TOOLS is a subset of "cc nvcc fc": the
+#                          `sh -e'; TOOLS is a subset of "cc nvcc fc mpi": the
 #                          block is skipped when one of them is missing
 #   <!-- norun: WHY -->    the next fenced block is not checked
 # Any other fenced block with a line that starts with a compiler (cc, gcc,
@@ -19,7 +19,8 @@
 # The caller sets PKG_CONFIG_PATH (the installed gcuba.pc) and PATH (nvcc);
 # nvcc counts as present when `nvcc' runs and the installed gcuba.pc says
 # gcuba was built with CUDA (its cuda_libs is not empty), fc when gfortran
-# runs.  LD_LIBRARY_PATH is not set: a link line must make its program
+# runs, mpi when the installed gcuba-mpi.pc and mpirun are there (Open
+# MPI: run as root is allowed, as on CI).  LD_LIBRARY_PATH is not set: a link line must make its program
 # find libgcuba itself.  Prints TAP, one test per run block; exits 1 on
 # any failure.  This file is part of gcuba.
 set -u
@@ -35,18 +36,25 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "usage: check-snippets.sh [--examples DIR] FILE.md ..." >&2; exit 2; }
 
-have_cc=no have_nvcc=no have_fc=no
+have_cc=no have_nvcc=no have_fc=no have_mpi=no
 command -v cc > /dev/null 2>&1 && have_cc=yes
 if command -v nvcc > /dev/null 2>&1 &&
    [ -n "$(pkg-config --variable=cuda_libs gcuba 2>/dev/null)" ]; then
   have_nvcc=yes
 fi
 command -v gfortran > /dev/null 2>&1 && have_fc=yes
+if pkg-config --exists gcuba-mpi 2>/dev/null && command -v mpirun > /dev/null 2>&1; then
+  have_mpi=yes
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  OMPI_MCA_rmaps_base_oversubscribe=1
+  export OMPI_ALLOW_RUN_AS_ROOT OMPI_ALLOW_RUN_AS_ROOT_CONFIRM \
+    OMPI_MCA_rmaps_base_oversubscribe
+fi
 unset LD_LIBRARY_PATH
 
 top=$(mktemp -d "${TMPDIR:-/tmp}/gcuba-snippets.XXXXXX") || exit 2
 n=0 nfail=0 nskip=0
-echo "# cc: $have_cc, nvcc (and a CUDA build of gcuba): $have_nvcc, gfortran: $have_fc"
+echo "# cc: $have_cc, nvcc (and a CUDA build of gcuba): $have_nvcc, gfortran: $have_fc, MPI (gcuba-mpi.pc, mpirun): $have_mpi"
 echo "# gcuba.pc: $(pkg-config --path gcuba 2>/dev/null || echo 'not found')"
 
 for md in "$@"; do
@@ -99,6 +107,7 @@ for md in "$@"; do
         cc) [ $have_cc = yes ] || missing="$missing cc" ;;
         nvcc) [ $have_nvcc = yes ] || missing="$missing nvcc" ;;
         fc) [ $have_fc = yes ] || missing="$missing gfortran" ;;
+        mpi) [ $have_mpi = yes ] || missing="$missing mpi" ;;
         *) missing="$missing unknown-tool-$t" ;;
         esac
       done
@@ -124,7 +133,7 @@ for md in "$@"; do
       echo "not ok $n - $md:$args: marker not on the line directly before a block"
       nfail=$((nfail + 1)) ;;
     *)
-      if grep -Eq '^[ \t]*(\$ )?(cc|gcc|c\+\+|g\+\+|nvcc|gfortran)[ \t]' "$file"; then
+      if grep -Eq '^[ \t]*(\$ )?(cc|gcc|c\+\+|g\+\+|nvcc|gfortran|mpicc)[ \t]' "$file"; then
         n=$((n + 1))
         echo "not ok $n - $md:$line: a build line outside a run block (mark it <!-- run: ... --> or <!-- norun: why -->)"
         nfail=$((nfail + 1))

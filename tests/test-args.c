@@ -53,6 +53,7 @@ int main(void)
   double integral[4];
   int fail, nregions, i, codes[] = {0, 1, -1, -2, -3, -4, -5, -6, -7, -8,
                                     -9, -10, -11, -12, -13, -14, -15, -16,
+                                    -17, -18,
                                     -99};
   long long neval;
   plan(0);

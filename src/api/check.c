@@ -2,7 +2,10 @@
    before any work: each bad argument gives its own fail code and, at
    verbosity >= 1, a message.  This file is part of gcuba. */
 #include <math.h>
+#include <string.h>
 #include "common/common.h"
+#include "common/coll.h"
+#include "common/state.h"
 
 int gcuba_check_common(gcuba_call *c, int mindim, int maxdim)
 {
@@ -50,4 +53,62 @@ int gcuba_check_common(gcuba_call *c, int mindim, int maxdim)
                       "maxeval)",
                       c->mineval, c->maxeval);
   return 0;
+}
+
+/* a string's hash, in lower case, without a leading "ll" (gCuhre,
+   llgCuhre and Fortran's gcuhre are one routine) */
+static long long hash_name(const char *s)
+{
+  uint64_t h = GCUBA_FNV_SEED;
+  if ((s[0] == 'l' || s[0] == 'L') && (s[1] == 'l' || s[1] == 'L')) s += 2;
+  for (; *s; ++s) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch >= 'A' && ch <= 'Z') ch += 'a' - 'A';
+    h = gcuba_fnv1a(&ch, 1, h);
+  }
+  return (long long)(h >> 1);
+}
+
+/* A collective call: the processes must have passed the same arguments
+   (the integrand is compared by its name, userdata not at all). */
+int gcuba_coll_args(gcuba_call *c, int nullout)
+{
+  static const char *const what[] = {
+      "the routine", "ndim", "ncomp", "the integrand", "nvec", "epsrel",
+      "epsabs", "flags", "seed", "mineval", "maxeval", "key", "nstart",
+      "nincrease", "nbatch", "gridno", "statefile", "the output pointers "
+      "(NULL or not)"};
+  long long v[18];
+  const char *name = c->integrand && c->integrand->abi == GCUBA_ABI_VERSION
+                         ? c->integrand->name
+                         : NULL;
+  union {
+    double d;
+    long long l;
+  } u;
+  v[0] = hash_name(c->routine);
+  v[1] = c->ndim;
+  v[2] = c->ncomp;
+  v[3] = !c->integrand ? 0 : name ? hash_name(name)
+                                  : 1;
+  v[4] = c->nvec;
+  u.d = c->epsrel;
+  v[5] = u.l;
+  u.d = c->epsabs;
+  v[6] = u.l;
+  v[7] = c->flags & ~3; /* the verbosity may differ */
+  v[8] = c->seed;
+  v[9] = c->mineval;
+  v[10] = c->maxeval;
+  v[11] = c->key;
+  v[12] = c->nstart;
+  v[13] = c->nincrease;
+  v[14] = c->nbatch;
+  v[15] = c->gridno;
+  v[16] = c->statefile ? (long long)(gcuba_fnv1a(c->statefile,
+                                                     strlen(c->statefile),
+                                                     GCUBA_FNV_SEED) >> 1)
+                   : 0;
+  v[17] = nullout || !c->integral || !c->error || !c->prob;
+  return gcuba_coll_agree(c, v, 18, what);
 }

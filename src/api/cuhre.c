@@ -4,6 +4,7 @@
    narrows its counts.  This file is part of gcuba. */
 #include <limits.h>
 #include "common/common.h"
+#include "common/coll.h"
 #include "cuhre/cuhre.h"
 
 static void cuhre(gcuba_call *c)
@@ -13,7 +14,8 @@ static void cuhre(gcuba_call *c)
   c->nregions = 0;
   c->neval = 0;
   c->fail = 0;
-  if (gcuba_check_common(c, 1, GCUBA_CUHRE_MAXDIM)) return;
+  if (gcuba_coll_status(c, gcuba_check_common(c, 1, GCUBA_CUHRE_MAXDIM)))
+    return;
   for (i = 0; i < c->ncomp; ++i) {
     c->integral[i] = 0;
     c->error[i] = 0;
@@ -51,16 +53,20 @@ static void entry(const char *routine, const int ndim, const int ncomp,
   c.integral = integral;
   c.error = error;
   c.prob = prob;
-  if (!nregions || !neval || !fail) {
-    c.verbose = gcuba_env_verbose(flags);
-    gcuba_fail(&c, GCUBA_FAIL_NULL, "nregions, neval or fail is NULL");
-    if (fail) *fail = c.fail;
-    return;
+  c.verbose = gcuba_env_verbose(flags);
+  c.coll = gcuba_coll_begin();
+  if (!c.coll || !gcuba_coll_args(&c, !nregions || !neval || !fail)) {
+    if (!nregions || !neval || !fail)
+      gcuba_fail(&c, GCUBA_FAIL_NULL, "nregions, neval or fail is NULL");
+    else
+      cuhre(&c);
   }
-  cuhre(&c);
-  *nregions = c.nregions > INT_MAX ? INT_MAX : (int)c.nregions;
-  *neval = c.neval;
-  *fail = c.fail;
+  if (c.coll) gcuba_coll_end();
+  if (nregions && neval && fail) {
+    *nregions = c.nregions > INT_MAX ? INT_MAX : (int)c.nregions;
+    *neval = c.neval;
+  }
+  if (fail) *fail = c.fail;
 }
 
 void llgCuhre(const int ndim, const int ncomp, gintegrand_t integrand,

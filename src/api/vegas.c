@@ -2,6 +2,7 @@
    then the driver (src/vegas/).  This file is part of gcuba. */
 #include <limits.h>
 #include "common/common.h"
+#include "common/coll.h"
 #include "vegas/vegas.h"
 
 static void vegas(gcuba_call *c)
@@ -10,7 +11,7 @@ static void vegas(gcuba_call *c)
   c->verbose = gcuba_env_verbose(c->flags);
   c->neval = 0;
   c->fail = 0;
-  if (gcuba_check_common(c, 1, GCUBA_MAXDIM)) return;
+  if (gcuba_coll_status(c, gcuba_check_common(c, 1, GCUBA_MAXDIM))) return;
   if (c->nstart < 2 || c->nincrease < 0 || c->nbatch < 1 || c->gridno < -10 ||
       c->gridno > 10) {
     gcuba_fail(c, GCUBA_FAIL_PARAM,
@@ -62,15 +63,17 @@ static void entry(const char *routine, const int ndim, const int ncomp,
   c.integral = integral;
   c.error = error;
   c.prob = prob;
-  if (!neval || !fail) {
-    c.verbose = gcuba_env_verbose(flags);
-    gcuba_fail(&c, GCUBA_FAIL_NULL, "neval or fail is NULL");
-    if (fail) *fail = c.fail;
-    return;
+  c.verbose = gcuba_env_verbose(flags);
+  c.coll = gcuba_coll_begin();
+  if (!c.coll || !gcuba_coll_args(&c, !neval || !fail)) {
+    if (!neval || !fail)
+      gcuba_fail(&c, GCUBA_FAIL_NULL, "neval or fail is NULL");
+    else
+      vegas(&c);
   }
-  vegas(&c);
-  *neval = c.neval;
-  *fail = c.fail;
+  if (c.coll) gcuba_coll_end();
+  if (neval && fail) *neval = c.neval;
+  if (fail) *fail = c.fail;
 }
 
 void llgVegas(const int ndim, const int ncomp, gintegrand_t integrand,

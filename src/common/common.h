@@ -32,6 +32,9 @@ typedef struct gcuba_call {
   int gridno;                   /* Vegas */
   const char *statefile;        /* NULL when none */
   void *spin;
+  /* the processes this call runs on with every other (common/coll.h);
+     NULL: this process alone */
+  const struct gcuba_collective *coll;
   /* outputs */
   long long nregions;
   long long neval;
@@ -57,6 +60,10 @@ int gcuba_fail(gcuba_call *c, int fail, const char *fmt, ...)
 
 /* argument checks shared by the routines; 0 or a fail code (logged) */
 int gcuba_check_common(gcuba_call *c, int mindim, int maxdim);
+/* a collective call (c->coll): every process passed the same arguments
+   (nullout: an output pointer outside c is NULL); 0 or a fail code on
+   every process */
+int gcuba_coll_args(gcuba_call *c, int nullout);
 
 /* environment and settings (src/common/env.c) */
 int gcuba_env_verbose(int flags);     /* max(flags & 3, GCUBAVERBOSE) */

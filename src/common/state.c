@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common/state.h"
+#include "common/coll.h"
 
 #define MAGIC "gcuba-state\n"
 #define STATE_VERSION 1u
@@ -70,7 +71,21 @@ static void header(gcuba_buf *h, const char *routine, uint64_t sig,
   gcuba_buf_put(h, &size, sizeof size);
 }
 
+static int write_file(gcuba_call *c, const char *routine, uint64_t signature,
+                      const gcuba_buf *b);
+
+/* A collective call's state is the same on every process: the first
+   writes it and every one learns whether that worked. */
 int gcuba_state_write(gcuba_call *c, const char *routine, uint64_t signature,
+                      const gcuba_buf *b)
+{
+  int rc = 0;
+  if (!c->coll) return write_file(c, routine, signature, b);
+  if (c->coll->rank == 0) rc = write_file(c, routine, signature, b);
+  return gcuba_coll_status(c, rc);
+}
+
+static int write_file(gcuba_call *c, const char *routine, uint64_t signature,
                       const gcuba_buf *b)
 {
   gcuba_buf h = {0};
@@ -105,22 +120,82 @@ int gcuba_state_write(gcuba_call *c, const char *routine, uint64_t signature,
   return 0;
 }
 
-int gcuba_state_read(gcuba_call *c, const char *routine, uint64_t signature,
-                     gcuba_buf *b)
+/* the file's bytes into file: 1, 0 when there is no file, or a fail code */
+static int file_bytes(gcuba_call *c, gcuba_buf *file)
 {
   FILE *f = fopen(c->statefile, "rb");
-  gcuba_buf h = {0}, file = {0};
   unsigned char chunk[65536];
   size_t n;
-  uint64_t sum;
   if (!f) {
     if (errno == ENOENT) return 0;
     return gcuba_fail(c, GCUBA_FAIL_STATE, "%s: %s", c->statefile,
                       strerror(errno));
   }
   while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    gcuba_buf_put(&file, chunk, n);
+    gcuba_buf_put(file, chunk, n);
   fclose(f);
+  return 1;
+}
+
+/* A collective call reads the file on the first process only (the
+   others need not see it) and sends its bytes to every one. */
+static int coll_file_bytes(gcuba_call *c, gcuba_buf *file)
+{
+  const int size = c->coll->size;
+  long long v[2] = {0, 0}, *counts;
+  int rc = 0, r;
+  if (c->coll->rank == 0) {
+    rc = file_bytes(c, file);
+    v[0] = rc == 1 && file->bad ? GCUBA_FAIL_NOMEM : rc;
+    v[1] = rc == 1 ? (long long)file->n : 0;
+  }
+  counts = (long long *)calloc((size_t)size, sizeof *counts);
+  if (gcuba_coll_status(c, counts ? 0 : GCUBA_FAIL_NOMEM)) {
+    free(counts);
+    return c->fail ? c->fail : GCUBA_FAIL_NOMEM;
+  }
+  counts[0] = 2;
+  if (gcuba_coll_gather(c, v, counts, GCUBA_COLL_LL)) {
+    free(counts);
+    return c->fail;
+  }
+  if (v[0] != 1) {
+    free(counts);
+    if (v[0] < 0 && c->fail == 0)
+      return gcuba_fail(c, (int)v[0], "%s could not be read on process 0",
+                        c->statefile);
+    return (int)v[0];
+  }
+  if (c->coll->rank != 0) {
+    if (v[1] > 0) {
+      file->p = (unsigned char *)malloc((size_t)v[1]);
+      file->cap = file->n = file->p ? (size_t)v[1] : 0;
+      file->bad = !file->p;
+    }
+  }
+  if (gcuba_coll_status(c, file->bad ? GCUBA_FAIL_NOMEM : 0)) {
+    free(counts);
+    if (c->fail == 0 || c->fail == GCUBA_FAIL_NOMEM)
+      return gcuba_fail(c, GCUBA_FAIL_NOMEM, "reading the state");
+    return c->fail;
+  }
+  for (r = 0; r < size; ++r) counts[r] = 0;
+  counts[0] = v[1];
+  rc = gcuba_coll_gather(c, file->p, counts, GCUBA_COLL_BYTE);
+  free(counts);
+  return rc ? rc : 1;
+}
+
+int gcuba_state_read(gcuba_call *c, const char *routine, uint64_t signature,
+                     gcuba_buf *b)
+{
+  gcuba_buf h = {0}, file = {0};
+  uint64_t sum;
+  int rc = c->coll ? coll_file_bytes(c, &file) : file_bytes(c, &file);
+  if (rc <= 0) {
+    gcuba_buf_free(&file);
+    return rc;
+  }
   header(&h, routine, signature, 0);
   /* the header up to the payload size must match byte for byte */
   if (file.bad || h.bad || file.n < h.n + sizeof sum ||
@@ -155,5 +230,6 @@ int gcuba_state_read(gcuba_call *c, const char *routine, uint64_t signature,
 
 void gcuba_state_remove(gcuba_call *c)
 {
+  if (c->coll && c->coll->rank != 0) return;
   if (c->statefile && !(c->flags & GCUBA_KEEPSTATE)) remove(c->statefile);
 }

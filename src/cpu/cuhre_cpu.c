@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cuhre/backend.h"
+#include "common/coll.h"
 #include "gcuba/gpu_ops.h"
 #ifdef _OPENMP
 #include <omp.h>
@@ -52,6 +53,7 @@ typedef struct {
   double *utab;         /* [np][ndim] the points as half-width offsets
                            (gcuba_rule_point), or NULL when too large:
                            then each point is formed as it is needed */
+  long long *counts;     /* [2 * processes] a collective call's shares */
   volatile int abort;
 } cpu;
 
@@ -120,6 +122,7 @@ static void destroy(void *ctx)
   free(t->xbuf);
   free(t->fbuf);
   free(t->utab);
+  free(t->counts);
   free(t);
 }
 
@@ -139,6 +142,10 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   t->fbuf = (double *)malloc(sizeof(double) * (size_t)t->np * t->ncomp *
                              t->nthreads);
   if (!t->xbuf || !t->fbuf) goto nomem;
+  if (c->coll) {
+    t->counts = (long long *)malloc(sizeof(long long) * 2 * c->coll->size);
+    if (!t->counts) goto nomem;
+  }
   /* forming a point costs as much as a cheap integrand: tabulate them
      (up to 16 MiB: the degree 9 rule up to 16 dimensions; beyond that
      the 2^ndim corner points make the integrand the larger cost) */
@@ -256,27 +263,62 @@ static int eval_region(cpu *t, long long i, int tid)
   return 0;
 }
 
+/* a collective call: the new regions' results of every process to every
+   process (each evaluated its share, rows [a, b) of gcuba_coll_share) */
+static int exchange(cpu *t)
+{
+  const gcuba_collective *coll = t->c->coll;
+  const int ncomp = t->ncomp, size = coll->size;
+  long long *cnt = t->counts + size, a, b;
+  int r, rc;
+  gcuba_coll_share(coll, t->n - t->nold, &a, &b, t->counts);
+  for (r = 0; r < size; ++r) cnt[r] = t->counts[r] * ncomp;
+  rc = gcuba_coll_gather(t->c, t->a.avg + t->nold * ncomp, cnt,
+                         GCUBA_COLL_DOUBLE);
+  if (!rc)
+    rc = gcuba_coll_gather(t->c, t->a.err + t->nold * ncomp, cnt,
+                           GCUBA_COLL_DOUBLE);
+  for (r = 0; r < size; ++r) cnt[r] *= (long long)sizeof(int);
+  if (!rc)
+    rc = gcuba_coll_gather(t->c, t->a.dims + t->nold * ncomp, cnt,
+                           GCUBA_COLL_BYTE);
+  return rc;
+}
+
 static int eval(void *ctx, double *sumavg, double *sumerr)
 {
   cpu *t = (cpu *)ctx;
   const int ncomp = t->ncomp, ndim = t->ndim;
-  long long i, n = t->n, n0 = t->nold;
+  long long i, n = t->n, n0 = t->nold, a = n0, b = n;
   int st = 0, c;
   t->abort = 0;
-  if ((n - n0) * t->np < PAR_MIN || t->nthreads < 2) {
-    for (i = n0; i < n && !t->abort; ++i) st |= eval_region(t, i, 0);
+  /* a collective call: this process evaluates its share [a, b) */
+  if (t->c->coll) {
+    gcuba_coll_share(t->c->coll, n - n0, &a, &b, NULL);
+    a += n0;
+    b += n0;
+  }
+  if ((b - a) * t->np < PAR_MIN || t->nthreads < 2) {
+    for (i = a; i < b && !t->abort; ++i) st |= eval_region(t, i, 0);
   } else {
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 4) num_threads(t->nthreads) \
     reduction(| : st)
 #endif
-    for (i = n0; i < n; ++i) {
+    for (i = a; i < b; ++i) {
       int tid = 0;
 #ifdef _OPENMP
       tid = omp_get_thread_num();
 #endif
       if (!t->abort) st |= eval_region(t, i, tid);
     }
+  }
+  if (t->c->coll) {
+    long long v = st;
+    int rc = gcuba_coll_reduce_ll(t->c, &v, 1, GCUBA_COLL_BOR);
+    if (rc) return rc;
+    st = (int)v;
+    if (!st && (rc = exchange(t))) return rc;
   }
   if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
   if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "vegas/backend.h"
+#include "common/coll.h"
 #include "gcuba/gpu_ops.h"
 #ifdef _OPENMP
 #include <omp.h>
@@ -54,6 +55,12 @@ typedef struct {
   int bbon;          /* bb in use this iteration */
   uint64_t *hi, *lo; /* [ndim*nb] merged bin sums of a slice */
   double *tot;       /* [2*ncomp] */
+  /* a collective call (c->coll): each process samples its share of every
+     slice's groups; these hold the exchange */
+  double *gx;        /* [ngroups][2*ncomp] group results, by group */
+  long long gxcap;
+  uint64_t *xhl;     /* [processes][2][ndim*nb] every process's bin sums */
+  long long *cnt;    /* [2*processes] shares */
   volatile int abort;
 } cpu;
 
@@ -98,6 +105,9 @@ static void destroy(void *ctx)
   free(t->hi);
   free(t->lo);
   free(t->tot);
+  free(t->gx);
+  free(t->xhl);
+  free(t->cnt);
   free(t);
 }
 
@@ -127,6 +137,11 @@ static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
   t->lo = (uint64_t *)malloc(cells * sizeof(uint64_t));
   t->tot = (double *)malloc(2 * nc * sizeof(double));
   if (!t->t || !t->hi || !t->lo || !t->tot) goto nomem;
+  if (c->coll) {
+    t->xhl = (uint64_t *)malloc(2 * cells * c->coll->size * sizeof(uint64_t));
+    t->cnt = (long long *)malloc(2 * c->coll->size * sizeof(long long));
+    if (!t->xhl || !t->cnt) goto nomem;
+  }
   for (i = 0; i < t->nthreads; ++i) {
     thr *h = &t->t[i];
     h->x = (double *)malloc((size_t)t->batch * nd * sizeof(double));
@@ -342,17 +357,24 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
   int64_t sl, ngmax = gcuba_vegas_tree_next(spc);
   int st = 0, i, col;
 
-  if (grow((void **)&t->grp, &t->grpcap, ngmax * nc2, sizeof(double)))
-    return GCUBA_FAIL_NOMEM;
-  if (it->bins) {
+  const gcuba_collective *coll = t->c->coll;
+  int rc = 0;
+
+  if (grow((void **)&t->grp, &t->grpcap, ngmax * nc2, sizeof(double)) ||
+      (coll && grow((void **)&t->gx, &t->gxcap, ngmax * nc2, sizeof(double))))
+    rc = GCUBA_FAIL_NOMEM;
+  if (it->bins && !rc) {
     int64_t need = cps < it->strat.calls ? cps : it->strat.calls;
     if (grow((void **)&t->fj, &t->fjcap, need, sizeof(double)))
-      return GCUBA_FAIL_NOMEM;
+      rc = GCUBA_FAIL_NOMEM;
     t->bbon = need * t->ndim * 2 <= BINBUF &&
               !grow((void **)&t->bb, &t->bbcap, need * t->ndim,
                     sizeof(uint16_t));
     for (i = 0; i < (int)cells; ++i) d[i] = 0;
   }
+  /* the exchanges below must not wait for a process that has left */
+  if (coll && (rc = gcuba_coll_status(t->c, rc))) return rc;
+  if (rc) return rc;
   for (col = 0; col < nc2; ++col) t->tot[col] = 0;
   t->abort = 0;
   for (i = 0; i < t->nthreads; ++i)
@@ -368,12 +390,22 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
     const int64_t s0 = c0 * it->plan.cpt * it->strat.npg;
     /* threads for this slice: no more than its groups, and one per
        MINWORK samples (small iterations do not pay for a parallel region) */
-    const int64_t work = 1 + (c1 - c0) * it->plan.cpt * it->strat.npg / MINWORK;
-    const int nt = (int)(ng < work ? ng : work) < t->nthreads
-                       ? (int)(ng < work ? ng : work)
-                       : t->nthreads;
+    /* this process's groups [ga, gb) (all of them unless collective) */
+    long long ga = 0, gb = ng;
+    int64_t work, gi;
+    int nt;
     double qmax = 0;
-    int64_t gi;
+    if (coll) gcuba_coll_share(coll, ng, &ga, &gb, t->cnt);
+    {
+      const int64_t k0 = c0 + ga * GCUBA_VEGAS_GROUP;
+      const int64_t k1 = c0 + gb * GCUBA_VEGAS_GROUP < c1
+                             ? c0 + gb * GCUBA_VEGAS_GROUP
+                             : c1;
+      work = 1 + (k1 > k0 ? k1 - k0 : 0) * it->plan.cpt * it->strat.npg /
+                     MINWORK;
+      if (work > gb - ga) work = gb - ga > 0 ? gb - ga : 1;
+      nt = work < t->nthreads ? (int)work : t->nthreads;
+    }
     for (i = 0; i < t->nthreads; ++i) {
       t->t[i].qmax = 0;
       t->t[i].st = 0;
@@ -381,7 +413,7 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
 #endif
-    for (gi = 0; gi < ng; ++gi) {
+    for (gi = ga; gi < gb; ++gi) {
       int tid = 0, rc = 0;
       thr *h;
       int64_t j, j1 = c0 + (gi + 1) * GCUBA_VEGAS_GROUP;
@@ -413,6 +445,25 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
       st |= t->t[i].st;
       if (t->t[i].qmax > qmax) qmax = t->t[i].qmax;
     }
+    if (coll) {
+      /* every process's status, largest q and group results */
+      long long v = st;
+      int r;
+      if ((rc = gcuba_coll_reduce_ll(t->c, &v, 1, GCUBA_COLL_BOR)) ||
+          (rc = gcuba_coll_reduce_d(t->c, &qmax, 1, GCUBA_COLL_MAX)))
+        return rc;
+      st = (int)v;
+      if (st & GCUBA_ST_ABORT) break;
+      for (gi = ga; gi < gb; ++gi)
+        for (col = 0; col < nc2; ++col)
+          t->gx[gi * nc2 + col] = t->grp[(size_t)col * ngmax + gi];
+      for (r = 0; r < coll->size; ++r) t->cnt[r] *= nc2;
+      if ((rc = gcuba_coll_gather(t->c, t->gx, t->cnt, GCUBA_COLL_DOUBLE)))
+        return rc;
+      for (gi = 0; gi < ng; ++gi)
+        for (col = 0; col < nc2; ++col)
+          t->grp[(size_t)col * ngmax + gi] = t->gx[gi * nc2 + col];
+    }
     if (st & GCUBA_ST_ABORT) break;
     for (col = 0; col < nc2; ++col)
       t->tot[col] += tree(t->grp + (size_t)col * ngmax, ng);
@@ -439,9 +490,14 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
         tid = omp_get_thread_num();
         nt = omp_get_num_threads();
 #endif
-        per = (c1 - c0 + nt - 1) / nt;
-        a = c0 + tid * per;
-        b = a + per < c1 ? a + per : c1;
+        /* the chunks of this process's groups */
+        const int64_t k0 = c0 + ga * GCUBA_VEGAS_GROUP;
+        const int64_t k1 = c0 + gb * GCUBA_VEGAS_GROUP < c1
+                               ? c0 + gb * GCUBA_VEGAS_GROUP
+                               : c1;
+        per = (k1 - k0 + nt - 1) / nt;
+        a = k0 + tid * per;
+        b = a + per < k1 ? a + per : k1;
         if (a < b) bins(t, &t->t[tid], it, a, b, s0, E);
       }
       {
@@ -451,6 +507,23 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
           for (m = 0; m < cells; ++m)
             gcuba_vegas_fx_add(&t->hi[m], &t->lo[m], t->t[i].hi[m],
                                t->t[i].lo[m]);
+        if (coll) {
+          /* exact integer sums: added in any order, the same bits */
+          int r;
+          uint64_t *mine = t->xhl + 2 * cells * coll->rank;
+          memcpy(mine, t->hi, cells * sizeof(uint64_t));
+          memcpy(mine + cells, t->lo, cells * sizeof(uint64_t));
+          for (r = 0; r < coll->size; ++r)
+            t->cnt[r] = (long long)(2 * cells * sizeof(uint64_t));
+          if ((rc = gcuba_coll_gather(t->c, t->xhl, t->cnt, GCUBA_COLL_BYTE)))
+            return rc;
+          for (m = 0; m < cells; ++m) t->hi[m] = t->lo[m] = 0;
+          for (r = 0; r < coll->size; ++r)
+            for (m = 0; m < cells; ++m)
+              gcuba_vegas_fx_add(&t->hi[m], &t->lo[m],
+                                 t->xhl[2 * cells * r + m],
+                                 t->xhl[2 * cells * r + cells + m]);
+        }
         for (m = 0; m < cells; ++m)
           d[m] += gcuba_vegas_fx_value(t->hi[m], t->lo[m], E);
       }
@@ -468,6 +541,11 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
     sums[nc2 + col] = hi;
     sums[nc2 + ncomp + col] = lo;
   }
+  if (coll && ((rc = gcuba_coll_reduce_d(t->c, sums + nc2, ncomp,
+                                         GCUBA_COLL_MAX)) ||
+               (rc = gcuba_coll_reduce_d(t->c, sums + nc2 + ncomp, ncomp,
+                                         GCUBA_COLL_MIN))))
+    return rc;
   return 0;
 }
 

@@ -36,6 +36,7 @@
 #include "cuhre/backend.h"
 #include "common/chisq.h"
 #include "common/state.h"
+#include "common/coll.h"
 
 /* the policy's constants: gcuba/cuhre_policy.h */
 #define GAMMA GCUBA_CUHRE_GAMMA
@@ -672,6 +673,74 @@ static void run(cuhre *t)
   if (c->fail == 0 && c->statefile) gcuba_state_remove(c);
 }
 
+/* ---- collective calls (common/coll.h) ------------------------------------
+   Every process runs this driver on the same data; the backend divides
+   the evaluation of the new regions among them and exchanges the results
+   (its eval).  Around it, every operation's status is agreed, so that a
+   failure on one process (out of memory) ends the call on all of them
+   instead of leaving the others waiting. */
+typedef struct {
+  const gcuba_cuhre_ops *ops;
+  void *ctx;
+  gcuba_call *c;
+} coll_ctx;
+#define CW(x) ((coll_ctx *)(x))
+
+static void cw_destroy(void *x)
+{
+  CW(x)->ops->destroy(CW(x)->ctx);
+  free(x);
+}
+static long long cw_minbatch(void *x)
+{
+  return CW(x)->ops->minbatch(CW(x)->ctx);
+}
+static int cw_init(void *x, const int *ndiv)
+{
+  return gcuba_coll_status(CW(x)->c, CW(x)->ops->init(CW(x)->ctx, ndiv));
+}
+static int cw_load(void *x, const gcuba_region_set *s)
+{
+  return gcuba_coll_status(CW(x)->c, CW(x)->ops->load(CW(x)->ctx, s));
+}
+static int cw_save(void *x, gcuba_region_set *s)
+{
+  return gcuba_coll_status(CW(x)->c, CW(x)->ops->save(CW(x)->ctx, s));
+}
+static long long cw_nleaves(void *x)
+{
+  return CW(x)->ops->nleaves(CW(x)->ctx);
+}
+static long long cw_nnew(void *x) { return CW(x)->ops->nnew(CW(x)->ctx); }
+static int cw_eval(void *x, double *sumavg, double *sumerr)
+{
+  return gcuba_coll_status(CW(x)->c,
+                           CW(x)->ops->eval(CW(x)->ctx, sumavg, sumerr));
+}
+static int cw_hist(void *x, const gcuba_classify *cl, gcuba_hist *h,
+                   double *relerr)
+{
+  return gcuba_coll_status(CW(x)->c,
+                           CW(x)->ops->hist(CW(x)->ctx, cl, h, relerr));
+}
+static int cw_apply(void *x, const gcuba_classify *cl, double *finavg,
+                    double *finerr)
+{
+  return gcuba_coll_status(CW(x)->c,
+                           CW(x)->ops->apply(CW(x)->ctx, cl, finavg, finerr));
+}
+static double cw_kernel_ms(void *x)
+{
+  return CW(x)->ops->kernel_ms ? CW(x)->ops->kernel_ms(CW(x)->ctx) : -1;
+}
+static void cw_hint(void *x, const gcuba_classify *cl, const double *finavg)
+{
+  if (CW(x)->ops->hint) CW(x)->ops->hint(CW(x)->ctx, cl, finavg);
+}
+static const gcuba_cuhre_ops coll_ops = {
+    "collective", NULL, cw_destroy, cw_minbatch, cw_init, cw_load, cw_save,
+    cw_nleaves, cw_nnew, cw_eval, cw_hist, cw_apply, cw_kernel_ms, cw_hint};
+
 void gcuba_cuhre_run(gcuba_call *c)
 {
   cuhre t;
@@ -692,6 +761,11 @@ void gcuba_cuhre_run(gcuba_call *c)
 #else
   bk = gcuba_choose_backend(c, 0);
 #endif
+  if (c->coll) {
+    static const char *const what[] = {"the backend (GCUBA_DEVICE, GPUs)"};
+    long long v = bk;
+    if (gcuba_coll_agree(c, &v, 1, what)) return;
+  }
   if (bk < 0) return;
   t.ops = &gcuba_cuhre_cpu;
 #ifdef HAVE_CUDA
@@ -700,7 +774,9 @@ void gcuba_cuhre_run(gcuba_call *c)
   gcuba_set_last_backend(bk);
   t.relfrac = gcuba_cuhre_relfrac0(t.rule.degree);
   t.maxregions = gcuba_cuhre_max_regions(c, t.ops != &gcuba_cuhre_cpu, 0);
-  if (t.maxregions < 0) return;
+  if (gcuba_coll_status(c, t.maxregions < 0 ? c->fail : 0) ||
+      gcuba_coll_reduce_ll(c, &t.maxregions, 1, GCUBA_COLL_MIN))
+    return;
   gcuba_log(c, 2, "ndim %d, ncomp %d, epsrel %g, epsabs %g, flags %d, "
             "mineval %lld, maxeval %lld, key %d (degree-%d rule, %d points"
             " and %d probes),"
@@ -712,12 +788,14 @@ void gcuba_cuhre_run(gcuba_call *c)
   t.xok = (int *)calloc((size_t)c->ncomp, sizeof(int));
   t.chi = (gcuba_vegas_combine_t *)calloc((size_t)c->ncomp, sizeof *t.chi);
   t.hist = (gcuba_hist *)malloc(sizeof *t.hist);
-  if (!mem || !t.chi || !t.hist || !t.xok) {
+  if (gcuba_coll_status(c, !mem || !t.chi || !t.hist || !t.xok
+                               ? GCUBA_FAIL_NOMEM : 0)) {
     free(mem);
     free(t.xok);
     free(t.chi);
     free(t.hist);
-    gcuba_fail(c, GCUBA_FAIL_NOMEM, "driver state");
+    if (c->fail == 0 || c->fail == GCUBA_FAIL_NOMEM)
+      gcuba_fail(c, GCUBA_FAIL_NOMEM, "driver state");
     return;
   }
   t.finavg = mem;
@@ -740,14 +818,41 @@ void gcuba_cuhre_run(gcuba_call *c)
   t.tm[3] = now_ms();
   t.ctx = t.ops->create(c, &t.rule, &t.maxregions, &fail);
   t.tm[3] = now_ms() - t.tm[3];
+  if (c->coll &&
+      (gcuba_coll_status(c, t.ctx ? 0 : fail ? fail : GCUBA_FAIL_NOMEM) ||
+       gcuba_coll_reduce_ll(c, &t.maxregions, 1, GCUBA_COLL_MIN)) &&
+      t.ctx) {
+    t.ops->destroy(t.ctx);
+    t.ctx = NULL;
+  }
   if (t.ctx) {
+    const char *bkname = t.ops->name;
+    double kms;
     gcuba_log(c, 2, "region limit %lld", t.maxregions);
     t.minbatch = t.ops->minbatch(t.ctx);
     if (getenv("GCUBA_CUHRE_MINBATCH")) {
       long long mb = atoll(getenv("GCUBA_CUHRE_MINBATCH"));
       if (mb > 0) t.minbatch = mb;
     }
-    double kms;
+    if (c->coll) {
+      static const char *const what[] = {
+          "the regions split per iteration (GCUBA_CUHRE_MINBATCH)"};
+      coll_ctx *w = (coll_ctx *)malloc(sizeof *w);
+      if (gcuba_coll_agree(c, &t.minbatch, 1, what) ||
+          gcuba_coll_status(c, w ? 0 : GCUBA_FAIL_NOMEM)) {
+        if (w == NULL && c->fail == GCUBA_FAIL_NOMEM)
+          gcuba_fail(c, GCUBA_FAIL_NOMEM, "driver state");
+        free(w);
+        t.ops->destroy(t.ctx);
+        t.ctx = NULL;
+        goto done;
+      }
+      w->ops = t.ops;
+      w->ctx = t.ctx;
+      w->c = c;
+      t.ops = &coll_ops;
+      t.ctx = w;
+    }
     run(&t);
     kms = t.ops->kernel_ms ? t.ops->kernel_ms(t.ctx) : -1;
     t.tm[4] = now_ms();
@@ -755,13 +860,14 @@ void gcuba_cuhre_run(gcuba_call *c)
     t.tm[4] = now_ms() - t.tm[4];
     gcuba_log(c, 2, "%lld iterations on the %s backend; ms: set-up %.3f, "
               "evaluation %.3f, classification %.3f, splitting %.3f, "
-              "clean-up %.3f", t.iter + 1, t.ops->name, t.tm[3], t.tm[0],
+              "clean-up %.3f", t.iter + 1, bkname, t.tm[3], t.tm[0],
               t.tm[1], t.tm[2], t.tm[4]);
     if (kms >= 0)
       gcuba_log(c, 2, "rule kernel: %.3f ms for %lld evaluations (%.2f G "
                 "evaluations/s)", kms, c->neval,
                 kms > 0 ? c->neval / kms * 1e-6 : 0.0);
   }
+done:
   free(mem);
   free(t.xok);
   free(t.chi);

@@ -36,6 +36,7 @@
 #include "vegas/grid.h"
 #include "common/chisq.h"
 #include "common/state.h"
+#include "common/coll.h"
 #include "common/sobol.h"
 
 /* ---- tunables (doc/vegas.md) ------------------------------------------ */
@@ -725,7 +726,7 @@ static void run(vegas *v)
     it.bins = !v->frozen;
     if (it.bins) bin_weights(v);
     it.qw = v->qw;
-    rc = v->ops->iterate(v->ctx, &it, v->sums, v->d);
+    rc = gcuba_coll_status(c, v->ops->iterate(v->ctx, &it, v->sums, v->d));
     v->grid_changed = 0;
     if (rc) {
       if (rc == GCUBA_FAIL_DEVMEM && v->k > 0) {
@@ -800,12 +801,23 @@ void gcuba_vegas_run(gcuba_call *c)
   v.ngrids = v.shared ? 1 : c->ndim;
   v.last = (c->flags & GCUBA_LAST) != 0;
   v.smooth = !(c->flags & GCUBA_SHARPEDGES);
-  if (knobs(&v)) return;
+  if (gcuba_coll_status(c, knobs(&v) ? c->fail : 0)) return;
 #ifdef HAVE_CUDA
   bk = gcuba_choose_backend(c, 1);
 #else
   bk = gcuba_choose_backend(c, 0);
 #endif
+  if (c->coll) {
+    /* what each process reads from its environment and devices */
+    static const char *const what[] = {"the backend (GCUBA_DEVICE, GPUs)",
+                                       "GCUBA_VEGAS_NBINS",
+                                       "GCUBA_VEGAS_ADAPT"};
+    long long a[3];
+    a[0] = bk;
+    a[1] = v.nb;
+    a[2] = v.adapt_max;
+    if (gcuba_coll_agree(c, a, 3, what)) return;
+  }
   if (bk < 0) return;
   v.ops = &gcuba_vegas_cpu;
 #ifdef HAVE_CUDA
@@ -818,8 +830,10 @@ void gcuba_vegas_run(gcuba_call *c)
   v.scratch = (double *)malloc(sizeof(double) *
                                GCUBA_VEGAS_GRID_SCRATCH(v.nb));
   v.sums = (double *)malloc(sizeof(double) * 9 * v.ncomp);
-  if (!v.grid || !v.d || !v.scratch || !v.sums || hist_reserve(&v, 64)) {
-    gcuba_fail(c, GCUBA_FAIL_NOMEM, "driver state");
+  if (gcuba_coll_status(c, !v.grid || !v.d || !v.scratch || !v.sums ||
+                               hist_reserve(&v, 64) ? GCUBA_FAIL_NOMEM : 0)) {
+    if (c->fail == 0 || c->fail == GCUBA_FAIL_NOMEM)
+      gcuba_fail(c, GCUBA_FAIL_NOMEM, "driver state");
     goto out;
   }
   v.res = v.sums + 4 * v.ncomp;
@@ -837,13 +851,20 @@ void gcuba_vegas_run(gcuba_call *c)
     /* Cuba's Vegas samples Sobol points for seed 0: so does gVegas */
     v.sobol = (uint64_t *)malloc(sizeof(uint64_t) * GCUBA_SOBOL_BITS *
                                  (size_t)v.ndim);
-    if (!v.sobol || gcuba_sobol_dirs(v.ndim, v.sobol)) {
-      gcuba_fail(c, GCUBA_FAIL_NOMEM, "Sobol direction numbers");
+    if (gcuba_coll_status(c, !v.sobol || gcuba_sobol_dirs(v.ndim, v.sobol)
+                                 ? GCUBA_FAIL_NOMEM : 0)) {
+      if (c->fail == 0 || c->fail == GCUBA_FAIL_NOMEM)
+        gcuba_fail(c, GCUBA_FAIL_NOMEM, "Sobol direction numbers");
       goto out;
     }
     s.sobol = v.sobol;
   }
   v.ctx = v.ops->create(c, &s, &fail);
+  if (gcuba_coll_status(c, v.ctx ? 0 : fail ? fail : GCUBA_FAIL_NOMEM) &&
+      v.ctx) {
+    v.ops->destroy(v.ctx);
+    v.ctx = NULL;
+  }
   if (v.ctx) {
     run(&v);
     v.ops->destroy(v.ctx);

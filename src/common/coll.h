@@ -1,0 +1,70 @@
+/* src/common/coll.h -- calls made collective over several processes.
+   libgcuba never links MPI: libgcuba_mpi (src/mpi/) installs a table of
+   the few collective operations the drivers need, and every gCuhre and
+   gVegas call made while it is installed runs on every process of the
+   group at once.  The drivers stay replicated: every process keeps the
+   whole state of the call and takes every decision itself, on the same
+   data; only the integrand evaluations of an iteration are divided, and
+   their results exchanged, so that every process holds the bits a single
+   process would have computed.  The result is therefore identical, bit
+   for bit, whatever the number of processes (and of threads).
+   This file is part of gcuba. */
+#ifndef GCUBA_COLL_H
+#define GCUBA_COLL_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { GCUBA_COLL_DOUBLE = 0, GCUBA_COLL_LL = 1, GCUBA_COLL_BYTE = 2 };
+enum { GCUBA_COLL_MIN = 0, GCUBA_COLL_MAX = 1, GCUBA_COLL_SUM = 2,
+       GCUBA_COLL_BOR = 3 };
+
+typedef struct gcuba_collective {
+  int rank, size;
+  void *ctx;
+  /* In place: buf holds every process's block in rank order, counts[r]
+     elements of type (GCUBA_COLL_*) from process r; this process's block
+     is filled, the others are received.  0, or nonzero on an error. */
+  int (*allgatherv)(void *ctx, void *buf, const long long *counts, int type);
+  /* v[0..n) combined elementwise over the processes with op
+     (GCUBA_COLL_SUM and BOR for GCUBA_COLL_LL only) */
+  int (*allreduce)(void *ctx, void *v, int n, int type, int op);
+} gcuba_collective;
+
+/* Install (or, with NULL, remove) the collective for later calls; the
+   table is copied.  For libgcuba_mpi. */
+void gcuba_collective_set(const gcuba_collective *coll);
+
+struct gcuba_call;
+/* The collective a call starting now runs over, or NULL: local.  One
+   call at a time is collective: a call made while another runs (an
+   integrand that integrates, another thread) is local.  A non-NULL
+   result must be given back with gcuba_coll_end. */
+const gcuba_collective *gcuba_coll_begin(void);
+void gcuba_coll_end(void);
+/* Every process passes n values (names[i] says what v[i] is, for the
+   message); 0 when all agree, else every process gets
+   GCUBA_FAIL_COLLECTIVE (GCUBA_FAIL_MPI when the exchange failed). */
+int gcuba_coll_agree(struct gcuba_call *c, const long long *v, int n,
+                     const char *const *names);
+/* rc (0 or a fail code) of every process: the lowest, on all of them
+   (so that one process's failure ends the call on every one); without a
+   collective, rc */
+int gcuba_coll_status(struct gcuba_call *c, int rc);
+/* v[0..n) reduced with op over the processes; 0 or GCUBA_FAIL_MPI */
+int gcuba_coll_reduce_ll(struct gcuba_call *c, long long *v, int n, int op);
+int gcuba_coll_reduce_d(struct gcuba_call *c, double *v, int n, int op);
+/* in-place all-gather of blocks of counts[r] elements; counts has size
+   entries; 0 or GCUBA_FAIL_MPI */
+int gcuba_coll_gather(struct gcuba_call *c, void *buf, const long long *counts,
+                      int type);
+/* this process's share [*a, *b) of n items, and every share's count into
+   counts[size] (counts may be NULL); items go to processes in rank order,
+   contiguous, as evenly as possible */
+void gcuba_coll_share(const gcuba_collective *coll, long long n,
+                      long long *a, long long *b, long long *counts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,115 @@
+/* src/mpi/gcuba_mpi.c -- libgcuba_mpi: the collective operations of
+   common/coll.h over an MPI communicator, installed into libgcuba by
+   gcuba_mpi_comm.  libgcuba itself never links MPI.  This file is part
+   of gcuba. */
+#include <limits.h>
+#include <stdlib.h>
+#include "gcuba_mpi.h"
+#include "common/coll.h"
+
+static MPI_Comm comm = MPI_COMM_NULL; /* our duplicate */
+static int *counts, *displs;          /* [size] scratch of allgatherv */
+static int finalize_key = MPI_KEYVAL_INVALID;
+
+static MPI_Datatype type_of(int type)
+{
+  return type == GCUBA_COLL_DOUBLE ? MPI_DOUBLE
+         : type == GCUBA_COLL_LL   ? MPI_LONG_LONG
+                                   : MPI_BYTE;
+}
+
+static int allgatherv(void *ctx, void *buf, const long long *n, int type)
+{
+  int size, r, total = 0;
+  (void)ctx;
+  MPI_Comm_size(comm, &size);
+  for (r = 0; r < size; ++r) {
+    if (n[r] < 0 || n[r] > INT_MAX - total) return MPI_ERR_COUNT;
+    counts[r] = (int)n[r];
+    displs[r] = total;
+    total += counts[r];
+  }
+  return MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf, counts,
+                        displs, type_of(type), comm);
+}
+
+static int allreduce(void *ctx, void *v, int n, int type, int op)
+{
+  MPI_Op o = op == GCUBA_COLL_MIN   ? MPI_MIN
+             : op == GCUBA_COLL_MAX ? MPI_MAX
+             : op == GCUBA_COLL_SUM ? MPI_SUM
+                                    : MPI_BOR;
+  (void)ctx;
+  return MPI_Allreduce(MPI_IN_PLACE, v, n, type_of(type), o, comm);
+}
+
+static void release(void)
+{
+  gcuba_collective_set(NULL);
+  if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  comm = MPI_COMM_NULL;
+  free(counts);
+  free(displs);
+  counts = displs = NULL;
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: leave the
+   collective mode then, while the duplicate can still be freed */
+static int on_finalize(MPI_Comm c, int key, void *val, void *extra)
+{
+  (void)c;
+  (void)key;
+  (void)val;
+  (void)extra;
+  release();
+  return MPI_SUCCESS;
+}
+
+int gcuba_mpi_comm(MPI_Comm user)
+{
+  gcuba_collective t;
+  int inited = 0, finalized = 0, rc, size, rank;
+  MPI_Initialized(&inited);
+  MPI_Finalized(&finalized);
+  if (!inited || finalized) return MPI_ERR_OTHER;
+  release();
+  if (user == MPI_COMM_NULL) return MPI_SUCCESS;
+  if ((rc = MPI_Comm_dup(user, &comm)) != MPI_SUCCESS) {
+    comm = MPI_COMM_NULL;
+    return rc;
+  }
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  counts = (int *)malloc(sizeof(int) * (size_t)size);
+  displs = (int *)malloc(sizeof(int) * (size_t)size);
+  if (!counts || !displs) {
+    release();
+    return MPI_ERR_NO_MEM;
+  }
+  if (finalize_key == MPI_KEYVAL_INVALID) {
+    if ((rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize,
+                                     &finalize_key, NULL)) != MPI_SUCCESS ||
+        (rc = MPI_Comm_set_attr(MPI_COMM_SELF, finalize_key, NULL)) !=
+            MPI_SUCCESS) {
+      finalize_key = MPI_KEYVAL_INVALID;
+      release();
+      return rc;
+    }
+  }
+  t.rank = rank;
+  t.size = size;
+  t.ctx = NULL;
+  t.allgatherv = allgatherv;
+  t.allreduce = allreduce;
+  gcuba_collective_set(&t);
+  return MPI_SUCCESS;
+}
+
+/* Fortran, without the module: integer function gcuba_mpi_comm(comm) with
+   comm a Fortran communicator (MPI_COMM_WORLD, MPI_COMM_NULL, ...) */
+int gcuba_mpi_comm_(const MPI_Fint *fcomm);
+int gcuba_mpi_comm_(const MPI_Fint *fcomm)
+{
+  return gcuba_mpi_comm(MPI_Comm_f2c(*fcomm));
+}
