@@ -12,6 +12,9 @@
 #   bash bench/gpu-check.sh mpi      tests/test-mpi-gpu under mpirun -np 2,
 #                                    each process under compute-sanitizer
 #                                    (memcheck, leaks), on the one GPU
+#   bash bench/gpu-check.sh mpibench bench/bench-mpi on the GPU backend
+#                                    with 1, 2, 4, ... processes (up to the
+#                                    GPUs there are), one GPU each
 #   bash bench/gpu-check.sh bench    bench-1d, bench-cuhre and bench-genz on the GPU
 #                                    (BENCH_LIMIT seconds per level, default
 #                                    2), then the reference PAGANI when
@@ -115,6 +118,24 @@ mpi() {
   cd "$src" || return
 }
 
+mpibench() {
+  say "bench-mpi: gCuhre over 1, 2, 4, ... processes and GPUs"
+  cd "$bdir" || return
+  local ngpu np=1
+  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU")
+  make -j"$J" bench/bench-mpi > "$out/bench-mpi-build.log" 2>&1 \
+    || { status=1; tail -20 "$out/bench-mpi-build.log"; cd "$src"; return; }
+  : > "$out/bench-mpi.txt"
+  while [ $np -le "${ngpu:-1}" ]; do
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      mpirun --oversubscribe -np $np ./bench/bench-mpi --backend gpu \
+      --reps "${MPI_REPS:-3}" >> "$out/bench-mpi.txt" 2>&1 || status=1
+    np=$((np * 2))
+  done
+  cat "$out/bench-mpi.txt"
+  cd "$src" || return
+}
+
 bench() {
   say bench
   cd "$bdir" || return
@@ -182,7 +203,7 @@ fortran() {
 [ $# -gt 0 ] || set -- build check
 for step in "$@"; do
   case $step in
-  build|check|sanitize|mpi|bench|batch|fortran) $step ;;
+  build|check|sanitize|mpi|mpibench|bench|batch|fortran) $step ;;
   fortran-build) fortran_build ;;
   *) echo "gpu-check.sh: unknown step $step"; exit 2 ;;
   esac

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <cub/device/device_scan.cuh>
 #include "common.cuh"
+#include "common/coll.h"
 #include "cuhre/backend.h"
 #include "gcuba/cuhre_kernels.cuh"
 
@@ -84,6 +85,12 @@ typedef struct {
   gcuba_classify spec_cl;   /* relfinish, epsrel, epsabs of the hint */
   double spec_fin[GCUBA_CUHRE_GPU_MAXCOMP];
   double spec_budget[GCUBA_CUHRE_GPU_MAXCOMP];
+  /* a collective call (common/coll.h): the new regions' results of every
+     process, staged on the host, and the shares */
+  unsigned char *xh;
+  size_t xhcap;
+  long long *xcnt;          /* [2 * processes] */
+  int xcntcap;
 } gpu;
 
 enum { KEEP = 0, FIN = 1, SPLIT = 2 };
@@ -229,6 +236,8 @@ static void release(gpu *t)
   cudaFree(t->dstatus);
   cudaFree(t->udcopy);
   if (t->hbuf) cudaFreeHost(t->hbuf);
+  free(t->xh);
+  free(t->xcnt);
   if (t->ev[0]) cudaEventDestroy(t->ev[0]);
   if (t->ev[1]) cudaEventDestroy(t->ev[1]);
   if (t->stream) cudaStreamDestroy(t->stream);
@@ -769,11 +778,92 @@ __global__ void k_gk_apply(long long first, long long n, int ncomp, int np,
                    NULL, avg + i * ncomp, err + i * ncomp, dims + i * ncomp);
 }
 
+/* A collective call: every process has evaluated the new regions [ea, eb)
+   (its share, gcuba_coll_share) with status krc (0 or a fail code).  The
+   processes agree on the outcome, then every one receives every share's
+   results (avg, err, dims), through the host.  Every process makes the
+   same sequence of collective calls whatever fails, so none is left
+   waiting. */
+static int exchange(gpu *t, long long ea, long long eb, int krc)
+{
+  gcuba_call *c = t->c;
+  const gcuba_collective *k = c->coll;
+  const long long nn = t->n - t->nold, nc = t->ncomp;
+  const size_t bytes = (size_t)(nn * nc) * (2 * sizeof(double) + sizeof(int));
+  double *havg, *herr;
+  int *hdims, r, rc, hstatus = 0;
+  long long st, *cnt, mine0, mine1;
+  if (!krc && k->size > t->xcntcap) {
+    long long *q = (long long *)realloc(t->xcnt, sizeof *q * 2 * k->size);
+    if (q) {
+      t->xcnt = q;
+      t->xcntcap = k->size;
+    } else
+      krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
+  }
+  if (!krc && bytes > t->xhcap) {
+    unsigned char *q = (unsigned char *)realloc(t->xh, bytes);
+    if (q) {
+      t->xh = q;
+      t->xhcap = bytes;
+    } else
+      krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
+  }
+  if (!krc)
+    krc = GCUBA_CK(c, cudaMemcpyAsync(t->hbuf, t->dstatus, sizeof(int),
+                                      cudaMemcpyDeviceToHost, t->stream));
+  havg = (double *)t->xh;
+  herr = havg + nn * nc;
+  hdims = (int *)(herr + nn * nc);
+  if (!krc && eb > ea)
+    krc = GCUBA_CK(c, cudaMemcpyAsync(havg + (ea - t->nold) * nc,
+                                      t->a.avg + ea * nc,
+                                      sizeof(double) * (eb - ea) * nc,
+                                      cudaMemcpyDeviceToHost, t->stream)) ||
+          GCUBA_CK(c, cudaMemcpyAsync(herr + (ea - t->nold) * nc,
+                                      t->a.err + ea * nc,
+                                      sizeof(double) * (eb - ea) * nc,
+                                      cudaMemcpyDeviceToHost, t->stream)) ||
+          GCUBA_CK(c, cudaMemcpyAsync(hdims + (ea - t->nold) * nc,
+                                      t->a.dims + ea * nc,
+                                      sizeof(int) * (eb - ea) * nc,
+                                      cudaMemcpyDeviceToHost, t->stream));
+  if (!krc) krc = GCUBA_CK(c, cudaStreamSynchronize(t->stream));
+  if (!krc) memcpy(&hstatus, t->hbuf, sizeof(int));
+  if ((rc = gcuba_coll_status(c, krc ? (c->fail ? c->fail : krc) : 0)))
+    return rc;
+  st = hstatus;
+  if ((rc = gcuba_coll_reduce_ll(c, &st, 1, GCUBA_COLL_BOR))) return rc;
+  if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
+  if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
+  cnt = t->xcnt + k->size;
+  gcuba_coll_share(k, nn, &mine0, &mine1, t->xcnt);
+  for (r = 0; r < k->size; ++r) cnt[r] = t->xcnt[r] * nc;
+  if ((rc = gcuba_coll_gather(c, havg, cnt, GCUBA_COLL_DOUBLE)) ||
+      (rc = gcuba_coll_gather(c, herr, cnt, GCUBA_COLL_DOUBLE)))
+    return rc;
+  for (r = 0; r < k->size; ++r) cnt[r] *= (long long)sizeof(int);
+  if ((rc = gcuba_coll_gather(c, hdims, cnt, GCUBA_COLL_BYTE))) return rc;
+  if (nn > 0) {
+    CK(cudaMemcpyAsync(t->a.avg + t->nold * nc, havg,
+                       sizeof(double) * nn * nc, cudaMemcpyHostToDevice,
+                       t->stream));
+    CK(cudaMemcpyAsync(t->a.err + t->nold * nc, herr,
+                       sizeof(double) * nn * nc, cudaMemcpyHostToDevice,
+                       t->stream));
+    CK(cudaMemcpyAsync(t->a.dims + t->nold * nc, hdims,
+                       sizeof(int) * nn * nc, cudaMemcpyHostToDevice,
+                       t->stream));
+  }
+  return 0;
+}
+
 static int eval(void *ctx, double *sumavg, double *sumerr)
 {
   gpu *t = (gpu *)ctx;
   struct gcuba_cuhre_launch a;
-  int status = 0, rc, c;
+  int status = 0, rc, c, krc = 0;
+  long long ea = t->nold, eb = t->n; /* the regions this process evaluates */
   long long chunk = 1LL << 30;
   size_t back = DS_MISC + 1;
   const double ceps[2] = {t->c->epsrel, t->c->epsabs};
@@ -795,33 +885,45 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   a.perr = t->haveparents ? t->perr : NULL;
   a.pfirst = t->nold;
   const int timing = t->c->verbose >= 2 && t->n > t->nold;
-  if (timing) CK(cudaEventRecord(t->ev[0], t->stream));
+  if (t->c->coll) {
+    gcuba_coll_share(t->c->coll, t->n - t->nold, &ea, &eb, NULL);
+    ea += t->nold;
+    eb += t->nold;
+  }
+  if (timing) krc = GCUBA_CK(t->c, cudaEventRecord(t->ev[0], t->stream));
   if (t->ndim == 1) {
     /* one dimension: points, the integrand's eval_points, the rule */
     const int np = gcuba_rule_nevals(&t->rule);
-    for (a.first = t->nold; a.first < t->n; a.first += GK_CHUNK) {
-      const long long m =
-          t->n - a.first < GK_CHUNK ? t->n - a.first : GK_CHUNK;
+    for (a.first = ea; a.first < eb && !krc; a.first += GK_CHUNK) {
+      const long long m = eb - a.first < GK_CHUNK ? eb - a.first : GK_CHUNK;
       k_gk_points<<<nblocks(m * np, 256), 256, 0, t->stream>>>(
           a.first, m, np, t->a.lo, t->a.wk, t->du, t->dx);
-      CKL("k_gk_points");
+      if ((krc = GCUBA_CK_LAUNCH(t->c, "k_gk_points"))) break;
       rc = t->c->integrand->gpu->eval_points(1, t->ncomp, m * np, t->dx,
                                               t->df, t->duser, t->dstatus,
                                               t->stream);
-      if (rc) return GCUBA_CK(t->c, (cudaError_t)rc);
+      if (rc) {
+        krc = GCUBA_CK(t->c, (cudaError_t)rc);
+        break;
+      }
       k_gk_apply<<<nblocks(m, 128), 128, 0, t->stream>>>(
           a.first, m, t->ncomp, np, t->drule, t->df, t->a.wk, t->a.avg,
           t->a.err, t->a.dims);
-      CKL("k_gk_apply");
+      krc = GCUBA_CK_LAUNCH(t->c, "k_gk_apply");
     }
   } else
-    for (a.first = t->nold; a.first < t->n; a.first += chunk) {
-      a.n = t->n - a.first < chunk ? t->n - a.first : chunk;
+    for (a.first = ea; a.first < eb && !krc; a.first += chunk) {
+      a.n = eb - a.first < chunk ? eb - a.first : chunk;
       a.wpr = warps_per_region(t, a.n);
       rc = t->c->integrand->gpu->cuhre_eval(&a, t->stream);
-      if (rc) return GCUBA_CK(t->c, (cudaError_t)rc);
+      if (rc) krc = GCUBA_CK(t->c, (cudaError_t)rc);
     }
-  if (timing) CK(cudaEventRecord(t->ev[1], t->stream));
+  if (timing && !krc)
+    krc = GCUBA_CK(t->c, cudaEventRecord(t->ev[1], t->stream));
+  if (t->c->coll) {
+    if ((rc = exchange(t, ea, eb, krc))) return rc;
+  } else if (krc)
+    return krc;
   k_sums<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
       t->n, t->ndim, t->ncomp, t->a.avg, t->a.err, t->nold,
       t->haveparents ? t->pavg : NULL, t->perr, t->dstatus, t->dhcount,

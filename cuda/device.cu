@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <pthread.h>
 #include "common.cuh"
+#include "common/coll.h"
 
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
@@ -36,6 +37,18 @@ const char *gcuba_cuda_device_name(int dev, char *buf, size_t n)
     snprintf(buf, n, "%s, sm_%d%d, %.1f GiB", p.name, p.major, p.minor,
              p.totalGlobalMem / 1073741824.0);
   return buf;
+}
+
+int gcuba_cuda_select(gcuba_call *c)
+{
+  const gcuba_collective *k = c->coll;
+  int n = gcuba_cuda_device_count(), dev = 0;
+  if (!k || k->local_size < 2 || n < 2) return 0;
+  dev = k->local_rank % n;
+  gcuba_log(c, 1, "%s: process %d of %d on this node uses GPU %d of %d",
+            c->routine, k->local_rank, k->local_size, dev, n);
+  return gcuba_cuda_check(c, cudaSetDevice(dev), "cudaSetDevice", __FILE__,
+                          __LINE__);
 }
 
 int gcuba_cuda_check(gcuba_call *c, cudaError_t e, const char *what,

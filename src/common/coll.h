@@ -21,6 +21,7 @@ enum { GCUBA_COLL_MIN = 0, GCUBA_COLL_MAX = 1, GCUBA_COLL_SUM = 2,
 
 typedef struct gcuba_collective {
   int rank, size;
+  int local_rank, local_size; /* among the processes of this node */
   void *ctx;
   /* In place: buf holds every process's block in rank order, counts[r]
      elements of type (GCUBA_COLL_*) from process r; this process's block

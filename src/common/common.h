@@ -87,6 +87,10 @@ void gcuba_run_exit(void);            /* gcubaexit's hook */
 int gcuba_cuda_device_count(void);
 const char *gcuba_cuda_device_name(int dev, char *buf, size_t n);
 void gcuba_cuda_release(void);
+/* a collective call on the GPU backend with several processes on a node
+   and several GPUs: process k of the node makes GPU k mod (GPUs) its
+   current device; 0 or a fail code */
+int gcuba_cuda_select(gcuba_call *c);
 
 #ifdef __cplusplus
 }

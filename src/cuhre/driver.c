@@ -767,6 +767,9 @@ void gcuba_cuhre_run(gcuba_call *c)
     if (gcuba_coll_agree(c, &v, 1, what)) return;
   }
   if (bk < 0) return;
+  if (bk == GCUBA_BK_GPU && c->coll &&
+      gcuba_coll_status(c, gcuba_cuda_select(c)))
+    return;
   t.ops = &gcuba_cuhre_cpu;
 #ifdef HAVE_CUDA
   if (bk == GCUBA_BK_GPU) t.ops = &gcuba_cuhre_cuda;

@@ -97,6 +97,18 @@ int gcuba_mpi_comm(MPI_Comm user)
       return rc;
     }
   }
+  {
+    /* the processes sharing this node (for the choice of GPU) */
+    MPI_Comm node;
+    t.local_rank = 0;
+    t.local_size = 1;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
+                            &node) == MPI_SUCCESS) {
+      MPI_Comm_rank(node, &t.local_rank);
+      MPI_Comm_size(node, &t.local_size);
+      MPI_Comm_free(&node);
+    }
+  }
   t.rank = rank;
   t.size = size;
   t.ctx = NULL;

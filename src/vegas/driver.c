@@ -819,6 +819,9 @@ void gcuba_vegas_run(gcuba_call *c)
     if (gcuba_coll_agree(c, a, 3, what)) return;
   }
   if (bk < 0) return;
+  if (bk == GCUBA_BK_GPU && c->coll &&
+      gcuba_coll_status(c, gcuba_cuda_select(c)))
+    return;
   v.ops = &gcuba_vegas_cpu;
 #ifdef HAVE_CUDA
   if (bk == GCUBA_BK_GPU) v.ops = &gcuba_vegas_cuda;

@@ -1,0 +1,106 @@
+/* bench/bench-mpi.c -- gCuhre collective over MPI_COMM_WORLD: the time of
+   each case with this many processes, and the bits of its result, so
+   that runs with 1, 2, 4, ... processes can be compared:
+
+     mpirun -np N bench/bench-mpi [--backend cpu|gpu] [--reps R]
+
+   Cases: the test suite's f2 6D, f4 8D and f5 8D (cheap integrands, the
+   GPU's eval is then a small part of an iteration) and an expensive 6D
+   integrand (bench/mpi-heavy.h).  One warm-up call, then the best of R
+   (default 3) calls.  Rank 0 prints one line per case: processes, time,
+   neval, fail, the true relative error and the integral in hex.  With
+   the GPU backend each process of a node takes its own GPU when there
+   are several (doc/mpi.md).  This file is part of gcuba. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gcuba_mpi.h"
+#include "suite.h"
+#define HEAVY_NAME heavy_c
+#include "mpi-heavy.h"
+#ifdef SUITE_HAVE_CU
+GCUBA_DECLARE_INTEGRAND(heavy_cu);
+#endif
+
+typedef struct {
+  const char *name;
+  int family; /* 0: heavy */
+  int ndim;
+  double epsrel;
+  long long maxeval;
+} bcase;
+
+static const bcase cases[] = {
+    {"f2 6D", 2, 6, 3.2e-7, 4000000000LL},
+    {"f4 8D", 4, 8, 1e-6, 4000000000LL},
+    {"f5 8D", 5, 8, 1e-6, 4000000000LL},
+    {"heavy 6D", 0, 6, 1e-9, 4000000000LL},
+    {"heavy 6D", 0, 6, 1e-11, 40000000000LL},
+};
+
+static double truth(const bcase *k)
+{
+  int i;
+  if (!k->family) return heavy_truth(k->ndim);
+  for (i = 0; i < SUITE_NCASES; ++i)
+    if (suite_cases[i].family == k->family && suite_cases[i].d == k->ndim)
+      return suite_cases[i].truth;
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  int rank, size, i, j, gpu = 0, reps = 3;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  for (i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+      gpu = !strcmp(argv[++i], "gpu");
+    else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
+      reps = atoi(argv[++i]);
+  }
+  if (reps < 1) reps = 1;
+  setenv("GCUBA_DEVICE", gpu ? "gpu" : "cpu", 1);
+  gcuba_mpi_comm(MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("# gCuhre over %d processes, %s backend; best of %d\n"
+           "# case       np    seconds        neval fail  true rel.err  "
+           "integral\n", size, gpu ? "GPU" : "CPU", reps);
+  for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
+    const bcase *k = &cases[i];
+    gintegrand_t f;
+    double best = 1e300, integral[1], error[1], prob[1], t0, t1, exact;
+    long long neval = 0;
+    int nregions, fail = 0;
+#ifdef SUITE_HAVE_CU
+    f = k->family ? suite_family(k->family, gpu) : gpu ? heavy_cu : heavy_c;
+#else
+    f = k->family ? suite_family(k->family, 0) : heavy_c;
+    if (gpu) {
+      if (rank == 0) printf("# no GPU integrands in this build\n");
+      break;
+    }
+#endif
+    for (j = 0; j <= reps; ++j) {
+      MPI_Barrier(MPI_COMM_WORLD);
+      t0 = MPI_Wtime();
+      llgCuhre(k->ndim, 1, f, NULL, 1, k->epsrel, 0, 0, 0, k->maxeval, 0,
+               NULL, NULL, &nregions, &neval, &fail, integral, error, prob);
+      t1 = MPI_Wtime() - t0;
+      /* the slowest process's time */
+      MPI_Allreduce(MPI_IN_PLACE, &t1, 1, MPI_DOUBLE, MPI_MAX,
+                    MPI_COMM_WORLD);
+      if (j > 0 && t1 < best) best = t1;
+    }
+    exact = truth(k);
+    if (rank == 0)
+      printf("%-10s %4d %10.4f %12lld %4d %13.2e  %a\n", k->name, size, best,
+             neval, fail, fabs(integral[0] - exact) / fabs(exact),
+             integral[0]);
+    fflush(stdout);
+  }
+  gcuba_release();
+  MPI_Finalize();
+  return 0;
+}
