@@ -912,9 +912,15 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
       krc = GCUBA_CK_LAUNCH(t->c, "k_gk_apply");
     }
   } else
-    for (a.first = ea; a.first < eb && !krc; a.first += chunk) {
-      a.n = eb - a.first < chunk ? eb - a.first : chunk;
-      a.wpr = warps_per_region(t, a.n);
+    for (a.first = ea; a.first < eb && !krc; a.first += a.n) {
+      /* the launch shape (warps per region, which sets the order of each
+         region's sums) comes from the whole chunk of new regions this
+         one belongs to, as one process would launch it, not from this
+         process's share: the same bits for any number of processes */
+      const long long g0 = t->nold + (a.first - t->nold) / chunk * chunk;
+      const long long gn = t->n - g0 < chunk ? t->n - g0 : chunk;
+      a.n = (eb < g0 + gn ? eb : g0 + gn) - a.first;
+      a.wpr = warps_per_region(t, gn);
       rc = t->c->integrand->gpu->cuhre_eval(&a, t->stream);
       if (rc) krc = GCUBA_CK(t->c, (cudaError_t)rc);
     }
