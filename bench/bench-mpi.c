@@ -37,7 +37,6 @@ static const bcase cases[] = {
     {"heavy 6D", 0, 6, 1e-9, 1000000000000LL},
     {"heavy 6D", 0, 6, 1e-11, 1000000000000LL},
     {"heavy 6D", 0, 6, 1e-12, 1000000000000LL},
-    {"heavy 8D", 0, 8, 1e-10, 1000000000000LL},
 };
 
 static double truth(const bcase *k)
