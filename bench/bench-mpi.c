@@ -1,12 +1,13 @@
-/* bench/bench-mpi.c -- gCuhre collective over MPI_COMM_WORLD: the time of
+/* bench/bench-mpi.c -- gCuhre and gVegas collective over MPI_COMM_WORLD: the time of
    each case with this many processes, and the bits of its result, so
    that runs with 1, 2, 4, ... processes can be compared:
 
      mpirun -np N bench/bench-mpi [--backend cpu|gpu] [--reps R]
 
-   Cases: the test suite's f2 6D, f4 8D and f5 8D (cheap integrands, the
-   GPU's eval is then a small part of an iteration) and an expensive 6D
-   integrand (bench/mpi-heavy.h).  One warm-up call, then the best of R
+   Cases: gCuhre on the test suite's f2 6D, f4 8D and f5 8D (cheap
+   integrands, the GPU's eval is then a small part of an iteration) and
+   on an expensive 6D integrand (bench/mpi-heavy.h); gVegas ("V") on f4 8D
+   and the expensive one.  One warm-up call, then the best of R
    (default 3) calls.  Rank 0 prints one line per case: processes, time,
    neval, fail, the true relative error and the integral in hex.  With
    the GPU backend each process of a node takes its own GPU when there
@@ -24,6 +25,7 @@ GCUBA_DECLARE_INTEGRAND(heavy_cu);
 
 typedef struct {
   const char *name;
+  int vegas;
   int family; /* 0: heavy */
   int ndim;
   double epsrel;
@@ -31,12 +33,15 @@ typedef struct {
 } bcase;
 
 static const bcase cases[] = {
-    {"f2 6D", 2, 6, 1e-6, 1000000000000LL},
-    {"f4 8D", 4, 8, 1.6e-6, 1000000000000LL},
-    {"f5 8D", 5, 8, 1e-6, 1000000000000LL},
-    {"heavy 6D", 0, 6, 1e-9, 1000000000000LL},
-    {"heavy 6D", 0, 6, 1e-11, 1000000000000LL},
-    {"heavy 6D", 0, 6, 1e-12, 1000000000000LL},
+    {"f2 6D", 0, 2, 6, 1e-6, 1000000000000LL},
+    {"f4 8D", 0, 4, 8, 1.6e-6, 1000000000000LL},
+    {"f5 8D", 0, 5, 8, 1e-6, 1000000000000LL},
+    {"heavy 6D", 0, 0, 6, 1e-9, 1000000000000LL},
+    {"heavy 6D", 0, 0, 6, 1e-11, 1000000000000LL},
+    {"heavy 6D", 0, 0, 6, 1e-12, 1000000000000LL},
+    /* gVegas, seed 1, iterations of 1e7 samples */
+    {"V f4 8D", 1, 4, 8, 1e-3, 100000000000LL},
+    {"V heavy 6D", 1, 0, 6, 1e-6, 100000000000LL},
 };
 
 static double truth(const bcase *k)
@@ -65,7 +70,7 @@ int main(int argc, char **argv)
   setenv("GCUBA_DEVICE", gpu ? "gpu" : "cpu", 1);
   gcuba_mpi_comm(MPI_COMM_WORLD);
   if (rank == 0)
-    printf("# gCuhre over %d processes, %s backend; best of %d\n"
+    printf("# gCuhre, gVegas (V) over %d processes, %s backend; best of %d\n"
            "# case       np    seconds        neval fail  true rel.err  "
            "integral\n", size, gpu ? "GPU" : "CPU", reps);
   for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
@@ -86,8 +91,14 @@ int main(int argc, char **argv)
     for (j = 0; j <= reps; ++j) {
       MPI_Barrier(MPI_COMM_WORLD);
       t0 = MPI_Wtime();
-      llgCuhre(k->ndim, 1, f, NULL, 1, k->epsrel, 0, 0, 0, k->maxeval, 0,
-               NULL, NULL, &nregions, &neval, &fail, integral, error, prob);
+      if (k->vegas)
+        llgVegas(k->ndim, 1, f, NULL, 1, k->epsrel, 0, 0, 1, 0, k->maxeval,
+                 10000000, 0, 1000, 0, NULL, NULL, &neval, &fail, integral,
+                 error, prob);
+      else
+        llgCuhre(k->ndim, 1, f, NULL, 1, k->epsrel, 0, 0, 0, k->maxeval, 0,
+                 NULL, NULL, &nregions, &neval, &fail, integral, error,
+                 prob);
       t1 = MPI_Wtime() - t0;
       /* the slowest process's time */
       MPI_Allreduce(MPI_IN_PLACE, &t1, 1, MPI_DOUBLE, MPI_MAX,

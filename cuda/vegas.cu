@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "common.cuh"
+#include "common/coll.h"
 #include "vegas/backend.h"
 #include "gcuba/gpu_ops.h"
 #include "gcuba/vegas_kernels.cuh"
@@ -61,6 +62,12 @@ struct vctx {
   int *h_status;
   ull *fext;              /* [2*ncomp] order keys: largest, smallest F */
   ull *h_fext;            /* pinned host copy */
+  /* a collective call (common/coll.h): the exchange's host buffers */
+  double *xg;             /* [groups][2*ncomp] first-level tree results */
+  long long xgcap;
+  ull *xhl;               /* [processes][2][ndim*nb] exact bin sums */
+  long long *xcnt;        /* [2*processes] shares */
+  int xcap;               /* processes xhl and xcnt hold */
 };
 
 /* ---- userdata: gcuba_device_userdata (device.cu) ---------------------- */
@@ -226,6 +233,9 @@ static void release(struct vctx *t)
   cudaFreeHost(t->h_status);
   cudaFree(t->fext);
   cudaFreeHost(t->h_fext);
+  free(t->xg);
+  free(t->xhl);
+  free(t->xcnt);
   if (t->stream) cudaStreamDestroy(t->stream);
   (void)cudaGetLastError();
   free(t);
@@ -408,6 +418,199 @@ bad:
   return NULL;
 }
 
+/* A collective call (common/coll.h): the slices of an iteration with each
+   process sampling its share of every slice's groups of chunks.  The
+   group results of the first tree level, the slice's largest q and the
+   exact bin sums are exchanged through the host, and the rest proceeds
+   as on one process, so the sums have the same bits.  Every process makes
+   the same collective calls whatever fails (each exchange starts with the
+   agreed status), so none is left waiting. */
+static int coll_grow(struct vctx *t, long long groups, int size, int cells)
+{
+  /* rows of the exchange, then as much scratch for the transposes */
+  if (2 * groups * 2 * t->ncomp > t->xgcap) {
+    double *q = (double *)realloc(t->xg, sizeof(double) * 2 * groups * 2 *
+                                             t->ncomp);
+    if (!q) return -1;
+    t->xg = q;
+    t->xgcap = 2 * groups * 2 * t->ncomp;
+  }
+  if (size > t->xcap) {
+    ull *h = (ull *)realloc(t->xhl, sizeof(ull) * 2 * cells * size);
+    long long *k;
+    if (!h) return -1;
+    t->xhl = h;
+    k = (long long *)realloc(t->xcnt, sizeof(long long) * 2 * size);
+    if (!k) return -1;
+    t->xcnt = k;
+    t->xcap = size;
+  }
+  return 0;
+}
+
+static int coll_slices(struct vctx *t, const gcuba_vegas_iter *it,
+                       struct gcuba_vegas_launch *L)
+{
+  gcuba_call *c = t->c;
+  const gcuba_collective *k = c->coll;
+  const int nc2 = 2 * t->ncomp, cells = t->ndim * t->nb;
+  const long long spc = it->plan.spc, nchunks = it->plan.nchunks;
+  const long long cpt = it->plan.cpt, npg = it->strat.npg;
+  const struct gcuba_gpu_ops *g = c->integrand->gpu;
+  cudaStream_t st = t->stream;
+  long long sl;
+  int rc, krc = 0, r, col;
+  double *scr;
+/* the status to agree on: 0 or the fail code krc's failure set */
+#define KS (krc ? (c->fail ? c->fail : GCUBA_FAIL_CUDA) : 0)
+  if (coll_grow(t, gcuba_vegas_tree_next(lmin(spc, nchunks)), k->size,
+                cells))
+    krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
+  if ((rc = gcuba_coll_status(c, KS))) return rc;
+  scr = t->xg + t->xgcap / 2;
+  for (sl = 0; sl < it->plan.nslices; ++sl) {
+    const long long c0 = sl * spc, nch = lmin(spc, nchunks - c0);
+    const long long ng = gcuba_vegas_tree_next(nch);
+    long long ga, gb, oc0, onch, m, n, *cnt, gi;
+    double *src, *dst;
+    gcuba_coll_share(k, ng, &ga, &gb, t->xcnt);
+    oc0 = c0 + ga * GCUBA_VEGAS_GROUP;
+    onch = lmin(gb * GCUBA_VEGAS_GROUP, nch) - ga * GCUBA_VEGAS_GROUP;
+    if (onch < 0) onch = 0;
+    m = gb - ga;
+    /* this process's chunks, and their groups' first tree level (the
+       groups are whole: 256 chunks from the slice's start) */
+    L->chunk0 = oc0;
+    L->nchunk = onch;
+    L->pstride = onch;
+    if (!krc && it->bins)
+      krc = GCUBA_CK(c, cudaMemsetAsync(t->qmax, 0, sizeof(ull), st));
+    if (!krc && onch > 0) krc = GCUBA_CK(c, g->vegas_iter(L, st));
+    if (!krc && onch > 0) {
+      gcuba_vk_tree<<<dim3((unsigned)m, (unsigned)nc2), TREE_THREADS, 0,
+                      st>>>(t->part, onch, t->t1, m);
+      krc = GCUBA_CK_LAUNCH(c, "gcuba_vk_tree");
+    }
+    /* to the host (column-major [col][m]) */
+    if (!krc && m > 0)
+      krc = GCUBA_CK(c, cudaMemcpyAsync(scr, t->t1, sizeof(double) * m * nc2,
+                                        cudaMemcpyDeviceToHost, st));
+    if (!krc && it->bins)
+      krc = GCUBA_CK(c, cudaMemcpyAsync(t->h_tot, t->qmax, sizeof(ull),
+                                        cudaMemcpyDeviceToHost, st));
+    if (!krc) krc = GCUBA_CK(c, cudaStreamSynchronize(st));
+    if ((rc = gcuba_coll_status(c, KS))) return rc;
+    /* group-major rows ga .. gb-1, exchanged, then column-major [col][ng]
+       back to the device for the tree's rest */
+    for (gi = 0; gi < m; ++gi)
+      for (col = 0; col < nc2; ++col)
+        t->xg[(ga + gi) * nc2 + col] = scr[(long long)col * m + gi];
+    cnt = t->xcnt + k->size;
+    for (r = 0; r < k->size; ++r) cnt[r] = t->xcnt[r] * nc2;
+    if ((rc = gcuba_coll_gather(c, t->xg, cnt, GCUBA_COLL_DOUBLE))) return rc;
+    for (gi = 0; gi < ng; ++gi)
+      for (col = 0; col < nc2; ++col)
+        scr[(long long)col * ng + gi] = t->xg[gi * nc2 + col];
+    krc = GCUBA_CK(c, cudaMemcpyAsync(t->t1, scr, sizeof(double) * ng * nc2,
+                                      cudaMemcpyHostToDevice, st));
+    if (it->bins) {
+      /* the slice's largest q over the processes (q >= 0: its bits order
+         as integers) */
+      long long qm;
+      memcpy(&qm, t->h_tot, sizeof qm);
+      if ((rc = gcuba_coll_status(c, KS))) return rc;
+      if ((rc = gcuba_coll_reduce_ll(c, &qm, 1, GCUBA_COLL_MAX))) return rc;
+      memcpy(t->h_tot, &qm, sizeof qm);
+      krc = GCUBA_CK(c, cudaMemcpyAsync(t->qmax, t->h_tot, sizeof(ull),
+                                        cudaMemcpyHostToDevice, st));
+    }
+    src = t->t1;
+    dst = t->t2;
+    n = ng;
+    while (!krc && n > 1) {
+      const long long mm = gcuba_vegas_tree_next(n);
+      gcuba_vk_tree<<<dim3((unsigned)mm, (unsigned)nc2), TREE_THREADS, 0,
+                      st>>>(src, n, dst, mm);
+      krc = GCUBA_CK_LAUNCH(c, "gcuba_vk_tree");
+      src = dst;
+      dst = dst == t->t1 ? t->t2 : t->t1;
+      n = mm;
+    }
+    if (!krc) {
+      gcuba_vk_accum<<<1, 256, 0, st>>>(t->tot, src, nc2);
+      krc = GCUBA_CK_LAUNCH(c, "gcuba_vk_accum");
+    }
+    if (it->bins) {
+      struct bins_args b;
+      const int na = t->ndim < t->ag ? t->ndim : t->ag;
+      long long bx;
+      size_t mcell;
+      ull *mine = t->xhl + (size_t)2 * cells * k->rank;
+      b.s = it->strat;
+      b.seed = it->seed;
+      b.iter = it->iter;
+      b.sobol = it->sobol ? t->sobol : NULL;
+      b.qoff = it->qoff;
+      b.nb = t->nb;
+      b.ag = t->ag;
+      b.cube0 = oc0 * cpt;
+      b.ncubes = lmin(onch * cpt, it->strat.ncubes - b.cube0);
+      b.s0 = oc0 * cpt * npg;
+      /* E comes from the whole slice's samples, as on one process */
+      b.ns = lmin(nch * cpt * npg, it->strat.calls - c0 * cpt * npg);
+      b.fj = t->fj;
+      b.qmax = t->qmax;
+      b.hi = t->hi;
+      b.lo = t->lo;
+      bx = (b.ncubes + BIN_THREADS - 1) / BIN_THREADS;
+      if (bx > 8LL * t->nsm) bx = 8LL * t->nsm;
+      if (!krc && b.ncubes > 0) {
+        gcuba_vk_bins<<<dim3((unsigned)bx,
+                             (unsigned)((t->ndim + t->ag - 1) / t->ag)),
+                        BIN_THREADS, (size_t)2 * na * t->nb * sizeof(ull),
+                        st>>>(b);
+        krc = GCUBA_CK_LAUNCH(c, "gcuba_vk_bins");
+      }
+      if (!krc)
+        krc = GCUBA_CK(c, cudaMemcpyAsync(mine, t->hi, sizeof(ull) * cells,
+                                          cudaMemcpyDeviceToHost, st)) ||
+              GCUBA_CK(c, cudaMemcpyAsync(mine + cells, t->lo,
+                                          sizeof(ull) * cells,
+                                          cudaMemcpyDeviceToHost, st)) ||
+              GCUBA_CK(c, cudaStreamSynchronize(st));
+      if ((rc = gcuba_coll_status(c, KS))) return rc;
+      for (r = 0; r < k->size; ++r)
+        t->xcnt[r] = (long long)(2 * cells * sizeof(ull));
+      if ((rc = gcuba_coll_gather(c, t->xhl, t->xcnt, GCUBA_COLL_BYTE)))
+        return rc;
+      /* exact: the same sums in any order */
+      for (mcell = 0; mcell < (size_t)cells; ++mcell) {
+        uint64_t h = 0, l = 0;
+        for (r = 0; r < k->size; ++r)
+          gcuba_vegas_fx_add(&h, &l, t->xhl[(size_t)2 * cells * r + mcell],
+                             t->xhl[(size_t)2 * cells * r + cells + mcell]);
+        mine[mcell] = h;
+        mine[cells + mcell] = l;
+      }
+      krc = GCUBA_CK(c, cudaMemcpyAsync(t->hi, mine, sizeof(ull) * cells,
+                                        cudaMemcpyHostToDevice, st)) ||
+            GCUBA_CK(c, cudaMemcpyAsync(t->lo, mine + cells,
+                                        sizeof(ull) * cells,
+                                        cudaMemcpyHostToDevice, st));
+      if (!krc) {
+        gcuba_vk_bins_finish<<<(cells + 255) / 256, 256, 0, st>>>(
+            t->hi, t->lo, t->d, cells, t->qmax, b.ns);
+        krc = GCUBA_CK_LAUNCH(c, "gcuba_vk_bins_finish");
+      }
+    }
+    /* the device is done with the host buffers before they are reused */
+    if (!krc) krc = GCUBA_CK(c, cudaStreamSynchronize(st));
+    if ((rc = gcuba_coll_status(c, KS))) return rc;
+  }
+  return 0;
+#undef KS
+}
+
 static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
                    double *d)
 {
@@ -478,7 +681,8 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
   L.scratch_threads = t->sthreads;
   L.nsm = t->nsm;
 
-  for (sl = 0; sl < it->plan.nslices; ++sl) {
+  if (c->coll && (rc = coll_slices(t, it, &L))) return rc;
+  for (sl = 0; !c->coll && sl < it->plan.nslices; ++sl) {
     const long long c0 = sl * spc, nch = lmin(spc, nchunks - c0);
     const double *src = t->part;
     double *dst = t->t1;
@@ -545,11 +749,22 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
                         cudaMemcpyDeviceToHost, st)))) ||
       (rc = GCUBA_CK(c, cudaStreamSynchronize(st))))
     return rc;
+  if (c->coll) {
+    /* every process's status and extremes (the sums are the same on all) */
+    long long v = *t->h_status;
+    if ((rc = gcuba_coll_reduce_ll(c, &v, 1, GCUBA_COLL_BOR))) return rc;
+    *t->h_status = (int)v;
+  }
   if (*t->h_status & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
   if (*t->h_status & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
   memcpy(sums, t->h_tot, sizeof(double) * nc2);
   for (sl = 0; sl < nc2; ++sl)
     sums[nc2 + sl] = gcuba_vegas_okey_value(t->h_fext[sl]);
+  if (c->coll &&
+      ((rc = gcuba_coll_reduce_d(c, sums + nc2, t->ncomp, GCUBA_COLL_MAX)) ||
+       (rc = gcuba_coll_reduce_d(c, sums + nc2 + t->ncomp, t->ncomp,
+                                 GCUBA_COLL_MIN))))
+    return rc;
   if (it->bins) memcpy(d, t->h_d, sizeof(double) * cells);
   return 0;
 }
