@@ -554,6 +554,45 @@ static void test_refine(void)
        "nb 3 hand-computed refinement: e1 %.15f (%.15f)", e[1], e1);
   }
 
+  /* the floored form (the refinement that freezes the grid): the same
+     contributions give the unmixed edges x1 and 1 - x1 themselves, since
+     every bin there lies above the floor */
+  gcuba_vegas_grid_init(e, 3, 1);
+  dd[0] = 0;
+  dd[1] = 3;
+  dd[2] = 0;
+  rc = gcuba_vegas_grid_refine1_ex(e, 3, dd, 1, 1.5,
+                                   GCUBA_VEGAS_GRID_SMOOTH |
+                                   GCUBA_VEGAS_GRID_FLOOR, scratch);
+  {
+    const double x1 = avg / w0 / 3;
+    ok(rc == 0 && fabs(e[1] - x1) < 1e-14 && fabs(e[2] - (1 - x1)) < 1e-14,
+       "nb 3 floored: the unmixed map kept, e1 %.15f (%.15f)", e[1], x1);
+  }
+
+  /* floored, contributions falling off by e^-i from x = 0: the floor
+     bounds the bins far from the peak by Z/(nb L) <= (1 + L)/(nb L), and
+     the bins at the peak are narrower than the mixture's (which moves
+     mass L into the tail) */
+  {
+    const int n = 64;
+    double ef[65], wmax = 0;
+    for (i = 0; i < n; ++i) dd[i] = exp(-(double)i);
+    gcuba_vegas_grid_init(ef, n, 1);
+    rc = gcuba_vegas_grid_refine1_ex(ef, n, dd, 1, 1.5,
+                                     GCUBA_VEGAS_GRID_SMOOTH |
+                                     GCUBA_VEGAS_GRID_FLOOR, scratch);
+    gcuba_vegas_grid_init(e, n, 1);
+    gcuba_vegas_grid_refine1(e, n, dd, 1, 1.5, scratch);
+    for (i = 0; i < n; ++i)
+      if (ef[i + 1] - ef[i] > wmax) wmax = ef[i + 1] - ef[i];
+    ok(rc == 0 && gcuba_vegas_grid_check(ef, n) &&
+       wmax <= (1 + GCUBA_VEGAS_DEFENSIVE) / (n * GCUBA_VEGAS_DEFENSIVE) &&
+       ef[1] < e[1],
+       "floored e^-i: widest bin %.4f, first %.3g (mixture %.3g)", wmax,
+       ef[1], e[1]);
+  }
+
   /* a support that ends inside an axis (a cut at 0.4375: bins 0-27 of
      64 carry weight): the zero run beyond is one bin of its own before
      the mixture, so the bins just inside the cut stay as narrow as those

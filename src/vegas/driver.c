@@ -42,6 +42,11 @@
 /* ---- tunables (doc/vegas.md) ------------------------------------------ */
 #define NBINS_DEFAULT 128  /* bins per axis (Cuba's NBINS) */
 #define NBINS_MAX 1024
+#define NBINS_SPB 64       /* samples per bin of the first iteration for
+                              more bins than NBINS_DEFAULT */
+#define NBINS_AUTO 512     /* the most bins chosen so (nstart >= 32768):
+                              on the GPU suite 1024 reached deep levels
+                              sooner but took 2-6x longer at 1e-3 */
 #define P_DROP 0.99        /* window front dropped while its chi^2 CDF is
                               above this */
 #define GAIN_WARM 0.5      /* iterations on grids of lower gain (settle())
@@ -141,7 +146,7 @@ static void slot_put(vegas *v)
 
 /* ---- environment knobs ------------------------------------------------ */
 
-/* GCUBA_VEGAS_NBINS (2..1024), GCUBA_VEGAS_ADAPT ("auto" or n >= 0): 0 or
+/* the bins per axis, GCUBA_VEGAS_NBINS (2..1024), GCUBA_VEGAS_ADAPT ("auto" or n >= 0): 0 or
    a fail code */
 static int knobs(vegas *v)
 {
@@ -149,7 +154,14 @@ static int knobs(vegas *v)
   const char *s = getenv("GCUBA_VEGAS_NBINS");
   char *end;
   long n;
+  /* by default NBINS_DEFAULT (Cuba's 128) bins per axis, doubled up to
+     NBINS_AUTO while the first iteration gives each at least NBINS_SPB
+     samples: more bins follow a peak more closely, but need samples to
+     be placed (at Cuba's nstart 1000, 1024 bins made 43 false claims in
+     Genz's protocol) and iterations to settle (bench/NOTES.md) */
   v->nb = NBINS_DEFAULT;
+  while (v->nb < NBINS_AUTO && c->nstart >= 2LL * NBINS_SPB * v->nb)
+    v->nb *= 2;
   if (s && *s) {
     n = strtol(s, &end, 10);
     if (*end || n < 2 || n > NBINS_MAX)
@@ -759,9 +771,19 @@ static void run(vegas *v)
     if (converged(v)) break;
 
     if (!v->frozen) {
-      int n;
+      /* the refinement that freezes the grid floors it instead of mixing
+         (grid.h): the mixture protects the adaptation from a map that
+         has not yet found part of the integrand; the frozen map, which
+         takes most of the samples at large budgets, keeps the learned
+         density wherever it is above the floor (f2 6D: a sixth of the
+         variance per sample; Genz's protocol: more honest answers, the
+         same false claims, bench/NOTES.md) */
+      const int last = v->adapt_max >= 0 ? v->nadapt + 1 >= v->adapt_max
+                                         : v->settled_at >= 0;
+      int n, mode = (v->smooth ? GCUBA_VEGAS_GRID_SMOOTH : 0) |
+                    (last ? GCUBA_VEGAS_GRID_FLOOR : 0);
       n = gcuba_vegas_grid_refine_ex(v->grid, v->nb, v->ndim, v->shared,
-                                     v->d, GCUBA_VEGAS_ALPHA, v->smooth,
+                                     v->d, GCUBA_VEGAS_ALPHA, mode,
                                      v->scratch);
       if (n) gcuba_log(c, 3, "%d grid(s) left unchanged (no information)", n);
       v->grid_changed = 1;

@@ -61,13 +61,16 @@ static double damp(double m, double tot, double alpha)
 int gcuba_vegas_grid_refine1(double *e, int nb, const double *d, int nrows,
                              double alpha, double *scratch)
 {
-  return gcuba_vegas_grid_refine1_ex(e, nb, d, nrows, alpha, 1, scratch);
+  return gcuba_vegas_grid_refine1_ex(e, nb, d, nrows, alpha,
+                                     GCUBA_VEGAS_GRID_SMOOTH, scratch);
 }
 
 int gcuba_vegas_grid_refine1_ex(double *e, int nb, const double *d,
-                                int nrows, double alpha, int smooth,
+                                int nrows, double alpha, int mode,
                                 double *scratch)
 {
+  const int smooth = mode & GCUBA_VEGAS_GRID_SMOOTH,
+            floored = mode & GCUBA_VEGAS_GRID_FLOOR;
   double *w = scratch, *x = scratch + nb;
   double smax = 0, tot, wsum, avg, acc, prev, cur, cum, m;
   int i, r, k, k0 = 0, k1 = nb - 1, lead, trail, nn;
@@ -148,28 +151,35 @@ int gcuba_vegas_grid_refine1_ex(double *e, int nb, const double *d,
 
   /* The defensive mixture: the new map's density p becomes
      (1 - DEFENSIVE) p + DEFENSIVE, i.e. new edges at equal mass of bins
-     of mass (1 - DEFENSIVE)/nb + DEFENSIVE width (linear inside each).
-     No bin is wider than 1/(nb DEFENSIVE), so no part of the axis is
+     of mass (1 - DEFENSIVE)/nb + DEFENSIVE width (linear inside each);
+     or, floored, max(p, DEFENSIVE)/Z (grid.h).  No bin is wider than
+     1/(nb DEFENSIVE) (floored: Z times that), so no part of the axis is
      sampled so rarely that its samples, when they come, dominate the
      estimate: with the zero runs above, Genz's discontinuous family went
      from 9 false claims in 60 calls to none (bench/NOTES.md). */
+#define MASS(k) (floored ? GCUBA_VEGAS_FLOORIN(x[(k) + 1] - x[k], nb)      \
+                         : GCUBA_VEGAS_MIXIN(x[(k) + 1] - x[k], nb))
+  tot = 1;
+  if (floored)
+    for (tot = 0, k = 0; k < nb; ++k) tot += MASS(k);
   cum = 0;
   k = 0;
   e[0] = 0;
   for (i = 1; i < nb; ++i) {
-    const double target = (double)i / nb;
+    const double target = tot * i / nb;
     double t;
-    m = GCUBA_VEGAS_MIXIN(x[k + 1] - x[k], nb);
+    m = MASS(k);
     while (k < nb - 1 && cum + m < target) {
       cum += m;
       ++k;
-      m = GCUBA_VEGAS_MIXIN(x[k + 1] - x[k], nb);
+      m = MASS(k);
     }
     t = (target - cum) / m;
     if (t < 0) t = 0;
     if (t > 1) t = 1;
     e[i] = x[k] + t * (x[k + 1] - x[k]);
   }
+#undef MASS
   e[nb] = 1;
   strict(e, nb);
   return 0;
@@ -178,21 +188,21 @@ int gcuba_vegas_grid_refine1_ex(double *e, int nb, const double *d,
 int gcuba_vegas_grid_refine(double *grid, int nb, int ndim, int shared,
                             const double *d, double alpha, double *scratch)
 {
-  return gcuba_vegas_grid_refine_ex(grid, nb, ndim, shared, d, alpha, 1,
-                                    scratch);
+  return gcuba_vegas_grid_refine_ex(grid, nb, ndim, shared, d, alpha,
+                                    GCUBA_VEGAS_GRID_SMOOTH, scratch);
 }
 
 int gcuba_vegas_grid_refine_ex(double *grid, int nb, int ndim, int shared,
-                               const double *d, double alpha, int smooth,
+                               const double *d, double alpha, int mode,
                                double *scratch)
 {
   int a, n = 0;
   if (shared)
-    return gcuba_vegas_grid_refine1_ex(grid, nb, d, ndim, alpha, smooth,
+    return gcuba_vegas_grid_refine1_ex(grid, nb, d, ndim, alpha, mode,
                                        scratch) != 0;
   for (a = 0; a < ndim; ++a)
     n += gcuba_vegas_grid_refine1_ex(grid + (size_t)a * (nb + 1), nb,
-                                     d + (size_t)a * nb, 1, alpha, smooth,
+                                     d + (size_t)a * nb, 1, alpha, mode,
                                      scratch) != 0;
   return n;
 }
