@@ -221,7 +221,24 @@ int main(void)
   out = captured_eps(S(f3), 3, 4e-6, GCUBA_VEGASAUTO | 3, 20000, &b);
   ok(same(&b, &c) && last_sizes_equal(out, 3),
      "GCUBA_VEGASAUTO: the claim rests on the 3 iterations of the new size");
-  /* (at Cuba's 128 bins: nstart 5e5 would otherwise choose 512, whose
+  /* bins that grow: f4 5D at 1e-4 from nstart 2e4 settles with 128 bins
+     on iterations of about 2e5 samples, rebins to 1024 and freezes
+     later; not with GCUBA_VEGAS_NBINS, nor at Cuba's nstart */
+  out = captured_eps(S(f4), 5, 1e-4, 2, 20000, &b);
+  ok(good(&b, 0, T5, 1e-4) &&
+     strstr(out, "grid settled with 128 bins per axis: rebinned to 1024") &&
+     strstr(out, "grid frozen after"),
+     "f4 5D at 1e-4 from nstart 2e4: bins grow to 1024, %.12g +- %.2g",
+     b.I[0], b.E[0]);
+  setenv("GCUBA_VEGAS_NBINS", "128", 1);
+  out = captured_eps(S(f4), 5, 1e-4, 2, 20000, &c);
+  unsetenv("GCUBA_VEGAS_NBINS");
+  ok(good(&c, 0, T5, 1e-4) && !strstr(out, "rebinned"),
+     "GCUBA_VEGAS_NBINS=128: the bins stay, %.12g +- %.2g", c.I[0], c.E[0]);
+  out = captured_eps(S(f4), 5, 1e-3, 2, 1000, &c);
+  ok(good(&c, 0, T5, 1e-3) && !strstr(out, "rebinned"),
+     "nstart 1000: the bins stay, %.12g +- %.2g", c.I[0], c.E[0]);
+  /* (rule 3b at Cuba's 128 bins: with 1024 from nstart 5e5 the early
      grids leave the combination by the chi^2 rule instead) */
   setenv("GCUBA_VEGAS_NBINS", "128", 1);
   out = captured_eps(S(f5), 8, 2e-4, 2, 500000, &b);

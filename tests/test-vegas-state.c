@@ -5,7 +5,8 @@
    replays the last iteration to the same answer; flags bit 5 keeps only
    the grid, which then serves another integrand; gridno keeps a grid for
    the next call of the same dimension (fewer evaluations), -gridno empties
-   the slot first.  This file is part of gcuba. */
+   the slot first; a run whose bins grow resumes as well.  This file is
+   part of gcuba. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,17 @@ static void run(gintegrand_t f, int ndim, int flags, long long maxeval,
   memset(r, 0, sizeof *r);
   llgVegas(ndim, 1, f, NULL, 1, 1e-3, 1e-20, flags, 11, 0, maxeval, 10000,
            10000, 1000, gridno, sf, NULL, &r->neval, &r->fail, &r->I, &r->E,
+           &r->P);
+}
+
+/* f4 5D at 1e-4 from nstart = nincrease = 20000: the grid settles with
+   128 bins per axis on iterations of about 2e5 samples, is rebinned to
+   1024 and adapts on (tests/test-vegas-flags.c sees it in the log) */
+static void grown(long long maxeval, const char *sf, result *r)
+{
+  memset(r, 0, sizeof *r);
+  llgVegas(5, 1, S(f4), NULL, 1, 1e-4, 1e-20, 0, 1, 0, maxeval, 20000,
+           20000, 1000, 0, sf, NULL, &r->neval, &r->fail, &r->I, &r->E,
            &r->P);
 }
 
@@ -111,5 +123,16 @@ int main(void)
   ok(same(&a, &b), "a slot of another dimension is not used");
   run(S(f4), 5, 0, 100000000, 4, NULL, &c);
   ok(same(&c, &full), "another slot is independent");
+  /* bins that grow: the state file holds the grid at its current bins */
+  grown(2000000000, NULL, &full);
+  ok(full.fail == 0 && fabs(full.I - TRUE5) <= 4 * full.E,
+     "growing bins, uninterrupted: %.15g +- %.3g, neval %lld", full.I,
+     full.E, full.neval);
+  grown(600000, SF, &a);
+  grown(3000000, SF, &b);
+  grown(2000000000, SF, &c);
+  ok(a.fail == 1 && b.fail == 1 && same(&c, &full) && !exists(SF),
+     "growing bins: stopped at 6e5 (128 bins) and 3e6 (1024), resumed to "
+     "the same bits");
   return battery_done();
 }

@@ -42,11 +42,8 @@
 /* ---- tunables (doc/vegas.md) ------------------------------------------ */
 #define NBINS_DEFAULT 128  /* bins per axis (Cuba's NBINS) */
 #define NBINS_MAX 1024
-#define NBINS_SPB 64       /* samples per bin of the first iteration for
-                              more bins than NBINS_DEFAULT */
-#define NBINS_AUTO 512     /* the most bins chosen so (nstart >= 32768):
-                              on the GPU suite 1024 reached deep levels
-                              sooner but took 2-6x longer at 1e-3 */
+#define NBINS_SPB 64       /* samples per bin of an iteration for the
+                              bins to grow to (grow_bins) */
 #define P_DROP 0.99        /* window front dropped while its chi^2 CDF is
                               above this */
 #define GAIN_WARM 0.5      /* iterations on grids of lower gain (settle())
@@ -54,7 +51,7 @@
 #define P_CLAIM 0.95       /* no fail = 0 while the window's chi^2 CDF is
                               above this (Cuba's own rule of thumb) */
 #define NMIN_WINDOW 3      /* iterations in the window for fail = 0 */
-#define STATE_VERSION 2
+#define STATE_VERSION 3
 #define KAPPA 0.1          /* no fail = 0 while one sample moves the
                               combination by more than this share of the
                               tolerance */
@@ -64,6 +61,9 @@ typedef struct {
   gcuba_call *c;
   const gcuba_vegas_ops *ops;
   void *ctx;
+  gcuba_vegas_setup *setup; /* the backend's (nb changes when bins grow) */
+  int nb0;                 /* the bins per axis the call starts with */
+  int nb_fixed;            /* GCUBA_VEGAS_NBINS set: the bins never grow */
   int ndim, ncomp, nb, shared, ngrids, last, smooth;
   long long adapt_max;     /* GCUBA_VEGAS_ADAPT: most refinements (-1 auto) */
   double *grid;            /* ngrids * (nb + 1) */
@@ -154,21 +154,18 @@ static int knobs(vegas *v)
   const char *s = getenv("GCUBA_VEGAS_NBINS");
   char *end;
   long n;
-  /* by default NBINS_DEFAULT (Cuba's 128) bins per axis, doubled up to
-     NBINS_AUTO while the first iteration gives each at least NBINS_SPB
-     samples: more bins follow a peak more closely, but need samples to
-     be placed (at Cuba's nstart 1000, 1024 bins made 43 false claims in
-     Genz's protocol) and iterations to settle (bench/NOTES.md) */
+  /* Cuba's 128 bins per axis unless set; they grow later (grow_bins) */
   v->nb = NBINS_DEFAULT;
-  while (v->nb < NBINS_AUTO && c->nstart >= 2LL * NBINS_SPB * v->nb)
-    v->nb *= 2;
+  v->nb_fixed = 0;
   if (s && *s) {
     n = strtol(s, &end, 10);
     if (*end || n < 2 || n > NBINS_MAX)
       return gcuba_fail(c, GCUBA_FAIL_ENV,
                         "GCUBA_VEGAS_NBINS=%s (expected 2..%d)", s, NBINS_MAX);
     v->nb = (int)n;
+    v->nb_fixed = 1;
   }
+  v->nb0 = v->nb;
   v->adapt_max = -1;
   s = getenv("GCUBA_VEGAS_ADAPT");
   if (s && *s && strcmp(s, "auto")) {
@@ -440,6 +437,72 @@ static void settle(vegas *v)
   }
 }
 
+/* ---- growing bins ----------------------------------------------------- */
+
+/* v->nb becomes nb: the grid, bin contributions and scratch reallocated,
+   the grid rebinned when rebin (the same map: gcuba_vegas_grid_resize),
+   and the backend, whose bins are fixed when it is created, created anew.
+   Every process of a collective call does this at the same iteration.
+   0, or the fail code (set) */
+static int set_nb(vegas *v, int nb, int rebin)
+{
+  gcuba_call *c = v->c;
+  const size_t ng = (size_t)v->ngrids * (nb + 1);
+  double *g = (double *)malloc(sizeof(double) * ng);
+  double *d = (double *)malloc(sizeof(double) * (size_t)v->ndim * nb);
+  double *sc = (double *)malloc(sizeof(double) *
+                                GCUBA_VEGAS_GRID_SCRATCH(nb));
+  int fail = 0;
+  if (gcuba_coll_status(c, !g || !d || !sc ? GCUBA_FAIL_NOMEM : 0)) {
+    free(g);
+    free(d);
+    free(sc);
+    if (c->fail == 0) gcuba_fail(c, GCUBA_FAIL_NOMEM, "grid of %d bins", nb);
+    return c->fail;
+  }
+  if (rebin)
+    gcuba_vegas_grid_resize(v->grid, v->nb, g, nb, v->ngrids);
+  else
+    gcuba_vegas_grid_init(g, nb, v->ngrids);
+  free(v->grid);
+  free(v->d);
+  free(v->scratch);
+  v->grid = g;
+  v->d = d;
+  v->scratch = sc;
+  v->nb = nb;
+  v->grid_changed = 1;
+  v->setup->nb = nb;
+  if (v->ctx) v->ops->destroy(v->ctx);
+  v->ctx = v->ops->create(c, v->setup, &fail);
+  if (gcuba_coll_status(c, v->ctx ? 0 : fail ? fail : GCUBA_FAIL_NOMEM)) {
+    if (v->ctx) v->ops->destroy(v->ctx);
+    v->ctx = NULL;
+    if (c->fail == 0) gcuba_fail(c, fail ? fail : GCUBA_FAIL_NOMEM,
+                                 "sampler for %d bins", nb);
+    return c->fail;
+  }
+  return 0;
+}
+
+/* When the grid has settled on iterations large enough to place more
+   bins (NBINS_SPB samples each), it is rebinned to the most bins they
+   can place (a power of two times NBINS_DEFAULT, up to NBINS_MAX) and
+   adapts on: more bins follow a peak more closely (f2 6D, floored: 1024
+   bins a twentieth of the variance per sample of 128), while a call that converges
+   during the adaptation, as at Cuba's budgets, keeps Cuba's 128 (1024
+   bins from the start made 43 false claims in Genz's protocol, and
+   adapted more slowly on the GPU suite; bench/NOTES.md).  Not when
+   GCUBA_VEGAS_NBINS or GCUBA_VEGAS_ADAPT is set.  The bins to grow to
+   after an iteration of calls samples; v->nb when they stay. */
+static int grow_target(const vegas *v, long long calls)
+{
+  int nb = v->nb;
+  if (v->nb_fixed || v->adapt_max >= 0 || v->settled_at < 0) return nb;
+  while (nb < NBINS_MAX && calls >= 2LL * NBINS_SPB * nb) nb *= 2;
+  return nb;
+}
+
 /* ---- state files -------------------------------------------------------- */
 
 /* what a state file must match: the shape of the problem and of the grid
@@ -451,7 +514,7 @@ static uint64_t signature(const vegas *v)
   int w[5];
   w[0] = c->ndim;
   w[1] = c->ncomp;
-  w[2] = v->nb;
+  w[2] = v->nb0;
   w[3] = v->shared;
   w[4] = STATE_VERSION;
   return gcuba_fnv1a(w, sizeof w, GCUBA_FNV_SEED);
@@ -473,6 +536,7 @@ static int save_state(vegas *v)
   gcuba_buf_put(&b, &v->stall, sizeof v->stall);
   gcuba_buf_put(&b, &v->ubest, sizeof v->ubest);
   gcuba_buf_put(&b, &v->frozen, sizeof v->frozen);
+  gcuba_buf_put(&b, &v->nb, sizeof v->nb);
   gcuba_buf_put(&b, v->grid, sizeof(double) * v->ngrids * (v->nb + 1));
   gcuba_buf_put(&b, v->hI, sizeof(double) * nh);
   gcuba_buf_put(&b, v->hV, sizeof(double) * nh);
@@ -490,13 +554,23 @@ static int load_state(vegas *v)
   gcuba_call *c = v->c;
   gcuba_buf b = {0};
   long long k = 0;
-  int rc = gcuba_state_read(c, "vegas", signature(v), &b), a, bad;
-  size_t ng = (size_t)v->ngrids * (v->nb + 1);
+  int rc = gcuba_state_read(c, "vegas", signature(v), &b), a, bad, nb = 0;
+  /* the bins per axis of the saved grid (they may have grown) */
+  const size_t nbpos = sizeof k + sizeof(long long) * 7 + sizeof(double) +
+                       sizeof(int);
+  size_t ng;
   if (rc <= 0) return rc;
+  if (b.n >= nbpos + sizeof nb) memcpy(&nb, b.p + nbpos, sizeof nb);
+  if (nb != v->nb && nb >= 2 && nb <= NBINS_MAX && !v->nb_fixed &&
+      set_nb(v, nb, 0)) {
+    gcuba_buf_free(&b);
+    return c->fail;
+  }
+  ng = (size_t)v->ngrids * (v->nb + 1);
   gcuba_buf_get(&b, &k, sizeof k);
-  bad = b.bad || k < 0 ||
-        b.n - b.pos != sizeof(long long) * 7 + sizeof(double) + sizeof(int) +
-                           sizeof(double) * ng +
+  bad = b.bad || k < 0 || nb != v->nb ||
+        b.n - b.pos != sizeof(long long) * 7 + sizeof(double) +
+                           2 * sizeof(int) + sizeof(double) * ng +
                            (size_t)k * (3 * sizeof(double) * v->ncomp +
                                         sizeof(long long));
   if (!bad && hist_reserve(v, k + 1)) {
@@ -514,6 +588,7 @@ static int load_state(vegas *v)
     gcuba_buf_get(&b, &v->stall, sizeof v->stall);
     gcuba_buf_get(&b, &v->ubest, sizeof v->ubest);
     gcuba_buf_get(&b, &v->frozen, sizeof v->frozen);
+    gcuba_buf_get(&b, &nb, sizeof nb);
     gcuba_buf_get(&b, v->grid, sizeof(double) * ng);
     gcuba_buf_get(&b, v->hI, sizeof(double) * k * v->ncomp);
     gcuba_buf_get(&b, v->hV, sizeof(double) * k * v->ncomp);
@@ -775,11 +850,13 @@ static void run(vegas *v)
          (grid.h): the mixture protects the adaptation from a map that
          has not yet found part of the integrand; the frozen map, which
          takes most of the samples at large budgets, keeps the learned
-         density wherever it is above the floor (f2 6D: a sixth of the
-         variance per sample; Genz's protocol: more honest answers, the
+         density wherever it is above the floor (f2 6D at 1024 bins: a
+         thirtieth of the variance per sample; Genz's protocol: more honest answers, the
          same false claims, bench/NOTES.md) */
-      const int last = v->adapt_max >= 0 ? v->nadapt + 1 >= v->adapt_max
-                                         : v->settled_at >= 0;
+      const int nbto = grow_target(v, v->hcalls[v->k - 1]);
+      const int last = nbto == v->nb &&
+                       (v->adapt_max >= 0 ? v->nadapt + 1 >= v->adapt_max
+                                          : v->settled_at >= 0);
       int n, mode = (v->smooth ? GCUBA_VEGAS_GRID_SMOOTH : 0) |
                     (last ? GCUBA_VEGAS_GRID_FLOOR : 0);
       n = gcuba_vegas_grid_refine_ex(v->grid, v->nb, v->ndim, v->shared,
@@ -788,8 +865,15 @@ static void run(vegas *v)
       if (n) gcuba_log(c, 3, "%d grid(s) left unchanged (no information)", n);
       v->grid_changed = 1;
       ++v->nadapt;
-      if (v->adapt_max >= 0 ? v->nadapt >= v->adapt_max
-                            : v->settled_at >= 0) {
+      if (nbto != v->nb) {
+        gcuba_log(c, 2, "grid settled with %d bins per axis: rebinned to "
+                  "%d, adapting on", v->nb, nbto);
+        if (set_nb(v, nbto, 1)) break;
+        it.grid = v->grid;
+        v->settled_at = -1;
+        v->stall = 0;
+      } else if (v->adapt_max >= 0 ? v->nadapt >= v->adapt_max
+                                   : v->settled_at >= 0) {
         v->frozen = 1;
         if (v->settled_at < 0) v->settled_at = v->k;
         if (v->warm < 0) v->warm = v->wstart = v->k; /* forced by the knob */
@@ -890,9 +974,10 @@ void gcuba_vegas_run(gcuba_call *c)
     v.ops->destroy(v.ctx);
     v.ctx = NULL;
   }
+  v.setup = &s;
   if (v.ctx) {
     run(&v);
-    v.ops->destroy(v.ctx);
+    if (v.ctx) v.ops->destroy(v.ctx);
   }
 out:
   free(v.grid);
