@@ -146,7 +146,8 @@ static void slot_put(vegas *v)
 
 /* ---- environment knobs ------------------------------------------------ */
 
-/* the bins per axis, GCUBA_VEGAS_NBINS (2..1024), GCUBA_VEGAS_ADAPT ("auto" or n >= 0): 0 or
+/* the starting bins per axis, GCUBA_VEGAS_NBINS (2..1024),
+   GCUBA_VEGAS_ADAPT ("auto" or n >= 0): 0 or
    a fail code */
 static int knobs(vegas *v)
 {
@@ -489,11 +490,11 @@ static int set_nb(vegas *v, int nb, int rebin)
    bins (NBINS_SPB samples each), it is rebinned to the most bins they
    can place (a power of two times NBINS_DEFAULT, up to NBINS_MAX) and
    adapts on: more bins follow a peak more closely (f2 6D, floored: 1024
-   bins a twentieth of the variance per sample of 128), while a call that converges
-   during the adaptation, as at Cuba's budgets, keeps Cuba's 128 (1024
-   bins from the start made 43 false claims in Genz's protocol, and
-   adapted more slowly on the GPU suite; bench/NOTES.md).  Not when
-   GCUBA_VEGAS_NBINS or GCUBA_VEGAS_ADAPT is set.  The bins to grow to
+   bins a twentieth of the variance per sample of 128), while a call
+   that converges during the adaptation, as at Cuba's budgets, keeps
+   Cuba's 128 (1024 bins from the start made 43 false claims in Genz's
+   protocol, and adapted more slowly on the GPU suite; bench/NOTES.md).
+   Not when GCUBA_VEGAS_NBINS or GCUBA_VEGAS_ADAPT is set.  The bins to grow to
    after an iteration of calls samples; v->nb when they stay. */
 static int grow_target(const vegas *v, long long calls)
 {
@@ -851,8 +852,8 @@ static void run(vegas *v)
          has not yet found part of the integrand; the frozen map, which
          takes most of the samples at large budgets, keeps the learned
          density wherever it is above the floor (f2 6D at 1024 bins: a
-         thirtieth of the variance per sample; Genz's protocol: more honest answers, the
-         same false claims, bench/NOTES.md) */
+         thirtieth of the variance per sample; Genz's protocol: more
+         honest answers, the same false claims, bench/NOTES.md) */
       const int nbto = grow_target(v, v->hcalls[v->k - 1]);
       const int last = nbto == v->nb &&
                        (v->adapt_max >= 0 ? v->nadapt + 1 >= v->adapt_max
