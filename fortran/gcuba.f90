@@ -421,6 +421,17 @@ module gcuba
     ! free the device memory gcuba keeps between calls (see gcuba.h)
     subroutine gcuba_release() bind(c, name="gcuba_release")
     end subroutine gcuba_release
+    ! libgcuba_mpi (link with it: pkg-config gcuba-mpi; doc/mpi.md):
+    ! every later gcuhre, llgcuhre, gvegas and llgvegas call is
+    ! collective over comm, a Fortran communicator (use mpi:
+    ! MPI_COMM_WORLD; use mpi_f08: comm%MPI_VAL); MPI_COMM_NULL makes
+    ! the calls local again.  Collective itself; MPI_SUCCESS or an MPI
+    ! error code.  The same function as Fortran 77's gcuba_mpi_comm.
+    function gcuba_mpi_comm(comm) result(rc)
+      import :: c_int
+      integer(c_int), intent(in) :: comm
+      integer(c_int) :: rc
+    end function gcuba_mpi_comm
     ! GPU integrands only: copy `bytes' bytes of userdata to the device
     ! for this thread's following calls (see gcuba.h)
     subroutine gcuba_userdata_size(bytes) bind(c, name="gcuba_userdata_size")

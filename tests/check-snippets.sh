@@ -11,7 +11,8 @@
 #                          block is skipped when one of them is missing
 #   <!-- norun: WHY -->    the next fenced block is not checked
 # Any other fenced block with a line that starts with a compiler (cc, gcc,
-# c++, g++, nvcc, gfortran) is an error: a build line nobody compiles.
+# c++, g++, nvcc, gfortran, mpicc, mpifort) is an error: a build line
+# nobody compiles.
 # Every markdown file gets its own scratch directory, holding a copy of the
 # files of --examples DIR (if given) and then the blocks written to files;
 # its run blocks execute there in order.
@@ -133,7 +134,7 @@ for md in "$@"; do
       echo "not ok $n - $md:$args: marker not on the line directly before a block"
       nfail=$((nfail + 1)) ;;
     *)
-      if grep -Eq '^[ \t]*(\$ )?(cc|gcc|c\+\+|g\+\+|nvcc|gfortran|mpicc)[ \t]' "$file"; then
+      if grep -Eq '^[ \t]*(\$ )?(cc|gcc|c\+\+|g\+\+|nvcc|gfortran|mpicc|mpifort)[ \t]' "$file"; then
         n=$((n + 1))
         echo "not ok $n - $md:$line: a build line outside a run block (mark it <!-- run: ... --> or <!-- norun: why -->)"
         nfail=$((nfail + 1))
