@@ -1,6 +1,6 @@
 ! tests/test-mpi-fortran.f90 -- gcuba_mpi_comm from Fortran, run by
 ! tests/test-mpi.sh under mpirun: the legacy symbol (an implicit
-! interface, no module: tests/test-mpi-fortran-legacy.f) makes gcuhre and
+! interface, no module: tests/test-mpi-fortran-legacy.F) makes gcuhre and
 ! gvegas collective over MPI_COMM_WORLD, and every process gets the bits
 ! of the local call; arguments that differ between processes give fail
 ! -18 on every process; the module's interface with MPI_COMM_NULL makes
