@@ -43,7 +43,7 @@
 #define NBINS_DEFAULT 128  /* bins per axis (Cuba's NBINS) */
 #define NBINS_MAX 1024
 #define NBINS_SPB 64       /* samples per bin of an iteration for the
-                              bins to grow to (grow_bins) */
+                              bins to grow to (grow_target) */
 #define P_DROP 0.99        /* window front dropped while its chi^2 CDF is
                               above this */
 #define GAIN_WARM 0.5      /* iterations on grids of lower gain (settle())
@@ -147,15 +147,14 @@ static void slot_put(vegas *v)
 /* ---- environment knobs ------------------------------------------------ */
 
 /* the starting bins per axis, GCUBA_VEGAS_NBINS (2..1024),
-   GCUBA_VEGAS_ADAPT ("auto" or n >= 0): 0 or
-   a fail code */
+   GCUBA_VEGAS_ADAPT ("auto" or n >= 0): 0 or a fail code */
 static int knobs(vegas *v)
 {
   gcuba_call *c = v->c;
   const char *s = getenv("GCUBA_VEGAS_NBINS");
   char *end;
   long n;
-  /* Cuba's 128 bins per axis unless set; they grow later (grow_bins) */
+  /* Cuba's 128 bins per axis unless set; they grow later (grow_target) */
   v->nb = NBINS_DEFAULT;
   v->nb_fixed = 0;
   if (s && *s) {
@@ -494,8 +493,8 @@ static int set_nb(vegas *v, int nb, int rebin)
    that converges during the adaptation, as at Cuba's budgets, keeps
    Cuba's 128 (1024 bins from the start made 43 false claims in Genz's
    protocol, and adapted more slowly on the GPU suite; bench/NOTES.md).
-   Not when GCUBA_VEGAS_NBINS or GCUBA_VEGAS_ADAPT is set.  The bins to grow to
-   after an iteration of calls samples; v->nb when they stay. */
+   Not when GCUBA_VEGAS_NBINS or GCUBA_VEGAS_ADAPT is set.  The bins to
+   grow to after an iteration of calls samples; v->nb when they stay. */
 static int grow_target(const vegas *v, long long calls)
 {
   int nb = v->nb;
