@@ -3,12 +3,14 @@
    that runs with 1, 2, 4, ... processes can be compared:
 
      mpirun -np N bench/bench-mpi [--backend cpu|gpu] [--reps R]
+                                  [--cases I,J,...]
 
    Cases: gCuhre on the test suite's f2 6D, f4 8D and f5 8D (cheap
    integrands, the GPU's eval is then a small part of an iteration) and
    on an expensive 6D integrand (bench/mpi-heavy.h); gVegas ("V") on f4 8D
    and the expensive one.  One warm-up call, then the best of R
-   (default 3) calls.  Rank 0 prints one line per case: processes, time,
+   (default 3) calls; --cases runs only the cases of these indices (from
+   0, in the order below).  Rank 0 prints one line per case: processes, time,
    neval, fail, the true relative error and the integral in hex.  With
    the GPU backend each process of a node takes its own GPU when there
    are several (doc/mpi.md).  This file is part of gcuba. */
@@ -39,6 +41,7 @@ static const bcase cases[] = {
     {"heavy 6D", 0, 0, 6, 1e-9, 1000000000000LL},
     {"heavy 6D", 0, 0, 6, 1e-11, 1000000000000LL},
     {"heavy 6D", 0, 0, 6, 1e-12, 1000000000000LL},
+    {"heavy 6D", 0, 0, 6, 1e-13, 1000000000000LL},
     /* gVegas, seed 1, iterations of 1e7 samples */
     {"V f4 8D", 1, 4, 8, 1e-3, 100000000000LL},
     {"V heavy 6D", 1, 0, 6, 1e-6, 100000000000LL},
@@ -57,6 +60,7 @@ static double truth(const bcase *k)
 int main(int argc, char **argv)
 {
   int rank, size, i, j, gpu = 0, reps = 3;
+  const char *only = NULL;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -65,20 +69,30 @@ int main(int argc, char **argv)
       gpu = !strcmp(argv[++i], "gpu");
     else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
       reps = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--cases") && i + 1 < argc)
+      only = argv[++i];
   }
   if (reps < 1) reps = 1;
   setenv("GCUBA_DEVICE", gpu ? "gpu" : "cpu", 1);
   gcuba_mpi_comm(MPI_COMM_WORLD);
   if (rank == 0)
     printf("# gCuhre, gVegas (V) over %d processes, %s backend; best of %d\n"
-           "# case       np    seconds        neval fail  true rel.err  "
+           "# case     epsrel    np    seconds        neval fail  true rel.err  "
            "integral\n", size, gpu ? "GPU" : "CPU", reps);
   for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
     const bcase *k = &cases[i];
     gintegrand_t f;
+    char idx[16];
     double best = 1e300, integral[1], error[1], prob[1], t0, t1, exact;
     long long neval = 0;
     int nregions, fail = 0;
+    if (only) {
+      /* ",I," within ",LIST," */
+      char list[256];
+      snprintf(list, sizeof list, ",%s,", only);
+      snprintf(idx, sizeof idx, ",%d,", i);
+      if (!strstr(list, idx)) continue;
+    }
 #ifdef SUITE_HAVE_CU
     f = k->family ? suite_family(k->family, gpu) : gpu ? heavy_cu : heavy_c;
 #else
@@ -107,9 +121,9 @@ int main(int argc, char **argv)
     }
     exact = truth(k);
     if (rank == 0)
-      printf("%-10s %4d %10.4f %12lld %4d %13.2e  %a\n", k->name, size, best,
-             neval, fail, fabs(integral[0] - exact) / fabs(exact),
-             integral[0]);
+      printf("%-10s %-7.2g %4d %10.4f %12lld %4d %13.2e  %a\n", k->name,
+             k->epsrel, size, best, neval, fail,
+             fabs(integral[0] - exact) / fabs(exact), integral[0]);
     fflush(stdout);
   }
   gcuba_release();

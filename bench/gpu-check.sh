@@ -14,7 +14,8 @@
 #                                    (memcheck, leaks), on the one GPU
 #   bash bench/gpu-check.sh mpibench bench/bench-mpi on the GPU backend
 #                                    with 1, 2, 4, ... processes (up to the
-#                                    GPUs there are), one GPU each
+#                                    GPUs there are), one GPU each (MPI_REPS,
+#                                    MPI_CASES: its --reps and --cases)
 #   bash bench/gpu-check.sh bench    bench-1d, bench-cuhre and bench-genz on the GPU
 #                                    (BENCH_LIMIT seconds per level, default
 #                                    2), then the reference PAGANI when
@@ -129,7 +130,8 @@ mpibench() {
   while [ $np -le "${ngpu:-1}" ]; do
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
       mpirun --oversubscribe -np $np ./bench/bench-mpi --backend gpu \
-      --reps "${MPI_REPS:-3}" >> "$out/bench-mpi.txt" 2>&1 || status=1
+      --reps "${MPI_REPS:-3}" ${MPI_CASES:+--cases "$MPI_CASES"} \
+      >> "$out/bench-mpi.txt" 2>&1 || status=1
     np=$((np * 2))
   done
   cat "$out/bench-mpi.txt"
