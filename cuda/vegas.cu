@@ -418,6 +418,41 @@ bad:
   return NULL;
 }
 
+/* the bin sums of cubes cube0 .. cube0+ncubes-1 (samples from s0) into
+   t->hi, t->lo; ns: the samples that set the fixed-point exponent (the
+   whole slice's) */
+static int launch_bins(struct vctx *t, const gcuba_vegas_iter *it,
+                       long long cube0, long long ncubes, long long s0,
+                       long long ns)
+{
+  struct bins_args b;
+  const int na = t->ndim < t->ag ? t->ndim : t->ag;
+  long long bx;
+  if (ncubes <= 0) return 0;
+  b.s = it->strat;
+  b.seed = it->seed;
+  b.iter = it->iter;
+  b.sobol = it->sobol ? t->sobol : NULL;
+  b.qoff = it->qoff;
+  b.nb = t->nb;
+  b.ag = t->ag;
+  b.cube0 = cube0;
+  b.ncubes = ncubes;
+  b.s0 = s0;
+  b.ns = ns;
+  b.fj = t->fj;
+  b.qmax = t->qmax;
+  b.hi = t->hi;
+  b.lo = t->lo;
+  bx = (ncubes + BIN_THREADS - 1) / BIN_THREADS;
+  if (bx > 8LL * t->nsm) bx = 8LL * t->nsm;
+  gcuba_vk_bins<<<dim3((unsigned)bx,
+                       (unsigned)((t->ndim + t->ag - 1) / t->ag)),
+                  BIN_THREADS, (size_t)2 * na * t->nb * sizeof(ull),
+                  t->stream>>>(b);
+  return GCUBA_CK_LAUNCH(t->c, "gcuba_vk_bins");
+}
+
 /* A collective call (common/coll.h): the slices of an iteration with each
    process sampling its share of every slice's groups of chunks.  The
    group results of the first tree level, the slice's largest q and the
@@ -541,36 +576,15 @@ static int coll_slices(struct vctx *t, const gcuba_vegas_iter *it,
       krc = GCUBA_CK_LAUNCH(c, "gcuba_vk_accum");
     }
     if (it->bins) {
-      struct bins_args b;
-      const int na = t->ndim < t->ag ? t->ndim : t->ag;
-      long long bx;
       size_t mcell;
       ull *mine = t->xhl + (size_t)2 * cells * k->rank;
-      b.s = it->strat;
-      b.seed = it->seed;
-      b.iter = it->iter;
-      b.sobol = it->sobol ? t->sobol : NULL;
-      b.qoff = it->qoff;
-      b.nb = t->nb;
-      b.ag = t->ag;
-      b.cube0 = oc0 * cpt;
-      b.ncubes = lmin(onch * cpt, it->strat.ncubes - b.cube0);
-      b.s0 = oc0 * cpt * npg;
       /* E comes from the whole slice's samples, as on one process */
-      b.ns = lmin(nch * cpt * npg, it->strat.calls - c0 * cpt * npg);
-      b.fj = t->fj;
-      b.qmax = t->qmax;
-      b.hi = t->hi;
-      b.lo = t->lo;
-      bx = (b.ncubes + BIN_THREADS - 1) / BIN_THREADS;
-      if (bx > 8LL * t->nsm) bx = 8LL * t->nsm;
-      if (!krc && b.ncubes > 0) {
-        gcuba_vk_bins<<<dim3((unsigned)bx,
-                             (unsigned)((t->ndim + t->ag - 1) / t->ag)),
-                        BIN_THREADS, (size_t)2 * na * t->nb * sizeof(ull),
-                        st>>>(b);
-        krc = GCUBA_CK_LAUNCH(c, "gcuba_vk_bins");
-      }
+      const long long ns = lmin(nch * cpt * npg,
+                                it->strat.calls - c0 * cpt * npg);
+      if (!krc)
+        krc = launch_bins(t, it, oc0 * cpt,
+                          lmin(onch * cpt, it->strat.ncubes - oc0 * cpt),
+                          oc0 * cpt * npg, ns);
       if (!krc)
         krc = GCUBA_CK(c, cudaMemcpyAsync(mine, t->hi, sizeof(ull) * cells,
                                           cudaMemcpyDeviceToHost, st)) ||
@@ -599,7 +613,7 @@ static int coll_slices(struct vctx *t, const gcuba_vegas_iter *it,
                                         cudaMemcpyHostToDevice, st));
       if (!krc) {
         gcuba_vk_bins_finish<<<(cells + 255) / 256, 256, 0, st>>>(
-            t->hi, t->lo, t->d, cells, t->qmax, b.ns);
+            t->hi, t->lo, t->d, cells, t->qmax, ns);
         krc = GCUBA_CK_LAUNCH(c, "gcuba_vk_bins_finish");
       }
     }
@@ -706,33 +720,14 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
     gcuba_vk_accum<<<1, 256, 0, st>>>(t->tot, src, nc2);
     if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_accum"))) return rc;
     if (it->bins) {
-      struct bins_args b;
-      const int na = t->ndim < t->ag ? t->ndim : t->ag;
-      long long bx;
-      b.s = it->strat;
-      b.seed = it->seed;
-      b.iter = it->iter;
-      b.sobol = it->sobol ? t->sobol : NULL;
-      b.qoff = it->qoff;
-      b.nb = t->nb;
-      b.ag = t->ag;
-      b.cube0 = c0 * cpt;
-      b.ncubes = lmin(nch * cpt, it->strat.ncubes - b.cube0);
-      b.s0 = c0 * cpt * npg;
-      b.ns = lmin(nch * cpt * npg, it->strat.calls - b.s0);
-      b.fj = t->fj;
-      b.qmax = t->qmax;
-      b.hi = t->hi;
-      b.lo = t->lo;
-      bx = (b.ncubes + BIN_THREADS - 1) / BIN_THREADS;
-      if (bx > 8LL * t->nsm) bx = 8LL * t->nsm;
-      gcuba_vk_bins<<<dim3((unsigned)bx,
-                           (unsigned)((t->ndim + t->ag - 1) / t->ag)),
-                      BIN_THREADS, (size_t)2 * na * t->nb * sizeof(ull),
-                      st>>>(b);
-      if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_bins"))) return rc;
+      const long long s0 = c0 * cpt * npg,
+                      ns = lmin(nch * cpt * npg, it->strat.calls - s0);
+      if ((rc = launch_bins(t, it, c0 * cpt,
+                            lmin(nch * cpt, it->strat.ncubes - c0 * cpt), s0,
+                            ns)))
+        return rc;
       gcuba_vk_bins_finish<<<(cells + 255) / 256, 256, 0, st>>>(
-          t->hi, t->lo, t->d, cells, t->qmax, b.ns);
+          t->hi, t->lo, t->d, cells, t->qmax, ns);
       if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_bins_finish"))) return rc;
     }
   }

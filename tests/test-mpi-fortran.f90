@@ -125,9 +125,10 @@ contains
     if (c == 0) nfail = nfail + 1
     if (rank == 0) then
       if (c == 1) then
-        write(*, '(a,a)') 'ok - fortran: ', trim(text)
+        write(*, '(a,i0,a,a)') 'ok - np=', nprocs, ': fortran: ', trim(text)
       else
-        write(*, '(a,a)') 'not ok - fortran: ', trim(text)
+        write(*, '(a,i0,a,a)') 'not ok - np=', nprocs, ': fortran: ', &
+          trim(text)
       end if
     end if
   end subroutine check

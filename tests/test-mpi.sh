@@ -20,78 +20,56 @@ if "$MPIRUN" --version 2>&1 | grep -q "Open MPI"; then
     OMPI_MCA_rmaps_base_oversubscribe
 fi
 n=0
-for np in 1 2 3 4; do
-  cores=1
-  [ "$np" = 1 ] && cores=2
-  out=$(GCUBACORES=$cores "$MPIRUN" $opts -np "$np" "$prog" \
-        "test-mpi-$np.digest" 2>&1)
-  rc=$?
-  echo "$out" | grep -E "^(not )?ok " 
-  echo "$out" | grep -vE "^(not )?ok " | sed 's/^/# /'
-  n=$((n + $(echo "$out" | grep -cE "^(not )?ok ")))
-  if [ $rc -ne 0 ] && ! echo "$out" | grep -q "^not ok "; then
-    echo "not ok - np=$np: mpirun exited with $rc"
-    n=$((n + 1))
-  fi
-done
-for np in 2 3 4; do
-  if cmp -s test-mpi-1.digest "test-mpi-$np.digest"; then
-    echo "ok - np=$np: every collective result the bits of np=1's"
-  else
-    echo "not ok - np=$np: the results differ from np=1's"
-    diff test-mpi-1.digest "test-mpi-$np.digest" | sed 's/^/# /' | head -20
-  fi
-  n=$((n + 1))
-done
-# the GPU backend (a CUDA build): 1, 2 and 3 processes on the one device
-if [ -x tests/test-mpi-gpu ]; then
-  for np in 1 2 3; do
-    out=$("$MPIRUN" $opts -np "$np" tests/test-mpi-gpu \
-          "test-mpi-gpu-$np.digest" 2>&1)
+# mpiruns PROG BASE PREFIX CORES NP...: PROG under mpirun with each NP
+# processes (GCUBACORES=CORES threads each when CORES is set; 2 for one
+# process), writing BASE-NP.digest; its TAP lines get PREFIX
+mpiruns() {
+  prog=$1 base=$2 prefix=$3 cores=$4
+  shift 4
+  for np in "$@"; do
+    c=$cores
+    [ -n "$c" ] && [ "$np" = 1 ] && c=2
+    out=$(env ${c:+GCUBACORES=$c} "$MPIRUN" $opts -np "$np" "$prog" \
+          "$base-$np.digest" 2>&1)
     rc=$?
-    echo "$out" | grep -E "^(not )?ok " | sed 's/^\(\(not \)\{0,1\}ok - \)/\1gpu: /'
+    echo "$out" | grep -E "^(not )?ok " |
+      sed "s/^\(\(not \)\{0,1\}ok - \)/\1$prefix/"
     echo "$out" | grep -vE "^(not )?ok " | sed 's/^/# /'
     n=$((n + $(echo "$out" | grep -cE "^(not )?ok ")))
     if [ $rc -ne 0 ] && ! echo "$out" | grep -q "^not ok "; then
-      echo "not ok - gpu: np=$np: mpirun exited with $rc"
+      echo "not ok - ${prefix}np=$np: mpirun exited with $rc"
       n=$((n + 1))
     fi
   done
-  if [ -f test-mpi-gpu-1.digest ]; then
-    for np in 2 3; do
-      if cmp -s test-mpi-gpu-1.digest "test-mpi-gpu-$np.digest"; then
-        echo "ok - gpu: np=$np: every collective result the bits of np=1's"
-      else
-        echo "not ok - gpu: np=$np: the results differ from np=1's"
-      fi
-      n=$((n + 1))
-    done
-  fi
+}
+# same BASE PREFIX NP...: BASE-NP.digest equals BASE-1.digest
+same() {
+  base=$1 prefix=$2
+  shift 2
+  for np in "$@"; do
+    if [ -s "$base-1.digest" ] && cmp -s "$base-1.digest" "$base-$np.digest"
+    then
+      echo "ok - ${prefix}np=$np: every collective result the bits of np=1's"
+    else
+      echo "not ok - ${prefix}np=$np: the results differ from np=1's"
+      diff "$base-1.digest" "$base-$np.digest" 2>&1 | sed 's/^/# /' |
+        head -20
+    fi
+    n=$((n + 1))
+  done
+}
+mpiruns "$prog" test-mpi "" 1 1 2 3 4
+same test-mpi "" 2 3 4
+# the GPU backend (a CUDA build): 1, 2 and 3 processes on the one device
+if [ -x tests/test-mpi-gpu ]; then
+  mpiruns tests/test-mpi-gpu test-mpi-gpu "gpu: " "" 1 2 3
+  [ -f test-mpi-gpu-1.digest ] && same test-mpi-gpu "gpu: " 2 3
 fi
 # Fortran (a build with gfortran and MPI's Fortran module): the legacy
 # symbol and the module's gcuba_mpi_comm, 1, 2 and 3 processes
 if [ -x tests/test-mpi-fortran ]; then
-  for np in 1 2 3; do
-    out=$(GCUBACORES=1 "$MPIRUN" $opts -np "$np" tests/test-mpi-fortran \
-          "test-mpi-fortran-$np.digest" 2>&1)
-    rc=$?
-    echo "$out" | grep -E "^(not )?ok " | sed "s/^\(\(not \)\{0,1\}ok - \)/\1np=$np: /"
-    echo "$out" | grep -vE "^(not )?ok " | sed 's/^/# /'
-    n=$((n + $(echo "$out" | grep -cE "^(not )?ok ")))
-    if [ $rc -ne 0 ] && ! echo "$out" | grep -q "^not ok "; then
-      echo "not ok - fortran: np=$np: mpirun exited with $rc"
-      n=$((n + 1))
-    fi
-  done
-  for np in 2 3; do
-    if [ -s test-mpi-fortran-1.digest ] &&
-       cmp -s test-mpi-fortran-1.digest "test-mpi-fortran-$np.digest"; then
-      echo "ok - fortran: np=$np: the collective results the bits of np=1's"
-    else
-      echo "not ok - fortran: np=$np: the results differ from np=1's"
-    fi
-    n=$((n + 1))
-  done
+  mpiruns tests/test-mpi-fortran test-mpi-fortran "" 1 1 2 3
+  same test-mpi-fortran "fortran: " 2 3
 fi
 rm -f test-mpi-[1-4].digest test-mpi-gpu-[1-3].digest \
   test-mpi-fortran-[1-3].digest
