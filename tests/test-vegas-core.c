@@ -769,6 +769,26 @@ static void test_chisq(void)
   ok(fabs(gcuba_chisq_q(60, 10) / 3.6243009520614880262e-9 - 1) < 1e-10,
      "far tail Q(chi2 60, ndof 10) = 3.62e-9");
 
+  /* the quantile inverts the CDF: -2 ln(1 - p) for 2 degrees of freedom,
+     tabulated values for others, and the round trip */
+  dmax = fabs(gcuba_chisq_quantile(0.05, 2) / (-2 * log(0.95)) - 1);
+  for (i = 0; i < (int)(sizeof tab / sizeof *tab); ++i)
+    dmax = fmax(dmax, fabs(gcuba_chisq_quantile(tab[i].p, tab[i].k) /
+                               tab[i].x - 1));
+  ok(dmax < 1e-10, "chi^2 quantiles of the table: max relative dev %.1e",
+     dmax);
+  good = 1;
+  for (i = 1; i <= 60; ++i)
+    for (p = 0.01; p < 1; p += 0.07) {
+      const double x = gcuba_chisq_quantile(p, i);
+      if (!(fabs(gcuba_chisq_prob(x, i) - p) < 1e-12)) good = 0;
+    }
+  ok(good && gcuba_chisq_quantile(0, 3) == 0 &&
+         isnan(gcuba_chisq_quantile(1, 3)) &&
+         isnan(gcuba_chisq_quantile(0.5, 0)),
+     "quantile round trip for 1..60 degrees; p = 0 gives 0, p = 1 or no "
+     "degree NaN");
+
   /* Cuba's convention: prob -> 1 for chi^2 >> ndof (inconsistent) */
   ok(gcuba_chisq_prob(100, 10) > 0.999 && gcuba_chisq_prob(1, 10) < 0.001,
      "prob near 1 means large chi^2");

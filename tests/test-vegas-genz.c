@@ -39,9 +39,10 @@ static const int cuba_honest[NDIMS][GENZ_NFAMILIES] = {
     {0, 10, 10, 10, 10, 2}, /* d = 5 */
     {3, 10, 10, 10, 10, 0}, /* d = 8 */
 };
-/* gVegas's when this test was written (2026-11-25) */
+/* gVegas's when this test was written (2026-11-25), raised when seed 0's
+   error took the Sobol iterations' scatter into account (2026-11-26) */
 static const int floor_honest[NDIMS][GENZ_NFAMILIES] = {
-    {0, 10, 10, 10, 10, 4}, /* d = 5 */
+    {2, 10, 10, 10, 10, 6}, /* d = 5 */
     {3, 10, 10, 10, 10, 3}, /* d = 8 */
 };
 

@@ -122,6 +122,21 @@ double gcuba_chisq_q(double chi2, int ndof)
   return gcuba_chisq_gammq(0.5 * ndof, 0.5 * chi2);
 }
 
+double gcuba_chisq_quantile(double p, int ndof)
+{
+  double lo = 0, hi = ndof + 20 * sqrt(2.0 * ndof) + 40;
+  int i;
+  if (ndof <= 0 || !(p > 0 && p < 1)) return p == 0 && ndof > 0 ? 0 : NAN;
+  for (i = 0; i < 200 && hi - lo > 1e-15 * hi; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    if (gcuba_chisq_prob(mid, ndof) < p)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
 /* ------------------------------------------------------------------------ */
 
 

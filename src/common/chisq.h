@@ -29,6 +29,11 @@ double gcuba_chisq_prob(double chi2, int ndof);
    tiny (ndof <= 0: GCUBA_CHISQ_NODOF; chi2 <= 0: 1) */
 double gcuba_chisq_q(double chi2, int ndof);
 
+/* the p-quantile of chi^2(ndof): x with gcuba_chisq_prob(x, ndof) = p, to
+   about 1e-15 relative (bisection); 0 for p = 0, NaN for p outside [0, 1)
+   or ndof <= 0 */
+double gcuba_chisq_quantile(double p, int ndof);
+
 /* regularised incomplete gamma functions P(a, x) and Q(a, x) = 1 - P(a, x),
    a > 0, x >= 0 (NaN otherwise) */
 double gcuba_chisq_gammp(double a, double x);

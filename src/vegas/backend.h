@@ -21,6 +21,10 @@
 typedef struct gcuba_vegas_setup {
   int ndim, ncomp;
   int nb;              /* bins per axis */
+  int nbmax;           /* the most bins per axis the call may grow to
+                          (nb when they stay): a backend may size its bin
+                          buffers for it, so that create() for the grown
+                          bins reuses them (cuda/vegas.cu) */
   int shared;          /* one grid for all axes (GCUBA_VEGAS1D) */
   long long max_calls; /* the largest iteration of the call (samples) */
   const uint64_t *sobol; /* seed 0: ndim*64 Sobol direction numbers (the
