@@ -36,12 +36,15 @@ typedef unsigned long long ull;
 struct vctx {
   gcuba_call *c;
   int dev, ndim, ncomp, nb, shared, nsm, ag;
+  int nbcap;              /* the bins per axis the bin buffers hold (nb
+                             and up to the setup's nbmax: growing bins
+                             reuse the context) */
   cudaStream_t stream;
   void *ud;               /* userdata as the device sees it */
   void *udcopy;           /* device copy of a host struct (capacity udcap) */
   size_t udcap;
-  double *grid;           /* ngrids * (nb + 1) */
-  int ngridvals;
+  double *grid;           /* ngrids * (nbcap + 1) */
+  int ngridvals;          /* ngrids * (nb + 1): the current grid */
   ull *sobol;             /* [ndim*64] Sobol direction numbers (seed 0) */
   double *part;           /* [2*ncomp][spc] chunk sums */
   long long partcap;      /* chunks */
@@ -53,8 +56,8 @@ struct vctx {
   long long fjcap;
   ull *qmax;
   int *status;
-  ull *hi, *lo;           /* [ndim*nb] exact bin sums of a slice */
-  double *d;              /* [ndim*nb] bin contributions */
+  ull *hi, *lo;           /* [ndim*nbcap] exact bin sums of a slice */
+  double *d;              /* [ndim*nbcap] bin contributions */
   double *scratch;
   int *iscratch;
   long long sthreads;
@@ -65,7 +68,7 @@ struct vctx {
   /* a collective call (common/coll.h): the exchange's host buffers */
   double *xg;             /* [groups][2*ncomp] first-level tree results */
   long long xgcap;
-  ull *xhl;               /* [processes][2][ndim*nb] exact bin sums */
+  ull *xhl;               /* [processes][2][ndim*nbcap]: exact bin sums */
   long long *xcnt;        /* [2*processes] shares */
   int xcap;               /* processes xhl and xcnt hold */
 };
@@ -242,9 +245,12 @@ static void release(struct vctx *t)
 }
 
 /* One idle context is kept with its buffers after a call, so that the next
-   call of the same shape (device, ndim, ncomp, bins, shared grid) and no
-   larger buffers starts without allocating: a sweep of short calls pays
-   cudaMalloc once.  Concurrent calls allocate their own.
+   call of the same shape (device, ndim, ncomp, shared grid) and no larger
+   buffers starts without allocating: a sweep of short calls pays
+   cudaMalloc once, and a call whose bins grow takes back the context it
+   gave up (its bin buffers hold nbmax bins from the start), instead of
+   freeing and allocating every buffer mid-call.  Concurrent calls
+   allocate their own.
    gcuba_vegas_cuda_release() frees it. */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct vctx *cache;
@@ -305,7 +311,7 @@ static struct vctx *take_cached(const struct vctx *want)
   pthread_mutex_lock(&cache_lock);
   t = cache;
   if (t && t->dev == want->dev && t->ndim == want->ndim &&
-      t->ncomp == want->ncomp && t->nb == want->nb &&
+      t->ncomp == want->ncomp && t->nbcap >= want->nbcap &&
       t->shared == want->shared && t->partcap >= want->partcap &&
       t->fjcap >= want->fjcap && t->sthreads >= want->sthreads)
     cache = NULL;
@@ -318,12 +324,13 @@ static struct vctx *take_cached(const struct vctx *want)
 static int allocate(struct vctx *t)
 {
   gcuba_call *c = t->c;
-  const long long cells = (long long)t->ndim * t->nb, nc = t->ncomp;
+  const long long cells = (long long)t->ndim * t->nbcap, nc = t->ncomp;
+  const long long ngv = (long long)(t->shared ? 1 : t->ndim) * (t->nbcap + 1);
   int rc;
   if ((rc = GCUBA_CK(c, cudaStreamCreateWithFlags(&t->stream,
                                                   cudaStreamNonBlocking))) ||
       (rc = GCUBA_CK(c, cudaMalloc((void **)&t->grid,
-                                   sizeof(double) * t->ngridvals))) ||
+                                   sizeof(double) * ngv))) ||
       (rc = GCUBA_CK(c, cudaMalloc((void **)&t->sobol,
                                    sizeof(ull) * 64 * t->ndim))) ||
       (rc = GCUBA_CK(c, cudaMalloc((void **)&t->part,
@@ -379,6 +386,7 @@ static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
   want.ndim = s->ndim;
   want.ncomp = s->ncomp;
   want.nb = s->nb;
+  want.nbcap = s->nbmax > s->nb ? s->nbmax : s->nb;
   want.shared = s->shared;
   want.ngridvals = (s->shared ? 1 : s->ndim) * (s->nb + 1);
   want.ag = 2048 / s->nb; /* BIN_SMEM / 16 bytes per cell */
@@ -388,6 +396,9 @@ static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
   t = take_cached(&want);
   if (t) {
     t->c = c;
+    t->nb = want.nb;
+    t->ngridvals = want.ngridvals;
+    t->ag = want.ag;
     gcuba_log(c, 2, "CUDA sampler: buffers of the previous call reused");
   } else {
     t = (struct vctx *)malloc(sizeof *t);
@@ -499,7 +510,7 @@ static int coll_slices(struct vctx *t, const gcuba_vegas_iter *it,
 /* the status to agree on: 0 or the fail code krc's failure set */
 #define KS (krc ? (c->fail ? c->fail : GCUBA_FAIL_CUDA) : 0)
   if (coll_grow(t, gcuba_vegas_tree_next(lmin(spc, nchunks)), k->size,
-                cells))
+                t->ndim * t->nbcap))
     krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
   if ((rc = gcuba_coll_status(c, KS))) return rc;
   scr = t->xg + t->xgcap / 2;
