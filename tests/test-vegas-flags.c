@@ -246,6 +246,31 @@ int main(void)
   ok(good(&b, 0, T58, 2e-4) && strstr(out, "sampled on earlier grids"),
      "rule 3b, f5 8D at 2e-4: iterations on early grids leave the "
      "combination (%lld evaluations)", b.neval);
+  /* the polish (GCUBA_VEGASAUTO): before iterations grow past 8 times
+     1e4 samples per bin, one of 1e4 samples per bin (1.28e6 at 128 bins)
+     refines the frozen grid again, and the next iteration decides by its
+     variance per sample whether the refined grid stays.  f5 8D at 2e-5:
+     it stays (0.90 times the variance); f3 3D at 1.6e-6: the grid before
+     is restored (1.01 times) */
+  setenv("GCUBA_VEGAS_NBINS", "128", 1);
+  out = captured_eps(S(f5), 8, 2e-5, GCUBA_VEGASAUTO | 2, 20000, &b);
+  ok(good(&b, 0, T58, 2e-5) && count(out, "grid refined from 1") == 1 &&
+     strstr(out, "variance per sample: kept") &&
+     !strstr(out, "grid before is restored"),
+     "polish, f5 8D at 2e-5: the refined grid is kept, %.12g +- %.2g, "
+     "%lld evaluations", b.I[0], b.E[0], b.neval);
+  out = captured_eps(S(f3), 3, 1.6e-6, GCUBA_VEGASAUTO | 2, 20000, &b);
+  ok(good(&b, 0, T3, 1.6e-6) && count(out, "grid refined from 1") == 1 &&
+     strstr(out, "the grid before is restored"),
+     "polish, f3 3D at 1.6e-6: the grid before is restored, %.12g +- %.2g",
+     b.I[0], b.E[0]);
+  /* not without GCUBA_VEGASAUTO, nor with GCUBA_VEGAS_ADAPT */
+  setenv("GCUBA_VEGAS_ADAPT", "12", 1);
+  out = captured_eps(S(f3), 3, 1.6e-6, GCUBA_VEGASAUTO | 2, 20000, &c);
+  unsetenv("GCUBA_VEGAS_ADAPT");
+  unsetenv("GCUBA_VEGAS_NBINS");
+  ok(good(&c, 0, T3, 1.6e-6) && !strstr(out, "grid refined from"),
+     "GCUBA_VEGAS_ADAPT: no polish, %.12g +- %.2g", c.I[0], c.E[0]);
   setenv("GCUBA_VEGAS_NBINS", "512", 1);
   run(S(f4), 5, 1, 1e-3, 0, 0, 10000, &b);
   unsetenv("GCUBA_VEGAS_NBINS");

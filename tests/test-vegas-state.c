@@ -44,6 +44,42 @@ static void grown(long long maxeval, const char *sf, result *r)
            &r->P);
 }
 
+#ifndef SUITE_GPU
+/* GCUBA_VEGASAUTO with the polish: C0 exp(-10 sum |x_i - 1/2|) in 8D at
+   2e-5 from nstart 2e4 with 128 bins polishes in iteration 13 and decides
+   after 14.  A host function in Cuba's nvec form (it is told the
+   iteration) returns -999 in iteration abort_at (0: never). */
+static int abort_at;
+static int c0_fn(const int *ndim, const double x[], const int *ncomp,
+                 double f[], void *userdata, const int *nvec,
+                 const int *core, const double weight[], const int *iter)
+{
+  int i, d;
+  (void)ncomp;
+  (void)userdata;
+  (void)core;
+  (void)weight;
+  if (*iter == abort_at) return -999;
+  for (i = 0; i < *nvec; ++i) {
+    double s = 0;
+    for (d = 0; d < *ndim; ++d) s += fabs(x[(size_t)i * *ndim + d] - 0.5);
+    f[i] = exp(-10 * s);
+  }
+  return 0;
+}
+
+static void polished(int abort_iter, const char *sf, result *r)
+{
+  memset(r, 0, sizeof *r);
+  abort_at = abort_iter;
+  setenv("GCUBA_VEGAS_NBINS", "128", 1);
+  llgVegas(8, 1, gcuba_host_integrand((gcuba_host_fn)c0_fn, 1), NULL, 1000,
+           2e-5, 1e-20, GCUBA_VEGASAUTO, 1, 0, 2000000000, 20000, 20000,
+           1000, 0, sf, NULL, &r->neval, &r->fail, &r->I, &r->E, &r->P);
+  unsetenv("GCUBA_VEGAS_NBINS");
+}
+#endif
+
 static int same(const result *a, const result *b)
 {
   return a->fail == b->fail && a->neval == b->neval && a->I == b->I &&
@@ -134,5 +170,24 @@ int main(void)
   ok(a.fail == 1 && b.fail == 1 && same(&c, &full) && !exists(SF),
      "growing bins: stopped at 6e5 (128 bins) and 3e6 (1024), resumed to "
      "the same bits");
+#ifndef SUITE_GPU
+  /* the polish: stopped in the iteration after the polishing one (the
+     state holds the grid before the polish, for the decision after it)
+     and resumed (CPU: the host function knows the iteration) */
+  polished(0, NULL, &full);
+  ok(full.fail == 0 &&
+         fabs(full.I - pow(0.2 * (1 - exp(-5.0)), 8)) <= 4 * full.E,
+     "polish, uninterrupted: %.15g +- %.3g, neval %lld", full.I, full.E,
+     full.neval);
+  polished(14, SF, &a);
+  {
+    const int kept = exists(SF); /* the state after iteration 13 */
+    polished(0, SF, &c);
+    ok(a.fail == -99 && a.neval == 2498656 && kept && same(&c, &full) &&
+           !exists(SF),
+       "polish: aborted in the iteration after the polishing one (fail %d, "
+       "neval %lld), resumed to the same bits", a.fail, a.neval);
+  }
+#endif
   return battery_done();
 }

@@ -50,8 +50,16 @@
                               are warm-up: never in the window */
 #define P_CLAIM 0.95       /* no fail = 0 while the window's chi^2 CDF is
                               above this (Cuba's own rule of thumb) */
+/* v->frozen */
+#define FROZEN 1           /* the grid is frozen */
+#define POLISHING 2        /* the next iteration accumulates bins again */
+#define POLISHED 3         /* the next samples the polished grid */
+#define POLISH_DONE 4      /* polished, and kept or undone */
+#define POLISH_SPB 10000.0 /* samples per bin of the polishing iteration */
+#define POLISH_GROW 8      /* ... when iterations are to grow past this
+                              many times its size (polish()) */
 #define NMIN_WINDOW 3      /* iterations in the window for fail = 0 */
-#define STATE_VERSION 3
+#define STATE_VERSION 4
 #define KAPPA 0.1          /* no fail = 0 while one sample moves the
                               combination by more than this share of the
                               tolerance */
@@ -83,7 +91,8 @@ typedef struct {
   long long warm;          /* first iteration past the warm-up, -1 */
   long long stall;         /* refinements since ubest last improved */
   double ubest;            /* best relative variance per sample */
-  int frozen;
+  int frozen;              /* 0 adapting, else FROZEN .. POLISH_DONE */
+  double *gold;            /* POLISHED: the grid before the polish */
   long long hcap;
   double *hI, *hV;         /* [k * ncomp + comp] iteration results */
   double *hX;              /* [k * ncomp + comp] the largest |F - I| of a
@@ -561,6 +570,8 @@ static int save_state(vegas *v)
   gcuba_buf_put(&b, &v->frozen, sizeof v->frozen);
   gcuba_buf_put(&b, &v->nb, sizeof v->nb);
   gcuba_buf_put(&b, v->grid, sizeof(double) * v->ngrids * (v->nb + 1));
+  gcuba_buf_put(&b, v->frozen == POLISHED ? v->gold : v->grid,
+                sizeof(double) * v->ngrids * (v->nb + 1));
   gcuba_buf_put(&b, v->hI, sizeof(double) * nh);
   gcuba_buf_put(&b, v->hV, sizeof(double) * nh);
   gcuba_buf_put(&b, v->hX, sizeof(double) * nh);
@@ -593,7 +604,7 @@ static int load_state(vegas *v)
   gcuba_buf_get(&b, &k, sizeof k);
   bad = b.bad || k < 0 || nb != v->nb ||
         b.n - b.pos != sizeof(long long) * 7 + sizeof(double) +
-                           2 * sizeof(int) + sizeof(double) * ng +
+                           2 * sizeof(int) + 2 * sizeof(double) * ng +
                            (size_t)k * (3 * sizeof(double) * v->ncomp +
                                         sizeof(long long));
   if (!bad && hist_reserve(v, k + 1)) {
@@ -613,15 +624,27 @@ static int load_state(vegas *v)
     gcuba_buf_get(&b, &v->frozen, sizeof v->frozen);
     gcuba_buf_get(&b, &nb, sizeof nb);
     gcuba_buf_get(&b, v->grid, sizeof(double) * ng);
+    if (v->frozen == POLISHED &&
+        !(v->gold = (double *)malloc(sizeof(double) * ng))) {
+      gcuba_buf_free(&b);
+      return gcuba_fail(c, GCUBA_FAIL_NOMEM, "grid copy");
+    }
+    if (v->frozen == POLISHED)
+      gcuba_buf_get(&b, v->gold, sizeof(double) * ng);
+    else
+      b.pos += sizeof(double) * ng;
     gcuba_buf_get(&b, v->hI, sizeof(double) * k * v->ncomp);
     gcuba_buf_get(&b, v->hV, sizeof(double) * k * v->ncomp);
     gcuba_buf_get(&b, v->hX, sizeof(double) * k * v->ncomp);
     gcuba_buf_get(&b, v->hcalls, sizeof(long long) * k);
     bad = b.bad || v->nsamples < 2 || c->neval < 0 || v->wstart < 0 ||
-          v->wstart > k;
+          v->wstart > k || v->frozen < 0 || v->frozen > POLISH_DONE;
     for (a = 0; a < v->ngrids && !bad; ++a)
       bad = !gcuba_vegas_grid_check(v->grid + (size_t)a * (v->nb + 1),
-                                    v->nb);
+                                    v->nb) ||
+            (v->gold &&
+             !gcuba_vegas_grid_check(v->gold + (size_t)a * (v->nb + 1),
+                                     v->nb));
   }
   gcuba_buf_free(&b);
   if (bad)
@@ -741,6 +764,16 @@ static void autosize(vegas *v)
   if (need > (double)left) need = (double)left;
   n = (long long)need;
   if (n <= v->nsamples) return;
+  if (v->frozen == FROZEN && v->adapt_max < 0 &&
+      (double)v->hcalls[j] < POLISH_SPB * v->nb &&
+      (double)n >= POLISH_GROW * POLISH_SPB * v->nb) {
+    v->frozen = POLISHING;
+    v->nsamples = (long long)(POLISH_SPB * v->nb);
+    gcuba_log(c, 2, "iterations grow from %lld to %lld samples: one of %lld "
+              "samples refines the grid first", v->hcalls[j], n,
+              v->nsamples);
+    return;
+  }
   if (n > 2 * v->hcalls[j] && v->wstart < v->k) {
     gcuba_log(c, 2, "iterations grow from %lld to %lld samples "
               "(GCUBA_VEGASAUTO): the combination restarts", v->hcalls[j],
@@ -748,6 +781,67 @@ static void autosize(vegas *v)
     v->wstart = v->k;
   }
   v->nsamples = n;
+}
+
+/* GCUBA_VEGASAUTO, once per call: the frozen grid was learnt from the
+   small iterations of the adaptation (f3 3D from nstart 1e5: about 1000
+   samples per bin), and its noise costs the large iterations that follow.
+   So before they grow past POLISH_GROW times POLISH_SPB samples per bin,
+   autosize() has one iteration of POLISH_SPB samples per bin accumulate
+   the bins again (POLISHING), from which the grid is refined as at the
+   freeze (floored).  The next iteration, of about the same size, samples
+   the refined grid (POLISHED); when its variance per sample (the
+   components weighted by 1/tolerance^2) is above the polishing
+   iteration's, the grid before is restored (on f4 5D the refined grid
+   sampled worse).  Both iterations are combined as any other: every
+   grid's estimate is unbiased.  0, or the fail code (set) */
+static int polish(vegas *v)
+{
+  gcuba_call *c = v->c;
+  const size_t ng = (size_t)v->ngrids * (v->nb + 1);
+  if (v->frozen == POLISHING) {
+    double *g = v->gold ? v->gold : (double *)malloc(sizeof(double) * ng);
+    int n;
+    if (gcuba_coll_status(c, g ? 0 : GCUBA_FAIL_NOMEM)) {
+      if (g != v->gold) free(g);
+      if (c->fail == 0) gcuba_fail(c, GCUBA_FAIL_NOMEM, "grid copy");
+      return c->fail;
+    }
+    v->gold = g;
+    memcpy(g, v->grid, sizeof(double) * ng);
+    n = gcuba_vegas_grid_refine_ex(
+        v->grid, v->nb, v->ndim, v->shared, v->d, GCUBA_VEGAS_ALPHA,
+        (v->smooth ? GCUBA_VEGAS_GRID_SMOOTH : 0) | GCUBA_VEGAS_GRID_FLOOR,
+        v->scratch);
+    if (n) gcuba_log(c, 3, "%d grid(s) left unchanged (no information)", n);
+    v->grid_changed = 1;
+    v->frozen = POLISHED;
+    v->settled_at = v->k;
+    gcuba_log(c, 2, "grid refined from %lld samples", v->hcalls[v->k - 1]);
+  } else {
+    const long long j = v->k - 1;
+    double rn = 0, ro = 0;
+    int comp;
+    for (comp = 0; comp < v->ncomp; ++comp) {
+      double tol = c->epsrel * fabs(v->res[comp]), w;
+      if (tol < c->epsabs) tol = c->epsabs;
+      if (!(tol > 0)) tol = fabs(v->res[comp]) > 0 ? fabs(v->res[comp]) : 1;
+      w = 1 / (tol * tol);
+      rn += w * v->hV[j * v->ncomp + comp] * (double)v->hcalls[j];
+      ro += w * v->hV[(j - 1) * v->ncomp + comp] * (double)v->hcalls[j - 1];
+    }
+    if (!(rn <= ro)) {
+      memcpy(v->grid, v->gold, sizeof(double) * ng);
+      v->grid_changed = 1;
+    }
+    gcuba_log(c, 2, "the refined grid sampled with %.3g times the variance "
+              "per sample: %s", ro > 0 ? rn / ro : 0.0,
+              rn <= ro ? "kept" : "the grid before is restored");
+    v->frozen = POLISH_DONE;
+    free(v->gold);
+    v->gold = NULL;
+  }
+  return 0;
 }
 
 /* ---- the loop ----------------------------------------------------------- */
@@ -789,7 +883,7 @@ static void run(vegas *v)
     v->frozen = 0;
   }
   if (v->adapt_max >= 0 && v->nadapt >= v->adapt_max && !v->frozen) {
-    v->frozen = 1;
+    v->frozen = FROZEN;
     if (v->settled_at < 0) v->settled_at = v->k;
     if (v->warm < 0) v->warm = v->wstart = v->k;
   }
@@ -833,7 +927,7 @@ static void run(vegas *v)
     it.iter = (uint32_t)v->k;
     it.qoff = (uint64_t)c->neval;
     it.grid_changed = v->grid_changed;
-    it.bins = !v->frozen;
+    it.bins = !v->frozen || v->frozen == POLISHING;
     if (it.bins) bin_weights(v);
     it.qw = v->qw;
     rc = gcuba_coll_status(c, v->ops->iterate(v->ctx, &it, v->sums, v->d));
@@ -868,7 +962,9 @@ static void run(vegas *v)
     report(v, &it.strat);
     if (converged(v)) break;
 
-    if (!v->frozen) {
+    if (v->frozen == POLISHING || v->frozen == POLISHED) {
+      if (polish(v)) break;
+    } else if (!v->frozen) {
       /* the refinement that freezes the grid floors it instead of mixing
          (grid.h): the mixture protects the adaptation from a map that
          has not yet found part of the integrand; the frozen map, which
@@ -897,7 +993,7 @@ static void run(vegas *v)
         v->stall = 0;
       } else if (v->adapt_max >= 0 ? v->nadapt >= v->adapt_max
                                    : v->settled_at >= 0) {
-        v->frozen = 1;
+        v->frozen = FROZEN;
         if (v->settled_at < 0) v->settled_at = v->k;
         if (v->warm < 0) v->warm = v->wstart = v->k; /* forced by the knob */
         gcuba_log(c, 2, "grid frozen after %lld refinements", v->nadapt);
@@ -1006,6 +1102,7 @@ void gcuba_vegas_run(gcuba_call *c)
   }
 out:
   free(v.grid);
+  free(v.gold);
   free(v.d);
   free(v.scratch);
   free(v.sums);
