@@ -731,6 +731,25 @@ static void bin_weights(vegas *v)
     v->qw[comp] = wmax > 0 && v->ncomp > 1 ? v->qw[comp] / wmax : comp == 0;
 }
 
+/* the variance per sample of iteration j over that of j - 1, the
+   components weighted by 1/tolerance^2 (polish(): j sampled the refined
+   grid, j - 1 the grid before); NaN when undefined */
+static double polish_ratio(const vegas *v, long long j)
+{
+  const gcuba_call *c = v->c;
+  double rn = 0, ro = 0;
+  int comp;
+  for (comp = 0; comp < v->ncomp; ++comp) {
+    double tol = c->epsrel * fabs(v->res[comp]), w;
+    if (tol < c->epsabs) tol = c->epsabs;
+    if (!(tol > 0)) tol = fabs(v->res[comp]) > 0 ? fabs(v->res[comp]) : 1;
+    w = 1 / (tol * tol);
+    rn += w * v->hV[j * v->ncomp + comp] * (double)v->hcalls[j];
+    ro += w * v->hV[(j - 1) * v->ncomp + comp] * (double)v->hcalls[j - 1];
+  }
+  return rn / ro;
+}
+
 /* GCUBA_VEGASAUTO: on a frozen grid, the samples per iteration for which
    NMIN_WINDOW iterations meet every component's tolerance, from the
    variance per sample of the latest iteration (as for plain Monte Carlo:
@@ -744,13 +763,18 @@ static void bin_weights(vegas *v)
 static void autosize(vegas *v)
 {
   const gcuba_call *c = v->c;
-  const long long j = v->k - 1;
+  long long j = v->k - 1;
   /* Sobol points: the variance of independent samples, n^-1 */
   const double expo = v->sobol ? 1 : 1 + AUTO_STRAT / v->ndim;
   double need = 0;
   long long n, left;
   int comp;
   if (!v->frozen || j < 0 || j < v->settled_at) return;
+  /* just after a polish that restored the grid before, the polishing
+     iteration sampled the grid in use */
+  if (v->frozen == POLISH_DONE && j == v->settled_at &&
+      !(polish_ratio(v, j) <= 1))
+    --j;
   for (comp = 0; comp < v->ncomp; ++comp) {
     const double V = v->hV[j * v->ncomp + comp];
     double tol = c->epsrel * fabs(v->res[comp]), m;
@@ -819,24 +843,14 @@ static int polish(vegas *v)
     v->settled_at = v->k;
     gcuba_log(c, 2, "grid refined from %lld samples", v->hcalls[v->k - 1]);
   } else {
-    const long long j = v->k - 1;
-    double rn = 0, ro = 0;
-    int comp;
-    for (comp = 0; comp < v->ncomp; ++comp) {
-      double tol = c->epsrel * fabs(v->res[comp]), w;
-      if (tol < c->epsabs) tol = c->epsabs;
-      if (!(tol > 0)) tol = fabs(v->res[comp]) > 0 ? fabs(v->res[comp]) : 1;
-      w = 1 / (tol * tol);
-      rn += w * v->hV[j * v->ncomp + comp] * (double)v->hcalls[j];
-      ro += w * v->hV[(j - 1) * v->ncomp + comp] * (double)v->hcalls[j - 1];
-    }
-    if (!(rn <= ro)) {
+    const double r = polish_ratio(v, v->k - 1);
+    if (!(r <= 1)) {
       memcpy(v->grid, v->gold, sizeof(double) * ng);
       v->grid_changed = 1;
     }
     gcuba_log(c, 2, "the refined grid sampled with %.3g times the variance "
-              "per sample: %s", ro > 0 ? rn / ro : 0.0,
-              rn <= ro ? "kept" : "the grid before is restored");
+              "per sample: %s", r,
+              r <= 1 ? "kept" : "the grid before is restored");
     v->frozen = POLISH_DONE;
     free(v->gold);
     v->gold = NULL;
