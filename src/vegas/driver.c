@@ -212,6 +212,21 @@ static int hist_reserve(vegas *v, long long n)
   return 0;
 }
 
+/* Cuba's tolerance for an estimate I: max(epsrel |I|, epsabs) (NaN for a
+   NaN I) */
+static double tolerance(const gcuba_call *c, double I)
+{
+  const double t = c->epsrel * fabs(I);
+  return t < c->epsabs ? c->epsabs : t;
+}
+
+/* a scale for errors of I: the tolerance, else |I|, else 1 */
+static double tolerance_scale(const gcuba_call *c, double I)
+{
+  const double t = tolerance(c, I);
+  return t > 0 ? t : fabs(I) > 0 ? fabs(I) : 1;
+}
+
 /* The combination of iterations [w0, k) for component comp: weights
    proportional to the samples (see doc/vegas.md: Cuba's inverse-variance
    weights are biased towards iterations whose variance came out low),
@@ -294,9 +309,7 @@ static double window_score(const vegas *v, long long w0)
   for (comp = 0; comp < v->ncomp; ++comp) {
     double I, E, tol;
     combine(v, w0, comp, 0, &I, &E, NULL, NULL, NULL);
-    tol = v->c->epsrel * fabs(I);
-    if (tol < v->c->epsabs) tol = v->c->epsabs;
-    if (!(tol > 0)) tol = fabs(I) > 0 ? fabs(I) : 1;
+    tol = tolerance_scale(v->c, I);
     if (!(E / tol <= worst)) worst = E / tol; /* NaN wins */
   }
   return worst;
@@ -373,9 +386,7 @@ static int converged(vegas *v)
   long long nwin = v->k - v->wstart;
   int comp;
   for (comp = 0; comp < v->ncomp; ++comp) {
-    double tol = c->epsrel * fabs(v->res[comp]);
-    if (tol < c->epsabs) tol = c->epsabs;
-    if (!(v->err[comp] <= tol)) return 0;
+    if (!(v->err[comp] <= tolerance(c, v->res[comp]))) return 0;
   }
   if (c->neval < c->mineval) return 0;
   if (v->warm < 0) {
@@ -388,8 +399,7 @@ static int converged(vegas *v)
     return 0;
   }
   for (comp = 0; comp < v->ncomp; ++comp) {
-    double tol = c->epsrel * fabs(v->res[comp]), shift = single(v, comp);
-    if (tol < c->epsabs) tol = c->epsabs;
+    const double tol = tolerance(c, v->res[comp]), shift = single(v, comp);
     if (!(shift <= KAPPA * tol)) {
       gcuba_log(c, 2, "tolerance met, but one sample moves the estimate "
                 "of component %d by %.3g (%.0f%% of the tolerance): the "
@@ -720,8 +730,7 @@ static void bin_weights(vegas *v)
   double wmax = 0;
   int comp;
   for (comp = 0; comp < v->ncomp; ++comp) {
-    double tol = c->epsrel * fabs(v->res[comp]), w = 0;
-    if (tol < c->epsabs) tol = c->epsabs;
+    double tol = tolerance(c, v->res[comp]), w = 0;
     if (!(tol > 0)) tol = fabs(v->res[comp]);
     if (v->k > 0 && tol > 1e-150 && tol < 1e150) w = 1 / (tol * tol);
     v->qw[comp] = w;
@@ -740,10 +749,8 @@ static double polish_ratio(const vegas *v, long long j)
   double rn = 0, ro = 0;
   int comp;
   for (comp = 0; comp < v->ncomp; ++comp) {
-    double tol = c->epsrel * fabs(v->res[comp]), w;
-    if (tol < c->epsabs) tol = c->epsabs;
-    if (!(tol > 0)) tol = fabs(v->res[comp]) > 0 ? fabs(v->res[comp]) : 1;
-    w = 1 / (tol * tol);
+    const double tol = tolerance_scale(c, v->res[comp]),
+                 w = 1 / (tol * tol);
     rn += w * v->hV[j * v->ncomp + comp] * (double)v->hcalls[j];
     ro += w * v->hV[(j - 1) * v->ncomp + comp] * (double)v->hcalls[j - 1];
   }
@@ -777,8 +784,8 @@ static void autosize(vegas *v)
     --j;
   for (comp = 0; comp < v->ncomp; ++comp) {
     const double V = v->hV[j * v->ncomp + comp];
-    double tol = c->epsrel * fabs(v->res[comp]), m;
-    if (tol < c->epsabs) tol = c->epsabs;
+    const double tol = tolerance(c, v->res[comp]);
+    double m;
     if (!(tol > 0) || !(V >= 0)) continue;
     m = (double)v->hcalls[j] *
         pow(AUTO_SPARE * V / (tol * tol) / NMIN_WINDOW, 1 / expo);
