@@ -814,6 +814,20 @@ static void autosize(vegas *v)
   v->nsamples = n;
 }
 
+/* one refinement of the grid from the latest bin contributions, floored
+   (floor) or mixed (grid.h) */
+static void refine(vegas *v, int floor)
+{
+  const int n = gcuba_vegas_grid_refine_ex(
+      v->grid, v->nb, v->ndim, v->shared, v->d, GCUBA_VEGAS_ALPHA,
+      (v->smooth ? GCUBA_VEGAS_GRID_SMOOTH : 0) |
+          (floor ? GCUBA_VEGAS_GRID_FLOOR : 0),
+      v->scratch);
+  if (n)
+    gcuba_log(v->c, 3, "%d grid(s) left unchanged (no information)", n);
+  v->grid_changed = 1;
+}
+
 /* GCUBA_VEGASAUTO, once per call: the frozen grid was learnt from the
    small iterations of the adaptation (f3 3D from nstart 1e5: about 1000
    samples per bin), and its noise costs the large iterations that follow.
@@ -831,21 +845,14 @@ static int polish(vegas *v)
   gcuba_call *c = v->c;
   const size_t ng = (size_t)v->ngrids * (v->nb + 1);
   if (v->frozen == POLISHING) {
-    double *g = v->gold ? v->gold : (double *)malloc(sizeof(double) * ng);
-    int n;
-    if (gcuba_coll_status(c, g ? 0 : GCUBA_FAIL_NOMEM)) {
-      if (g != v->gold) free(g);
+    /* (a call polishes once: gold is NULL here) */
+    v->gold = (double *)malloc(sizeof(double) * ng);
+    if (gcuba_coll_status(c, v->gold ? 0 : GCUBA_FAIL_NOMEM)) {
       if (c->fail == 0) gcuba_fail(c, GCUBA_FAIL_NOMEM, "grid copy");
       return c->fail;
     }
-    v->gold = g;
-    memcpy(g, v->grid, sizeof(double) * ng);
-    n = gcuba_vegas_grid_refine_ex(
-        v->grid, v->nb, v->ndim, v->shared, v->d, GCUBA_VEGAS_ALPHA,
-        (v->smooth ? GCUBA_VEGAS_GRID_SMOOTH : 0) | GCUBA_VEGAS_GRID_FLOOR,
-        v->scratch);
-    if (n) gcuba_log(c, 3, "%d grid(s) left unchanged (no information)", n);
-    v->grid_changed = 1;
+    memcpy(v->gold, v->grid, sizeof(double) * ng);
+    refine(v, 1);
     v->frozen = POLISHED;
     v->settled_at = v->k;
     gcuba_log(c, 2, "grid refined from %lld samples", v->hcalls[v->k - 1]);
@@ -997,13 +1004,7 @@ static void run(vegas *v)
       const int last = nbto == v->nb &&
                        (v->adapt_max >= 0 ? v->nadapt + 1 >= v->adapt_max
                                           : v->settled_at >= 0);
-      int n, mode = (v->smooth ? GCUBA_VEGAS_GRID_SMOOTH : 0) |
-                    (last ? GCUBA_VEGAS_GRID_FLOOR : 0);
-      n = gcuba_vegas_grid_refine_ex(v->grid, v->nb, v->ndim, v->shared,
-                                     v->d, GCUBA_VEGAS_ALPHA, mode,
-                                     v->scratch);
-      if (n) gcuba_log(c, 3, "%d grid(s) left unchanged (no information)", n);
-      v->grid_changed = 1;
+      refine(v, last);
       ++v->nadapt;
       if (nbto != v->nb) {
         gcuba_log(c, 2, "grid settled with %d bins per axis: rebinned to "
