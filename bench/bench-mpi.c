@@ -3,7 +3,7 @@
    that runs with 1, 2, 4, ... processes can be compared:
 
      mpirun -np N bench/bench-mpi [--backend cpu|gpu] [--reps R]
-                                  [--cases I,J,...]
+                                  [--cases I,J,...] [--local]
 
    Cases: gCuhre on the test suite's f2 6D, f4 8D and f5 8D (cheap
    integrands, the GPU's eval is then a small part of an iteration) and
@@ -13,7 +13,9 @@
    0, in the order below).  Rank 0 prints one line per case: processes, time,
    neval, fail, the true relative error and the integral in hex.  With
    the GPU backend each process of a node takes its own GPU when there
-   are several (doc/mpi.md).  This file is part of gcuba. */
+   are several (doc/mpi.md).  With --local the calls are not collective:
+   run by one process, they use the GPUs GCUBA_DEVICES names (the np
+   column then shows how many).  This file is part of gcuba. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +61,8 @@ static double truth(const bcase *k)
 
 int main(int argc, char **argv)
 {
-  int rank, size, i, j, gpu = 0, reps = 3;
-  const char *only = NULL;
+  int rank, size, i, j, gpu = 0, reps = 3, local = 0, np;
+  const char *only = NULL, *devs = getenv("GCUBA_DEVICES");
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -71,14 +73,31 @@ int main(int argc, char **argv)
       reps = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--cases") && i + 1 < argc)
       only = argv[++i];
+    else if (!strcmp(argv[i], "--local"))
+      local = 1;
   }
   if (reps < 1) reps = 1;
   setenv("GCUBA_DEVICE", gpu ? "gpu" : "cpu", 1);
-  gcuba_mpi_comm(MPI_COMM_WORLD);
+  np = size;
+  if (!local)
+    gcuba_mpi_comm(MPI_COMM_WORLD);
+  else {
+    /* GCUBA_DEVICES: all, a count or a list */
+    const char *p;
+    if (!devs || !*devs)
+      np = 1;
+    else if (!strcmp(devs, "all"))
+      np = gcuba_device_count();
+    else if (!strchr(devs, ','))
+      np = atoi(devs);
+    else
+      for (np = 1, p = devs; *p; ++p) np += *p == ',';
+  }
   if (rank == 0)
-    printf("# gCuhre, gVegas (V) over %d processes, %s backend; best of %d\n"
+    printf("# gCuhre, gVegas (V) over %d %s, %s backend; best of %d\n"
            "# case     epsrel    np    seconds        neval fail  true rel.err  "
-           "integral\n", size, gpu ? "GPU" : "CPU", reps);
+           "integral\n", np, local ? "GPUs of one process (GCUBA_DEVICES)"
+           : "processes", gpu ? "GPU" : "CPU", reps);
   for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
     const bcase *k = &cases[i];
     gintegrand_t f;
@@ -122,7 +141,7 @@ int main(int argc, char **argv)
     exact = truth(k);
     if (rank == 0)
       printf("%-10s %-7.2g %4d %10.4f %12lld %4d %13.2e  %a\n", k->name,
-             k->epsrel, size, best, neval, fail,
+             k->epsrel, np, best, neval, fail,
              fabs(integral[0] - exact) / fabs(exact), integral[0]);
     fflush(stdout);
   }

@@ -8,7 +8,7 @@
 #                                    (a GPU test that skips fails)
 #   bash bench/gpu-check.sh sanitize compute-sanitizer (memcheck, leaks;
 #                                    racecheck on the Cuhre battery) over the
-#                                    GPU test programs
+#                                    GPU test programs (SAN_TESTS: only these)
 #   bash bench/gpu-check.sh mpi      tests/test-mpi-gpu under mpirun -np 2,
 #                                    each process under compute-sanitizer
 #                                    (memcheck, leaks), on the one GPU
@@ -16,6 +16,8 @@
 #                                    with 1, 2, 4, ... processes (up to the
 #                                    GPUs there are), one GPU each (MPI_REPS,
 #                                    MPI_CASES: its --reps and --cases)
+#   bash bench/gpu-check.sh devbench the same, one process on 1, 2, 4, ...
+#                                    GPUs (GCUBA_DEVICES, bench-mpi --local)
 #   bash bench/gpu-check.sh bench    bench-1d, bench-cuhre and bench-genz on the GPU
 #                                    (BENCH_LIMIT seconds per level, default
 #                                    2), then the reference PAGANI when
@@ -71,11 +73,13 @@ sanitize() {
   say compute-sanitizer
   local t tool log
   cd "$bdir" || return
-  for t in tests/test-gpu tests/test-cuhre-gpu tests/test-cuhre-suite-gpu \
+  for t in ${SAN_TESTS:-tests/test-gpu tests/test-cuhre-gpu \
+           tests/test-cuhre-suite-gpu \
            tests/test-cuhre-bad-gpu tests/test-cuhre-state-gpu \
            tests/test-cuhre-demo-gpu tests/test-cuhre-1d-gpu \
            tests/test-romberg-gpu tests/test-batch-gpu \
-           tests/test-vegas-gpu tests/test-vegas-bad-gpu; do
+           tests/test-vegas-gpu tests/test-vegas-bad-gpu \
+           tests/test-devices-gpu}; do
     [ -x "$t" ] || continue
     for tool in memcheck racecheck; do
       # racecheck is slow: the Cuhre kernels' shared-memory reductions only
@@ -135,6 +139,25 @@ mpibench() {
     np=$((np * 2))
   done
   cat "$out/bench-mpi.txt"
+  cd "$src" || return
+}
+
+devbench() {
+  say "bench-mpi --local: gCuhre and gVegas on 1, 2, 4, ... GPUs of one process"
+  cd "$bdir" || return
+  local ngpu n=1
+  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU")
+  make -j"$J" bench/bench-mpi > "$out/bench-mpi-build.log" 2>&1 \
+    || { status=1; tail -20 "$out/bench-mpi-build.log"; cd "$src"; return; }
+  : > "$out/bench-devices.txt"
+  while [ $n -le "${ngpu:-1}" ]; do
+    GCUBA_DEVICES=$n OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+      mpirun -np 1 ./bench/bench-mpi --local --backend gpu \
+      --reps "${MPI_REPS:-3}" ${MPI_CASES:+--cases "$MPI_CASES"} \
+      >> "$out/bench-devices.txt" 2>&1 || status=1
+    n=$((n * 2))
+  done
+  cat "$out/bench-devices.txt"
   cd "$src" || return
 }
 
@@ -205,7 +228,7 @@ fortran() {
 [ $# -gt 0 ] || set -- build check
 for step in "$@"; do
   case $step in
-  build|check|sanitize|mpi|mpibench|bench|batch|fortran) $step ;;
+  build|check|sanitize|mpi|mpibench|devbench|bench|batch|fortran) $step ;;
   fortran-build) fortran_build ;;
   *) echo "gpu-check.sh: unknown step $step"; exit 2 ;;
   esac

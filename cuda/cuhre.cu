@@ -223,7 +223,11 @@ static int reserve(gpu *t, long long n)
 
 static void release(gpu *t)
 {
+  int cur = -1;
   if (!t) return;
+  /* its device current while its memory and stream go */
+  if (cudaGetDevice(&cur) != cudaSuccess || cur == t->dev) cur = -1;
+  if (cur >= 0) cudaSetDevice(t->dev);
   if (t->stream) cudaStreamSynchronize(t->stream);
   free_store(t);
   cudaFree(t->drule);
@@ -241,16 +245,19 @@ static void release(gpu *t)
   if (t->ev[0]) cudaEventDestroy(t->ev[0]);
   if (t->ev[1]) cudaEventDestroy(t->ev[1]);
   if (t->stream) cudaStreamDestroy(t->stream);
+  if (cur >= 0) cudaSetDevice(cur);
   (void)cudaGetLastError();
   free(t);
 }
 
-/* One idle context is kept with its device buffers after a call, so that
-   the next call of the same shape (device, ndim, ncomp) starts without
-   allocating: a sweep of short calls pays cudaMalloc once.  Concurrent
-   calls allocate their own.  gcuba_release() frees it. */
+/* One idle context per device is kept with its device buffers after a
+   call, so that the next call of the same shape (device, ndim, ncomp)
+   starts without allocating: a sweep of short calls pays cudaMalloc
+   once.  Concurrent calls on one device allocate their own.
+   gcuba_release() frees them. */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static gpu *cache;
+#define CACHE_SLOTS 16 /* one per device, for calls on several GPUs */
+static gpu *cache[CACHE_SLOTS];
 
 static void destroy(void *ctx)
 {
@@ -262,9 +269,13 @@ static void destroy(void *ctx)
   }
   t->duser = NULL;
   t->c = NULL;
+  if (t->dev < 0 || t->dev >= CACHE_SLOTS) {
+    release(t);
+    return;
+  }
   pthread_mutex_lock(&cache_lock);
-  old = cache;
-  cache = t;
+  old = cache[t->dev];
+  cache[t->dev] = t;
   pthread_mutex_unlock(&cache_lock);
   if (old) release(old);
 }
@@ -272,10 +283,11 @@ static void destroy(void *ctx)
 static gpu *take_cached(int dev, int ndim, int ncomp)
 {
   gpu *t;
+  if (dev < 0 || dev >= CACHE_SLOTS) return NULL;
   pthread_mutex_lock(&cache_lock);
-  t = cache;
+  t = cache[dev];
   if (t && t->dev == dev && t->ndim == ndim && t->ncomp == ncomp)
-    cache = NULL;
+    cache[dev] = NULL;
   else
     t = NULL;
   pthread_mutex_unlock(&cache_lock);
@@ -286,13 +298,16 @@ extern "C" void gcuba_vegas_cuda_release(void);
 
 extern "C" void gcuba_cuda_release(void)
 {
-  gpu *t;
+  gpu *t[CACHE_SLOTS];
+  int i;
   gcuba_vegas_cuda_release();
   pthread_mutex_lock(&cache_lock);
-  t = cache;
-  cache = NULL;
+  for (i = 0; i < CACHE_SLOTS; ++i) {
+    t[i] = cache[i];
+    cache[i] = NULL;
+  }
   pthread_mutex_unlock(&cache_lock);
-  release(t);
+  for (i = 0; i < CACHE_SLOTS; ++i) release(t[i]);
 }
 
 /* The rule's points as offsets, dimension-major (see cuhre_kernels.cuh):
@@ -781,7 +796,8 @@ __global__ void k_gk_apply(long long first, long long n, int ncomp, int np,
 /* A collective call: every process has evaluated the new regions [ea, eb)
    (its share, gcuba_coll_share) with status krc (0 or a fail code).  The
    processes agree on the outcome, then every one receives every share's
-   results (avg, err, dims), through the host.  Every process makes the
+   results (avg, err, dims): through the host between processes (MPI),
+   directly between the GPUs of a team.  Every process makes the
    same sequence of collective calls whatever fails, so none is left
    waiting. */
 static int exchange(gpu *t, long long ea, long long eb, int krc)
@@ -801,7 +817,7 @@ static int exchange(gpu *t, long long ea, long long eb, int krc)
     } else
       krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
   }
-  if (!krc && bytes > t->xhcap) {
+  if (!krc && bytes > t->xhcap && !k->allgatherv_dev) {
     unsigned char *q = (unsigned char *)realloc(t->xh, bytes);
     if (q) {
       t->xh = q;
@@ -815,7 +831,8 @@ static int exchange(gpu *t, long long ea, long long eb, int krc)
   havg = (double *)t->xh;
   herr = havg + nn * nc;
   hdims = (int *)(herr + nn * nc);
-  if (!krc && eb > ea)
+  /* GPUs of one process (a team) copy from each other directly */
+  if (!krc && eb > ea && !k->allgatherv_dev)
     krc = GCUBA_CK(c, cudaMemcpyAsync(havg + (ea - t->nold) * nc,
                                       t->a.avg + ea * nc,
                                       sizeof(double) * (eb - ea) * nc,
@@ -839,6 +856,16 @@ static int exchange(gpu *t, long long ea, long long eb, int krc)
   cnt = t->xcnt + k->size;
   gcuba_coll_share(k, nn, &mine0, &mine1, t->xcnt);
   for (r = 0; r < k->size; ++r) cnt[r] = t->xcnt[r] * nc;
+  if (k->allgatherv_dev) {
+    if ((rc = gcuba_coll_gather_dev(c, t->a.avg + t->nold * nc, cnt,
+                                    GCUBA_COLL_DOUBLE, t->stream)) ||
+        (rc = gcuba_coll_gather_dev(c, t->a.err + t->nold * nc, cnt,
+                                    GCUBA_COLL_DOUBLE, t->stream)))
+      return rc;
+    for (r = 0; r < k->size; ++r) cnt[r] *= (long long)sizeof(int);
+    return gcuba_coll_gather_dev(c, t->a.dims + t->nold * nc, cnt,
+                                 GCUBA_COLL_BYTE, t->stream);
+  }
   if ((rc = gcuba_coll_gather(c, havg, cnt, GCUBA_COLL_DOUBLE)) ||
       (rc = gcuba_coll_gather(c, herr, cnt, GCUBA_COLL_DOUBLE)))
     return rc;

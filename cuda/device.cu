@@ -39,16 +39,91 @@ const char *gcuba_cuda_device_name(int dev, char *buf, size_t n)
   return buf;
 }
 
+#define PEER_MAX 64
+static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned char peer_asked[PEER_MAX][PEER_MAX];
+
 int gcuba_cuda_select(gcuba_call *c)
 {
   const gcuba_collective *k = c->coll;
   int n = gcuba_cuda_device_count(), dev = 0;
-  if (!k || k->local_size < 2 || n < 2) return 0;
-  dev = k->local_rank % n;
-  gcuba_log(c, 1, "%s: process %d of %d on this node uses GPU %d of %d",
-            c->routine, k->local_rank, k->local_size, dev, n);
+  if (k && k->device >= 0) {
+    /* a member of a team (GCUBA_DEVICES): its own GPU */
+    int d, can;
+    dev = k->device;
+    gcuba_log(c, 2, "member %d of %d uses GPU %d of %d", k->rank, k->size,
+              dev, n);
+    if (GCUBA_CK(c, cudaSetDevice(dev))) return c->fail;
+    /* direct copies from the other GPUs (allgatherv_dev), where possible;
+       asked once per pair in this process */
+    for (d = 0; d < n && dev < PEER_MAX; ++d) {
+      int ask;
+      if (d == dev || d >= PEER_MAX) continue;
+      pthread_mutex_lock(&peer_lock);
+      ask = !peer_asked[dev][d];
+      peer_asked[dev][d] = 1;
+      pthread_mutex_unlock(&peer_lock);
+      if (ask && cudaDeviceCanAccessPeer(&can, dev, d) == cudaSuccess &&
+          can && cudaDeviceEnablePeerAccess(d, 0) != cudaSuccess)
+        (void)cudaGetLastError(); /* enabled by the caller before */
+    }
+    return 0;
+  } else {
+    if (!k || k->local_size < 2 || n < 2) return 0;
+    dev = k->local_rank % n;
+    gcuba_log(c, 1, "%s: process %d of %d on this node uses GPU %d of %d",
+              c->routine, k->local_rank, k->local_size, dev, n);
+  }
   return gcuba_cuda_check(c, cudaSetDevice(dev), "cudaSetDevice", __FILE__,
                           __LINE__);
+}
+
+int gcuba_cuda_copy_peer(void *dst, int ddev, const void *src, int sdev,
+                         size_t bytes, void *stream)
+{
+  cudaError_t e =
+      ddev == sdev ? cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                                     (cudaStream_t)stream)
+                   : cudaMemcpyPeerAsync(dst, ddev, src, sdev, bytes,
+                                         (cudaStream_t)stream);
+  if (e == cudaSuccess) return 0;
+  (void)cudaGetLastError();
+  return (int)e;
+}
+
+int gcuba_cuda_wait(void *stream)
+{
+  cudaError_t e = cudaStreamSynchronize((cudaStream_t)stream);
+  if (e == cudaSuccess) return 0;
+  (void)cudaGetLastError();
+  return (int)e;
+}
+
+int gcuba_cuda_current(void)
+{
+  int dev = -1;
+  if (gcuba_cuda_device_count() == 0) return -1;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return -1;
+  }
+  return dev;
+}
+
+void gcuba_cuda_restore(int dev)
+{
+  if (dev >= 0 && cudaSetDevice(dev) != cudaSuccess) (void)cudaGetLastError();
+}
+
+int gcuba_cuda_pointer_device(const void *p)
+{
+  cudaPointerAttributes at;
+  if (!p || gcuba_cuda_device_count() == 0) return -1;
+  if (cudaPointerGetAttributes(&at, p) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return -1;
+  }
+  return at.type == cudaMemoryTypeDevice ? at.device : -1;
 }
 
 int gcuba_cuda_check(gcuba_call *c, cudaError_t e, const char *what,

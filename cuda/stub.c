@@ -18,3 +18,31 @@ int gcuba_cuda_select(gcuba_call *c)
   (void)c;
   return 0;
 }
+
+int gcuba_cuda_current(void) { return -1; }
+
+void gcuba_cuda_restore(int dev) { (void)dev; }
+
+int gcuba_cuda_pointer_device(const void *p)
+{
+  (void)p;
+  return -1;
+}
+
+int gcuba_cuda_copy_peer(void *dst, int ddev, const void *src, int sdev,
+                         size_t bytes, void *stream)
+{
+  (void)dst;
+  (void)ddev;
+  (void)src;
+  (void)sdev;
+  (void)bytes;
+  (void)stream;
+  return -1;
+}
+
+int gcuba_cuda_wait(void *stream)
+{
+  (void)stream;
+  return -1;
+}

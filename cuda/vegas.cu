@@ -213,7 +213,11 @@ __global__ void gcuba_vk_bins_finish(ull *hi, ull *lo, double *d, int ncell,
 /* frees a context and everything in it (errors ignored: it may be broken) */
 static void release(struct vctx *t)
 {
+  int cur = -1;
   if (!t) return;
+  /* its device current while its memory and stream go */
+  if (cudaGetDevice(&cur) != cudaSuccess || cur == t->dev) cur = -1;
+  if (cur >= 0) cudaSetDevice(t->dev);
   if (t->stream) (void)cudaStreamSynchronize(t->stream);
   cudaFree(t->grid);
   cudaFree(t->sobol);
@@ -240,29 +244,33 @@ static void release(struct vctx *t)
   free(t->xhl);
   free(t->xcnt);
   if (t->stream) cudaStreamDestroy(t->stream);
+  if (cur >= 0) cudaSetDevice(cur);
   (void)cudaGetLastError();
   free(t);
 }
 
-/* One idle context is kept with its buffers after a call, so that the next
-   call of the same shape (device, ndim, ncomp, shared grid) and no larger
-   buffers starts without allocating: a sweep of short calls pays
-   cudaMalloc once, and a call whose bins grow takes back the context it
-   gave up (its bin buffers hold nbmax bins from the start), instead of
-   freeing and allocating every buffer mid-call.  Concurrent calls
-   allocate their own.
-   gcuba_vegas_cuda_release() frees it. */
+/* One idle context per device is kept with its buffers after a call, so
+   that the next call of the same shape (device, ndim, ncomp, shared grid)
+   and no larger buffers starts without allocating: a sweep of short calls
+   pays cudaMalloc once, and a call whose bins grow takes back the context
+   it gave up (its bin buffers hold nbmax bins from the start), instead of
+   freeing and allocating every buffer mid-call.  Concurrent calls on one
+   device allocate their own.  gcuba_vegas_cuda_release() frees them. */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct vctx *cache;
+#define CACHE_SLOTS 16 /* one per device, for calls on several GPUs */
+static struct vctx *cache[CACHE_SLOTS];
 
 extern "C" void gcuba_vegas_cuda_release(void)
 {
-  struct vctx *t;
+  struct vctx *t[CACHE_SLOTS];
+  int i;
   pthread_mutex_lock(&cache_lock);
-  t = cache;
-  cache = NULL;
+  for (i = 0; i < CACHE_SLOTS; ++i) {
+    t[i] = cache[i];
+    cache[i] = NULL;
+  }
   pthread_mutex_unlock(&cache_lock);
-  release(t);
+  for (i = 0; i < CACHE_SLOTS; ++i) release(t[i]);
 }
 
 static void destroy(void *ctx)
@@ -276,9 +284,13 @@ static void destroy(void *ctx)
     return;
   }
   t->c = NULL;
+  if (t->dev < 0 || t->dev >= CACHE_SLOTS) {
+    release(t);
+    return;
+  }
   pthread_mutex_lock(&cache_lock);
-  old = cache;
-  cache = t;
+  old = cache[t->dev];
+  cache[t->dev] = t;
   pthread_mutex_unlock(&cache_lock);
   release(old);
 }
@@ -290,8 +302,9 @@ static void sizes(struct vctx *t, const gcuba_vegas_setup *s)
 {
   const long long maxc = s->max_calls > 4 ? s->max_calls : 4;
   /* the largest slice: at most 2^24 samples, 2^22/ncomp chunks, and no more
-     chunks than an iteration of max_calls samples has cubes */
-  t->partcap = lmin(GCUBA_VEGAS_SLICE_VALUES / s->ncomp, maxc / 2 + 1);
+     chunks than an iteration of max_calls samples has cubes (as many as
+     samples with Sobol points, one per cube) */
+  t->partcap = lmin(GCUBA_VEGAS_SLICE_VALUES / s->ncomp, maxc + 1);
   t->t1cap = gcuba_vegas_tree_next(t->partcap);
   t->t2cap = gcuba_vegas_tree_next(t->t1cap);
   t->fjcap = lmin(GCUBA_VEGAS_SLICE_SAMPLES, maxc + 1);
@@ -308,13 +321,14 @@ static void sizes(struct vctx *t, const gcuba_vegas_setup *s)
 static struct vctx *take_cached(const struct vctx *want)
 {
   struct vctx *t;
+  if (want->dev < 0 || want->dev >= CACHE_SLOTS) return NULL;
   pthread_mutex_lock(&cache_lock);
-  t = cache;
+  t = cache[want->dev];
   if (t && t->dev == want->dev && t->ndim == want->ndim &&
       t->ncomp == want->ncomp && t->nbcap >= want->nbcap &&
       t->shared == want->shared && t->partcap >= want->partcap &&
       t->fjcap >= want->fjcap && t->sthreads >= want->sthreads)
-    cache = NULL;
+    cache[want->dev] = NULL;
   else
     t = NULL;
   pthread_mutex_unlock(&cache_lock);
@@ -495,7 +509,7 @@ static int coll_grow(struct vctx *t, long long groups, int size, int cells)
 }
 
 static int coll_slices(struct vctx *t, const gcuba_vegas_iter *it,
-                       struct gcuba_vegas_launch *L)
+                       struct gcuba_vegas_launch *L, int krc)
 {
   gcuba_call *c = t->c;
   const gcuba_collective *k = c->coll;
@@ -505,12 +519,12 @@ static int coll_slices(struct vctx *t, const gcuba_vegas_iter *it,
   const struct gcuba_gpu_ops *g = c->integrand->gpu;
   cudaStream_t st = t->stream;
   long long sl;
-  int rc, krc = 0, r, col;
+  int rc, r, col;
   double *scr;
 /* the status to agree on: 0 or the fail code krc's failure set */
 #define KS (krc ? (c->fail ? c->fail : GCUBA_FAIL_CUDA) : 0)
-  if (coll_grow(t, gcuba_vegas_tree_next(lmin(spc, nchunks)), k->size,
-                t->ndim * t->nbcap))
+  if (!krc && coll_grow(t, gcuba_vegas_tree_next(lmin(spc, nchunks)),
+                        k->size, t->ndim * t->nbcap))
     krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
   if ((rc = gcuba_coll_status(c, KS))) return rc;
   scr = t->xg + t->xgcap / 2;
@@ -636,24 +650,14 @@ static int coll_slices(struct vctx *t, const gcuba_vegas_iter *it,
 #undef KS
 }
 
-static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
-                   double *d)
+/* an iteration's set-up on the device: the grid when it changed, the
+   extremes, sums, status and bin accumulators cleared; 0 or a fail code */
+static int prologue(struct vctx *t, const gcuba_vegas_iter *it)
 {
-  struct vctx *t = (struct vctx *)ctx;
   gcuba_call *c = t->c;
   const int nc2 = 2 * t->ncomp, cells = t->ndim * t->nb;
-  const long long spc = it->plan.spc, nchunks = it->plan.nchunks;
-  const long long cpt = it->plan.cpt, npg = it->strat.npg;
-  const struct gcuba_gpu_ops *g = c->integrand->gpu;
   cudaStream_t st = t->stream;
-  struct gcuba_vegas_launch L;
-  long long sl;
   int rc;
-
-  if (lmin(spc, nchunks) > t->partcap ||
-      (it->bins && lmin(spc * cpt * npg, it->strat.calls) > t->fjcap))
-    return gcuba_fail(c, GCUBA_FAIL_CUDA, "internal: a slice of %lld chunks "
-                      "exceeds the buffers (%lld)", spc, t->partcap);
   if (it->grid_changed &&
       (rc = GCUBA_CK(c, cudaMemcpyAsync(t->grid, it->grid,
                                         sizeof(double) * t->ngridvals,
@@ -678,7 +682,32 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
                         t->qw, it->qw, sizeof(double) * t->ncomp,
                         cudaMemcpyHostToDevice, st)))))
     return rc;
+  return 0;
+}
 
+static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
+                   double *d)
+{
+  struct vctx *t = (struct vctx *)ctx;
+  gcuba_call *c = t->c;
+  const int nc2 = 2 * t->ncomp, cells = t->ndim * t->nb;
+  const long long spc = it->plan.spc, nchunks = it->plan.nchunks;
+  const long long cpt = it->plan.cpt, npg = it->strat.npg;
+  const struct gcuba_gpu_ops *g = c->integrand->gpu;
+  cudaStream_t st = t->stream;
+  struct gcuba_vegas_launch L;
+  long long sl;
+  int rc;
+
+  /* a collective call agrees on the outcome of this set-up (in
+     coll_slices), so that a failure on one process does not leave the
+     others waiting */
+  if (lmin(spc, nchunks) > t->partcap ||
+      (it->bins && lmin(spc * cpt * npg, it->strat.calls) > t->fjcap))
+    rc = gcuba_fail(c, GCUBA_FAIL_CUDA, "internal: a slice of %lld chunks "
+                    "exceeds the buffers (%lld)", spc, t->partcap);
+  else
+    rc = prologue(t, it);
   memset(&L, 0, sizeof L);
   L.size = (int)sizeof L;
   L.ndim = t->ndim;
@@ -706,7 +735,8 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
   L.scratch_threads = t->sthreads;
   L.nsm = t->nsm;
 
-  if (c->coll && (rc = coll_slices(t, it, &L))) return rc;
+  if (c->coll && (rc = coll_slices(t, it, &L, rc))) return rc;
+  if (rc) return rc;
   for (sl = 0; !c->coll && sl < it->plan.nslices; ++sl) {
     const long long c0 = sl * spc, nch = lmin(spc, nchunks - c0);
     const double *src = t->part;

@@ -3,6 +3,9 @@
    of gcuba. */
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 #include "common/common.h"
 #include "common/coll.h"
 
@@ -45,8 +48,9 @@ int gcuba_coll_status(gcuba_call *c, int rc)
     return gcuba_fail(c, GCUBA_FAIL_MPI, "exchanging the status over %d "
                       "processes", c->coll->size);
   if (v != rc && v < 0) {
-    gcuba_log(c, 1, "%s: another process of the collective call failed "
-              "(%lld: %s)", c->routine, v, gcuba_strerror((int)v));
+    gcuba_log(c, 1, "%s: another %s of the collective call failed "
+              "(%lld: %s)", c->routine, c->coll->device >= 0 ? "GPU" : "process",
+              v, gcuba_strerror((int)v));
     c->fail = (int)v;
   }
   return (int)v;
@@ -81,6 +85,16 @@ int gcuba_coll_gather(gcuba_call *c, void *buf, const long long *counts,
                         "more than one MPI message holds", counts[r]);
   if (c->coll->allgatherv(c->coll->ctx, buf, counts, type))
     return gcuba_fail(c, GCUBA_FAIL_MPI, "exchange over %d processes",
+                      c->coll->size);
+  return 0;
+}
+
+int gcuba_coll_gather_dev(gcuba_call *c, void *buf, const long long *counts,
+                          int type, void *stream)
+{
+  if (!c->coll || !c->coll->allgatherv_dev) return 1;
+  if (c->coll->allgatherv_dev(c->coll->ctx, buf, counts, type, stream))
+    return gcuba_fail(c, GCUBA_FAIL_CUDA, "copies between the %d GPUs",
                       c->coll->size);
   return 0;
 }
@@ -121,4 +135,269 @@ int gcuba_coll_agree(gcuba_call *c, const long long *v, int n,
                         "this process: %lld)", c->coll->size, names[i],
                         mm[i], -mm[n + i], v[i]);
   return 0;
+}
+
+/* ---- a team: several GPUs of this process (GCUBA_DEVICES) -----------------
+   One thread per GPU runs the whole call as a member of a collective whose
+   operations are memory copies between the members' buffers, ordered by a
+   barrier: the drivers need no other change than for MPI, and the result is
+   the same bits as on one GPU.  Each operation publishes this member's
+   buffer, waits for every member to have done so, reads the others', and
+   waits again before the buffers may change. */
+typedef struct team {
+  int size;
+  int count, gen; /* the barrier (wait) */
+  void *buf[GCUBA_MAXDEVICES];
+  int dev[GCUBA_MAXDEVICES];
+  int rc[GCUBA_MAXDEVICES];
+  /* start gate: 1 run, -1 a thread could not be started: return */
+  pthread_mutex_t lock;
+  pthread_cond_t cv;
+  int go;
+} team;
+
+typedef struct member {
+  team *t;
+  gcuba_collective coll;
+  gcuba_call c;
+  void (*run)(gcuba_call *);
+  size_t ubytes; /* gcuba_userdata_size of the calling thread */
+  pthread_t th;
+} member;
+
+/* every member here before any goes on: a spinning barrier (the waits
+   are short and many, a few per exchange), yielding after a while */
+static void team_wait(team *t)
+{
+  const int gen = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
+  if (__atomic_add_fetch(&t->count, 1, __ATOMIC_ACQ_REL) == t->size) {
+    __atomic_store_n(&t->count, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->gen, gen + 1, __ATOMIC_RELEASE);
+  } else {
+    int spins = 0;
+    while (__atomic_load_n(&t->gen, __ATOMIC_ACQUIRE) == gen)
+      if (++spins > 4000) sched_yield();
+  }
+}
+
+static size_t elsize(int type)
+{
+  return type == GCUBA_COLL_DOUBLE ? sizeof(double)
+         : type == GCUBA_COLL_LL   ? sizeof(long long)
+                                   : 1;
+}
+
+static int team_gather(void *ctx, void *buf, const long long *counts,
+                       int type)
+{
+  member *m = (member *)ctx;
+  team *t = m->t;
+  const size_t el = elsize(type);
+  size_t off = 0;
+  int r;
+  t->buf[m->coll.rank] = buf;
+  team_wait(t);
+  for (r = 0; r < t->size; ++r) {
+    const size_t n = (size_t)counts[r] * el;
+    if (r != m->coll.rank && n)
+      memcpy((char *)buf + off, (const char *)t->buf[r] + off, n);
+    off += n;
+  }
+  team_wait(t);
+  return 0;
+}
+
+/* the same between the members' GPUs, copied directly */
+static int team_gather_dev(void *ctx, void *buf, const long long *counts,
+                           int type, void *stream)
+{
+  member *m = (member *)ctx;
+  team *t = m->t;
+  const size_t el = elsize(type);
+  const int me = m->coll.rank;
+  size_t off = 0;
+  int r, rc = 0;
+  t->buf[me] = buf;
+  team_wait(t);
+  for (r = 0; r < t->size; ++r) {
+    const size_t n = (size_t)counts[r] * el;
+    if (r != me && n && !rc)
+      rc = gcuba_cuda_copy_peer((char *)buf + off, t->dev[me],
+                                (const char *)t->buf[r] + off, t->dev[r], n,
+                                stream);
+    off += n;
+  }
+  if (!rc) rc = gcuba_cuda_wait(stream);
+  t->rc[me] = rc != 0;
+  team_wait(t);
+  /* every member's outcome (read before anyone can pass the next op's
+     first wait) */
+  for (r = 0; r < t->size; ++r) rc |= t->rc[r];
+  return rc;
+}
+
+#define REDUCE_CHUNK 256
+static int team_reduce(void *ctx, void *v, int n, int type, int op)
+{
+  member *m = (member *)ctx;
+  team *t = m->t;
+  int i0, i, r;
+  t->buf[m->coll.rank] = v;
+  team_wait(t);
+  /* in chunks: read every member's chunk, wait, write this member's */
+  for (i0 = 0; i0 < n; i0 += REDUCE_CHUNK) {
+    const int k = n - i0 < REDUCE_CHUNK ? n - i0 : REDUCE_CHUNK;
+    if (type == GCUBA_COLL_DOUBLE) {
+      double acc[REDUCE_CHUNK];
+      for (i = 0; i < k; ++i) {
+        acc[i] = ((const double *)t->buf[0])[i0 + i];
+        for (r = 1; r < t->size; ++r) {
+          const double x = ((const double *)t->buf[r])[i0 + i];
+          acc[i] = op == GCUBA_COLL_MIN   ? (x < acc[i] ? x : acc[i])
+                   : op == GCUBA_COLL_MAX ? (x > acc[i] ? x : acc[i])
+                                          : acc[i] + x;
+        }
+      }
+      team_wait(t);
+      memcpy((double *)v + i0, acc, sizeof(double) * (size_t)k);
+    } else {
+      long long acc[REDUCE_CHUNK];
+      for (i = 0; i < k; ++i) {
+        acc[i] = ((const long long *)t->buf[0])[i0 + i];
+        for (r = 1; r < t->size; ++r) {
+          const long long x = ((const long long *)t->buf[r])[i0 + i];
+          acc[i] = op == GCUBA_COLL_MIN   ? (x < acc[i] ? x : acc[i])
+                   : op == GCUBA_COLL_MAX ? (x > acc[i] ? x : acc[i])
+                   : op == GCUBA_COLL_SUM ? acc[i] + x
+                                          : acc[i] | x;
+        }
+      }
+      team_wait(t);
+      memcpy((long long *)v + i0, acc, sizeof(long long) * (size_t)k);
+    }
+  }
+  team_wait(t);
+  return 0;
+}
+
+static void *member_main(void *arg)
+{
+  member *m = (member *)arg;
+  team *t = m->t;
+  int go;
+  pthread_mutex_lock(&t->lock);
+  while (t->go == 0) pthread_cond_wait(&t->cv, &t->lock);
+  go = t->go;
+  pthread_mutex_unlock(&t->lock);
+  if (go > 0) {
+    gcuba_userdata_size(m->ubytes);
+    m->run(&m->c);
+  }
+  return NULL;
+}
+
+/* the GPUs of this call (GCUBA_DEVICES): their number into dev, 1 for
+   the current GPU alone, or -1 with c->fail set */
+static int team_devices(gcuba_call *c, int *dev)
+{
+  const char *s = getenv("GCUBA_DEVICES");
+  int ndev, n, i, ud;
+  if (!s || !*s) return 1;
+  ndev = gcuba_cuda_device_count();
+  n = gcuba_env_devices(s, ndev, dev, GCUBA_MAXDEVICES);
+  if (n == -1)
+    return gcuba_fail(c, GCUBA_FAIL_ENV, "GCUBA_DEVICES=\"%s\": expected "
+                      "all, a number of GPUs or a list such as 0,2,3", s),
+           -1;
+  if (n < 0)
+    return gcuba_fail(c, GCUBA_FAIL_ENV, "GCUBA_DEVICES=\"%s\": %d GPU%s "
+                      "visible (at most %d per call)", s, ndev,
+                      ndev == 1 ? " is" : "s are", GCUBA_MAXDEVICES),
+           -1;
+  if (n < 2) return 1;
+  /* userdata in one GPU's memory is readable there only */
+  ud = gcuba_cuda_pointer_device(c->userdata);
+  if (ud >= 0)
+    for (i = 0; i < n; ++i)
+      if (dev[i] != ud) {
+        gcuba_log(c, 1, "userdata is memory of GPU %d: the call runs on "
+                  "that GPU alone (give host memory with "
+                  "gcuba_userdata_size(), or managed memory, to use %d "
+                  "GPUs)", ud, n);
+        return 1;
+      }
+  return n;
+}
+
+int gcuba_team_run(gcuba_call *c, void (*run)(gcuba_call *))
+{
+  int dev[GCUBA_MAXDEVICES];
+  const int n = c->coll ? 1 : team_devices(c, dev);
+  const int ncomp = c->ncomp, prev = n > 1 ? gcuba_cuda_current() : -1;
+  team *t;
+  member *m;
+  double *out;
+  int i, started = 1;
+  if (n < 0) return 1;
+  if (n < 2) return 0;
+  t = (team *)calloc(1, sizeof *t);
+  m = (member *)calloc((size_t)n, sizeof *m);
+  out = (double *)malloc(sizeof(double) * 3 * (size_t)ncomp * (size_t)n);
+  if (!t || !m || !out) {
+    free(t);
+    free(m);
+    free(out);
+    gcuba_fail(c, GCUBA_FAIL_NOMEM, "the threads of %d GPUs", n);
+    return 1;
+  }
+  pthread_mutex_init(&t->lock, NULL);
+  pthread_cond_init(&t->cv, NULL);
+  t->size = n;
+  for (i = 0; i < n; ++i) t->dev[i] = dev[i];
+  gcuba_log(c, 1, "%d GPUs (GCUBA_DEVICES=%s)", n, getenv("GCUBA_DEVICES"));
+  for (i = 0; i < n; ++i) {
+    member *k = &m[i];
+    k->t = t;
+    k->run = run;
+    k->ubytes = gcuba_userdata_bytes();
+    k->coll.rank = k->coll.local_rank = i;
+    k->coll.size = k->coll.local_size = n;
+    k->coll.device = dev[i];
+    k->coll.ctx = k;
+    k->coll.allgatherv = team_gather;
+    k->coll.allreduce = team_reduce;
+    k->coll.allgatherv_dev = team_gather_dev;
+    k->c = *c;
+    k->c.coll = &k->coll;
+    if (i > 0) {
+      /* the others say nothing and keep their results to themselves */
+      k->c.verbose = 0;
+      k->c.integral = out + 3 * (size_t)ncomp * (size_t)i;
+      k->c.error = k->c.integral + ncomp;
+      k->c.prob = k->c.error + ncomp;
+    }
+  }
+  for (i = 1; i < n; ++i)
+    if (pthread_create(&m[i].th, NULL, member_main, &m[i])) break;
+  started = i;
+  pthread_mutex_lock(&t->lock);
+  t->go = started == n ? 1 : -1;
+  pthread_cond_broadcast(&t->cv);
+  pthread_mutex_unlock(&t->lock);
+  if (started == n) run(&m[0].c);
+  for (i = 1; i < started; ++i) pthread_join(m[i].th, NULL);
+  if (started == n) {
+    c->nregions = m[0].c.nregions;
+    c->neval = m[0].c.neval;
+    c->fail = m[0].c.fail;
+  } else
+    gcuba_fail(c, GCUBA_FAIL_NOMEM, "starting the thread of GPU %d (%d GPUs "
+               "asked for by GCUBA_DEVICES)", dev[started], n);
+  pthread_mutex_destroy(&t->lock);
+  pthread_cond_destroy(&t->cv);
+  free(t);
+  free(m);
+  free(out);
+  gcuba_cuda_restore(prev);
+  return 1;
 }

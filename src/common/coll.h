@@ -22,6 +22,7 @@ enum { GCUBA_COLL_MIN = 0, GCUBA_COLL_MAX = 1, GCUBA_COLL_SUM = 2,
 typedef struct gcuba_collective {
   int rank, size;
   int local_rank, local_size; /* among the processes of this node */
+  int device; /* the GPU of this member, or -1: local_rank's (MPI) */
   void *ctx;
   /* In place: buf holds every process's block in rank order, counts[r]
      elements of type (GCUBA_COLL_*) from process r; this process's block
@@ -30,6 +31,11 @@ typedef struct gcuba_collective {
   /* v[0..n) combined elementwise over the processes with op
      (GCUBA_COLL_SUM and BOR for GCUBA_COLL_LL only) */
   int (*allreduce)(void *ctx, void *v, int n, int type, int op);
+  /* optional (NULL: none): allgatherv on memory of this member's GPU,
+     the copies made on stream (a cudaStream_t) and done on return; 0, or
+     nonzero on every member when any copy failed (a team's GPUs) */
+  int (*allgatherv_dev)(void *ctx, void *buf, const long long *counts,
+                        int type, void *stream);
 } gcuba_collective;
 
 /* Install (or, with NULL, remove) the collective for later calls; the
@@ -59,6 +65,20 @@ int gcuba_coll_reduce_d(struct gcuba_call *c, double *v, int n, int op);
    entries; 0 or GCUBA_FAIL_MPI */
 int gcuba_coll_gather(struct gcuba_call *c, void *buf, const long long *counts,
                       int type);
+/* A call of the GPU backend on several GPUs of this process
+   (GCUBA_DEVICES): when it names two or more, run(c) is run by one
+   thread per GPU (this one the first), as the members of a collective
+   over those threads, and c gets the result of the first; 1 then, or
+   when the call failed before it began (c->fail set).  0: a call for
+   one GPU, which the caller runs itself. */
+int gcuba_team_run(struct gcuba_call *c, void (*run)(struct gcuba_call *));
+
+/* allgatherv_dev when the collective has it: 0 done, 1 not available
+   (gather through the host instead), or GCUBA_FAIL_CUDA on every
+   member */
+int gcuba_coll_gather_dev(struct gcuba_call *c, void *buf,
+                          const long long *counts, int type, void *stream);
+
 /* this process's share [*a, *b) of n items, and every share's count into
    counts[size] (counts may be NULL); items go to processes in rank order,
    contiguous, as evenly as possible */

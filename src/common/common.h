@@ -83,6 +83,12 @@ size_t gcuba_userdata_bytes(void);    /* gcuba_userdata_size's value */
 void gcuba_run_init(void);            /* gcubainit's hook */
 void gcuba_run_exit(void);            /* gcubaexit's hook */
 
+/* the most GPUs one call uses (GCUBA_DEVICES) */
+#define GCUBA_MAXDEVICES 64
+/* GCUBA_DEVICES=s into dev[0..max) with ndev GPUs visible: their number;
+   -1 when s does not parse, -2 when it asks for GPUs that are not there */
+int gcuba_env_devices(const char *s, int ndev, int *dev, int max);
+
 /* CUDA side (cuda/device.cu, or cuda/stub.c without CUDA) */
 int gcuba_cuda_device_count(void);
 const char *gcuba_cuda_device_name(int dev, char *buf, size_t n);
@@ -91,6 +97,17 @@ void gcuba_cuda_release(void);
    and several GPUs: process k of the node makes GPU k mod (GPUs) its
    current device; 0 or a fail code */
 int gcuba_cuda_select(gcuba_call *c);
+/* the calling thread's current device (-1: none), and setting it back */
+int gcuba_cuda_current(void);
+void gcuba_cuda_restore(int dev);
+/* bytes from src on GPU sdev to dst on GPU ddev, on stream (a
+   cudaStream_t of ddev); 0 or nonzero on an error */
+int gcuba_cuda_copy_peer(void *dst, int ddev, const void *src, int sdev,
+                         size_t bytes, void *stream);
+/* the work queued on stream done: 0 or nonzero on an error */
+int gcuba_cuda_wait(void *stream);
+/* the GPU whose memory p is (-1: host, managed or not known) */
+int gcuba_cuda_pointer_device(const void *p);
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,9 @@
      GCUBAVERBOSE   raises the verbosity of every call (as CUBAVERBOSE)
      GCUBACORES     CPU threads for the CPU backend (as CUBACORES)
      GCUBA_DEVICE   cpu | gpu | auto (default auto)
+     GCUBA_DEVICES  the GPUs one call of the GPU backend uses: all, a
+                    count N (the first N), or a list of device numbers
+                    (0,2,3); default 1 (the current GPU)
      GCUBA_MEMLIMIT, GCUBA_CUHRE_MINBATCH  checked here, read by the
                     Cuhre driver
    Every variable is checked at the start of each call (gcuba_env_check):
@@ -111,6 +114,46 @@ static int bad_adapt(const char *s)
   return strcmp(s, "auto") && parse_ll(s, 0, 1LL << 40, &v);
 }
 
+/* GCUBA_DEVICES (see above) into dev[0..max): the number of GPUs, with
+   ndev visible; -1 when s does not parse, -2 when it names more GPUs or
+   a higher device number than there are */
+int gcuba_env_devices(const char *s, int ndev, int *dev, int max)
+{
+  long long v;
+  int n = 0;
+  while (*s == ' ' || *s == '\t') ++s;
+  if (!strncmp(s, "all", 3)) {
+    for (s += 3; *s == ' ' || *s == '\t'; ++s) {}
+    if (*s) return -1;
+    for (; n < ndev && n < max; ++n) dev[n] = n;
+    return n > 0 ? n : -2;
+  }
+  if (!strchr(s, ',')) {
+    if (parse_ll(s, 1, 1 << 20, &v)) return -1;
+    if (v > ndev || v > max) return -2;
+    for (; n < v; ++n) dev[n] = n;
+    return n;
+  }
+  for (;;) {
+    char item[32];
+    size_t k = strcspn(s, ",");
+    if (k == 0 || k >= sizeof item) return -1;
+    memcpy(item, s, k);
+    item[k] = 0;
+    if (parse_ll(item, 0, 1 << 20, &v)) return -1;
+    if (v >= ndev || n >= max) return -2;
+    dev[n++] = (int)v;
+    if (!s[k]) return n;
+    s += k + 1;
+  }
+}
+
+static int bad_devices(const char *s)
+{
+  int dev[GCUBA_MAXDEVICES];
+  return gcuba_env_devices(s, 1 << 20, dev, GCUBA_MAXDEVICES) == -1;
+}
+
 static const struct {
   const char *name, *expect;
   int (*bad)(const char *);
@@ -118,6 +161,8 @@ static const struct {
   {"GCUBAVERBOSE", "0, 1, 2 or 3", bad_verbose},
   {"GCUBACORES", "a number of threads >= 0", bad_cores},
   {"GCUBA_DEVICE", "auto, cpu or gpu", bad_device},
+  {"GCUBA_DEVICES", "all, a number of GPUs >= 1 or a list such as 0,2,3",
+   bad_devices},
   {"GCUBA_MEMLIMIT", "bytes, e.g. 4000000000, 512M or 8G", bad_bytes},
   {"GCUBA_CUHRE_MINBATCH", "a number of regions >= 1", bad_positive},
   {"GCUBA_VEGAS_NBINS", "2..1024", bad_nbins},
@@ -233,8 +278,13 @@ int gcuba_choose_backend(gcuba_call *c, int gpu_impl)
   if (want != 0) {
     int ndev = has_gpu_code ? gcuba_cuda_device_count() : 0;
     if (ndev > 0) {
-      gcuba_log(c, 1, "backend gpu (device 0: %s)",
-                gcuba_cuda_device_name(0, name, sizeof name));
+      /* (the name costs a cudaGetDeviceProperties: only when said) */
+      if (c->verbose >= 1) {
+        const int dev = gcuba_cuda_current();
+        gcuba_log(c, 1, "backend gpu (device %d: %s)", dev < 0 ? 0 : dev,
+                  gcuba_cuda_device_name(dev < 0 ? 0 : dev, name,
+                                         sizeof name));
+      }
       return GCUBA_BK_GPU;
     }
     if (want == 1)

@@ -112,8 +112,10 @@ int gcuba_mpi_comm(MPI_Comm user)
   t.rank = rank;
   t.size = size;
   t.ctx = NULL;
+  t.device = -1; /* chosen from local_rank */
   t.allgatherv = allgatherv;
   t.allreduce = allreduce;
+  t.allgatherv_dev = NULL;
   gcuba_collective_set(&t);
   return MPI_SUCCESS;
 }

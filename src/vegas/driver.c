@@ -1066,6 +1066,9 @@ void gcuba_vegas_run(gcuba_call *c)
     if (gcuba_coll_agree(c, a, 3, what)) return;
   }
   if (bk < 0) return;
+  /* several GPUs (GCUBA_DEVICES): this call again on each, collectively */
+  if (bk == GCUBA_BK_GPU && !c->coll && gcuba_team_run(c, gcuba_vegas_run))
+    return;
   if (bk == GCUBA_BK_GPU && c->coll &&
       gcuba_coll_status(c, gcuba_cuda_select(c)))
     return;

@@ -1,0 +1,336 @@
+/* tests/test-devices-gpu.cu -- one call on several GPUs (GCUBA_DEVICES).
+   Every case is computed on the current GPU alone, then with
+   GCUBA_DEVICES naming several: the results must be the same bits
+   (integral, error, prob, neval, nregions, fail), and a converged one
+   must be within its tolerance of the analytic value.  The lists are
+   "0,0" and "0,0,0" (members sharing the one GPU, which every device
+   machine has) and "all" when there are two GPUs or more.  Also: an
+   abort or a NaN seen by one member ends the call with its fail code, a
+   state file written and resumed across the team, a host parameter
+   struct copied to every GPU, userdata in one GPU's memory (the call
+   stays on that GPU), GCUBA_DEVICES values that are wrong (fail -16),
+   and the caller's current device unchanged.  First, a gVegas call on a
+   fresh context whose first iteration has more chunks than maxeval/2.  This file is part of
+   gcuba. */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tap.h"
+#include "gpu.h"
+
+/* Genz product peak in 4D: prod 1/(a^-2 + (x - u)^2), and x0 x1 x2 */
+#define PA 5.0
+struct peak_param {
+  double u[4];
+};
+GCUBA_INTEGRAND(peak)(const int *ndim, const double x[], const int *ncomp,
+                      double f[], void *userdata)
+{
+  const double U[4] = {0.3, 0.55, 0.7, 0.42};
+  const double *u =
+      userdata ? ((const struct peak_param *)userdata)->u : U;
+  double p = 1;
+  int d;
+  for (d = 0; d < *ndim; ++d)
+    p /= 1 / (PA * PA) + (x[d] - u[d]) * (x[d] - u[d]);
+  f[0] = p;
+  if (*ncomp > 1) f[1] = x[0] * x[1] * x[2];
+  return 0;
+}
+static double peak_exact(int ndim, const double *u)
+{
+  double p = 1;
+  int d;
+  for (d = 0; d < ndim; ++d)
+    p *= PA * (atan(PA * (1 - u[d])) + atan(PA * u[d]));
+  return p;
+}
+static const double U0[4] = {0.3, 0.55, 0.7, 0.42};
+
+/* oscillatory: cos(2 pi 0.3 + sum c_d x_d) */
+GCUBA_INTEGRAND(osc)(const int *ndim, const double x[], const int *ncomp,
+                     double f[], void *userdata)
+{
+  const double C[6] = {1.1, 0.7, 1.9, 0.4, 1.3, 0.8};
+  double s = 2 * M_PI * 0.3;
+  int d;
+  (void)userdata;
+  (void)ncomp;
+  for (d = 0; d < *ndim; ++d) s += C[d] * x[d];
+  f[0] = cos(s);
+  return 0;
+}
+static double osc_exact(int ndim)
+{
+  const double C[6] = {1.1, 0.7, 1.9, 0.4, 1.3, 0.8};
+  double re = cos(2 * M_PI * 0.3), im = sin(2 * M_PI * 0.3);
+  int d;
+  for (d = 0; d < ndim; ++d) {
+    double c = C[d], fr = sin(c) / c, fi = (1 - cos(c)) / c, r;
+    r = re * fr - im * fi;
+    im = re * fi + im * fr;
+    re = r;
+  }
+  return re;
+}
+
+/* -999 or NaN in one corner: in the share of one member only */
+GCUBA_INTEGRAND(corner_abort)(const int *ndim, const double x[],
+                              const int *ncomp, double f[], void *userdata)
+{
+  (void)ndim;
+  (void)ncomp;
+  (void)userdata;
+  f[0] = x[0] + x[1];
+  return x[0] > 0.9 && x[1] > 0.9 ? -999 : 0;
+}
+GCUBA_INTEGRAND(corner_nan)(const int *ndim, const double x[],
+                            const int *ncomp, double f[], void *userdata)
+{
+  (void)ndim;
+  (void)ncomp;
+  (void)userdata;
+  f[0] = x[0] > 0.9 && x[1] > 0.9 ? NAN : x[0] + x[1];
+  return 0;
+}
+
+typedef struct {
+  long long neval;
+  int nregions, fail;
+  double integral[2], error[2], prob[2];
+} result;
+
+typedef struct {
+  const char *name;
+  int vegas, ndim, ncomp;
+  gintegrand_t f;
+  double epsrel;
+  int flags, seed;
+  long long maxeval;
+  int key;
+  long long nstart, nincrease;
+  double exact;
+} kase;
+
+static void call(const kase *k, long long maxeval, void *ud,
+                 const char *state, result *r)
+{
+  memset(r, 0, sizeof *r);
+  if (k->vegas)
+    llgVegas(k->ndim, k->ncomp, k->f, ud, 1, k->epsrel, 1e-12, k->flags,
+             k->seed, 0, maxeval, k->nstart, k->nincrease, 1000, 0, state,
+             NULL, &r->neval, &r->fail, r->integral, r->error, r->prob);
+  else
+    llgCuhre(k->ndim, k->ncomp, k->f, ud, 1, k->epsrel, 1e-12, k->flags, 0,
+             maxeval, k->key, state, NULL, &r->nregions, &r->neval, &r->fail,
+             r->integral, r->error, r->prob);
+}
+
+static int same(const result *a, const result *b)
+{
+  return a->neval == b->neval && a->nregions == b->nregions &&
+         a->fail == b->fail &&
+         !memcmp(a->integral, b->integral, sizeof a->integral) &&
+         !memcmp(a->error, b->error, sizeof a->error) &&
+         !memcmp(a->prob, b->prob, sizeof a->prob);
+}
+
+static int within(const kase *k, const result *r)
+{
+  double tol;
+  if (r->fail != 0) return r->fail > 0;
+  tol = k->vegas ? 4 * r->error[0] : k->epsrel * fabs(k->exact);
+  return fabs(r->integral[0] - k->exact) <= tol;
+}
+
+static const kase cases[] = {
+    {"gCuhre 4D product peak, 2 components", 0, 4, 2, peak, 1e-7, 0, 0,
+     50000000, 0, 0, 0, 0},
+    {"gCuhre 5D oscillatory, key 13", 0, 5, 1, osc, 1e-8, 0, 0, 100000000,
+     13, 0, 0, 0},
+    {"gCuhre 6D oscillatory, maxeval 150000", 0, 6, 1, osc, 1e-3, 0, 0,
+     150000, 9, 0, 0, 0},
+    {"gVegas 4D product peak, Sobol (seed 0)", 1, 4, 2, peak, 1e-3, 0, 0,
+     2000000, 0, 20000, 5000, 0},
+    {"gVegas 4D product peak, seed 7", 1, 4, 2, peak, 2e-4, 0, 7, 30000000,
+     0, 100000, 0, 0},
+    {"gVegas 5D oscillatory, seed 3, GCUBA_VEGASAUTO", 1, 5, 1, osc, 1e-4,
+     GCUBA_VEGASAUTO, 3, 20000000, 0, 200000, 0, 0},
+};
+#define NCASES ((int)(sizeof cases / sizeof cases[0]))
+
+static void team(const char *list, const kase *ks, const result *loc)
+{
+  result a, b, l1, l2;
+  int i, dev0 = -1, dev1 = -1;
+  char state[64];
+  setenv("GCUBA_DEVICES", list, 1);
+  cudaGetDevice(&dev0);
+  for (i = 0; i < NCASES; ++i) {
+    call(&ks[i], ks[i].maxeval, NULL, NULL, &a);
+    ok(same(&a, &loc[i]) && within(&ks[i], &a),
+       "GCUBA_DEVICES=%s, %s: the bits of one GPU (fail %d, neval %lld, "
+       "rel. error %.2g)",
+       list, ks[i].name, a.fail, a.neval,
+       fabs(a.integral[0] - ks[i].exact) / fabs(ks[i].exact));
+  }
+  cudaGetDevice(&dev1);
+  ok(dev0 == dev1, "GCUBA_DEVICES=%s: the caller's device stays %d (%d)",
+     list, dev0, dev1);
+
+  /* a state file: stopped by maxeval, resumed; as on one GPU */
+  snprintf(state, sizeof state, "test-devices-%d.state", (int)getpid());
+  unsetenv("GCUBA_DEVICES");
+  remove(state);
+  call(&ks[0], 200000, NULL, state, &l1);
+  call(&ks[0], ks[0].maxeval, NULL, state, &l2);
+  remove(state);
+  setenv("GCUBA_DEVICES", list, 1);
+  call(&ks[0], 200000, NULL, state, &a);
+  call(&ks[0], ks[0].maxeval, NULL, state, &b);
+  ok(l1.fail == 1 && same(&a, &l1) && same(&b, &l2) && within(&ks[0], &b),
+     "GCUBA_DEVICES=%s: stopped by maxeval with a state file and resumed, "
+     "as on one GPU (fail %d then %d)", list, a.fail, b.fail);
+  remove(state);
+  { /* gVegas too */
+    const kase *k = &ks[3];
+    unsetenv("GCUBA_DEVICES");
+    call(k, 30000, NULL, state, &l1);
+    call(k, k->maxeval, NULL, state, &l2);
+    remove(state);
+    setenv("GCUBA_DEVICES", list, 1);
+    call(k, 30000, NULL, state, &a);
+    call(k, k->maxeval, NULL, state, &b);
+    remove(state);
+    ok(l1.fail == 1 && same(&a, &l1) && same(&b, &l2) && within(k, &b),
+       "GCUBA_DEVICES=%s: gVegas stopped with a state file and resumed, "
+       "as on one GPU (fail %d then %d)", list, a.fail, b.fail);
+  }
+
+  /* one member's regions or samples abort or give NaN */
+  {
+    kase k = ks[0];
+    k.ndim = 2;
+    k.ncomp = 1;
+    k.epsrel = 1e-9;
+    k.f = corner_abort;
+    call(&k, 1000000, NULL, NULL, &a);
+    ok(a.fail == GCUBA_FAIL_ABORT, "GCUBA_DEVICES=%s: gCuhre, -999 in one "
+       "corner: fail -99 (%d)", list, a.fail);
+    k.f = corner_nan;
+    call(&k, 1000000, NULL, NULL, &a);
+    ok(a.fail == GCUBA_FAIL_NAN, "GCUBA_DEVICES=%s: gCuhre, NaN in one "
+       "corner: fail -9 (%d)", list, a.fail);
+    k.vegas = 1;
+    k.nstart = 100000;
+    k.nincrease = 0;
+    k.f = corner_abort;
+    call(&k, 1000000, NULL, NULL, &a);
+    ok(a.fail == GCUBA_FAIL_ABORT, "GCUBA_DEVICES=%s: gVegas, -999 in one "
+       "corner: fail -99 (%d)", list, a.fail);
+    k.f = corner_nan;
+    call(&k, 1000000, NULL, NULL, &a);
+    ok(a.fail == GCUBA_FAIL_NAN, "GCUBA_DEVICES=%s: gVegas, NaN in one "
+       "corner: fail -9 (%d)", list, a.fail);
+  }
+  unsetenv("GCUBA_DEVICES");
+}
+
+int main(void)
+{
+  kase ks[NCASES];
+  result loc[NCASES], a, b;
+  int i, ndev;
+  gpu_required_or_skip();
+  setenv("GCUBA_DEVICE", "gpu", 1);
+  unsetenv("GCUBA_DEVICES");
+  ndev = gcuba_device_count();
+  /* a fresh sampler sized for maxeval 30000, Sobol points (one sample and
+     one chunk per cube): its buffers hold the first iteration's 20000
+     chunks (they held maxeval/2 before) */
+  {
+    kase k = cases[3];
+    k.exact = peak_exact(4, U0);
+    gcuba_release();
+    call(&k, 30000, NULL, NULL, &a);
+    ok(a.fail == 1 && a.neval == 20000,
+       "gVegas, Sobol, nstart 20000, maxeval 30000 on a fresh context: "
+       "fail 1 after 20000 samples (%d, %lld)", a.fail, a.neval);
+  }
+  for (i = 0; i < NCASES; ++i) {
+    ks[i] = cases[i];
+    ks[i].exact =
+        ks[i].f == osc ? osc_exact(ks[i].ndim) : peak_exact(ks[i].ndim, U0);
+    call(&ks[i], ks[i].maxeval, NULL, NULL, &loc[i]);
+    ok(within(&ks[i], &loc[i]), "one GPU, %s: fail %d, within the tolerance",
+       ks[i].name, loc[i].fail);
+  }
+  team("0,0", ks, loc);
+  team("0,0,0", ks, loc);
+  if (ndev >= 2) {
+    team("all", ks, loc);
+    team("2", ks, loc);
+  } else
+    diag("one GPU: GCUBA_DEVICES=all is the current GPU alone");
+
+  /* a host parameter struct, copied to every member's GPU */
+  {
+    struct peak_param p = {{0.61, 0.25, 0.5, 0.83}};
+    kase k = ks[0];
+    k.exact = peak_exact(4, p.u);
+    gcuba_userdata_size(sizeof p);
+    call(&k, k.maxeval, &p, NULL, &a);
+    setenv("GCUBA_DEVICES", ndev >= 2 ? "all" : "0,0", 1);
+    call(&k, k.maxeval, &p, NULL, &b);
+    unsetenv("GCUBA_DEVICES");
+    ok(same(&a, &b) && a.fail == 0 && within(&k, &b),
+       "userdata from the host (gcuba_userdata_size): every GPU gets it, "
+       "the bits of one GPU");
+    /* in the memory of GPU 0: the call stays there */
+    {
+      void *dp = NULL;
+      int rc = cudaMalloc(&dp, sizeof p) != cudaSuccess ||
+               cudaMemcpy(dp, &p, sizeof p, cudaMemcpyHostToDevice) !=
+                   cudaSuccess;
+      gcuba_userdata_size(0);
+      setenv("GCUBA_DEVICES", ndev >= 2 ? "all" : "0,0", 1);
+      if (!rc) call(&k, k.maxeval, dp, NULL, &b);
+      unsetenv("GCUBA_DEVICES");
+      ok(!rc && same(&a, &b),
+         "userdata in GPU memory: the call runs on that GPU, same bits");
+      cudaFree(dp);
+    }
+  }
+
+  /* GCUBA_DEVICES that do not parse or ask for more than there is */
+  {
+    static const char *const bad[] = {"x", "0,", ",1", "0,,1", "0", "-1",
+                                      "1e3", "all,0"};
+    char many[32];
+    for (i = 0; i < (int)(sizeof bad / sizeof *bad); ++i) {
+      setenv("GCUBA_DEVICES", bad[i], 1);
+      call(&ks[0], 100000, NULL, NULL, &a);
+      ok(a.fail == GCUBA_FAIL_ENV, "GCUBA_DEVICES=\"%s\": fail -16 (%d)",
+         bad[i], a.fail);
+    }
+    snprintf(many, sizeof many, "%d", ndev + 1);
+    setenv("GCUBA_DEVICES", many, 1);
+    call(&ks[0], 100000, NULL, NULL, &a);
+    ok(a.fail == GCUBA_FAIL_ENV, "GCUBA_DEVICES=%s with %d GPU(s): fail -16 "
+       "(%d)", many, ndev, a.fail);
+    snprintf(many, sizeof many, "0,%d", ndev);
+    setenv("GCUBA_DEVICES", many, 1);
+    call(&ks[3], 100000, NULL, NULL, &a);
+    ok(a.fail == GCUBA_FAIL_ENV, "GCUBA_DEVICES=%s (no GPU %d): gVegas "
+       "fail -16 (%d)", many, ndev, a.fail);
+    setenv("GCUBA_DEVICES", "1", 1);
+    call(&ks[0], ks[0].maxeval, NULL, NULL, &a);
+    ok(same(&a, &loc[0]), "GCUBA_DEVICES=1: the current GPU, same bits");
+    unsetenv("GCUBA_DEVICES");
+  }
+  gcuba_release();
+  return done();
+}
