@@ -43,7 +43,8 @@ typedef struct gcuba_collective {
 void gcuba_collective_set(const gcuba_collective *coll);
 
 struct gcuba_call;
-/* The collective a call starting now runs over, or NULL: local.  One
+/* The collective a call starting now runs over, or NULL: local (so
+   also when the group is one process, whose result is the same).  One
    call at a time is collective: a call made while another runs (an
    integrand that integrates, another thread) is local.  A non-NULL
    result must be given back with gcuba_coll_end. */
