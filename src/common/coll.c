@@ -50,8 +50,9 @@ int gcuba_coll_status(gcuba_call *c, int rc)
                       "processes", c->coll->size);
   if (v != rc && v < 0) {
     gcuba_log(c, 1, "%s: another %s of the collective call failed "
-              "(%lld: %s)", c->routine, c->coll->device >= 0 ? "GPU" : "process",
-              v, gcuba_strerror((int)v));
+              "(%lld: %s)", c->routine,
+              c->coll->device >= 0 ? "GPU" : "process", v,
+              gcuba_strerror((int)v));
     c->fail = (int)v;
   }
   return (int)v;
@@ -334,13 +335,25 @@ int gcuba_team_run(gcuba_call *c, void (*run)(gcuba_call *))
 {
   int dev[GCUBA_MAXDEVICES];
   const int n = c->coll ? 1 : team_devices(c, dev);
-  const int ncomp = c->ncomp, prev = n > 1 ? gcuba_cuda_current() : -1;
+  if (n < 0) return 1;
+  if (n < 2) return 0;
+  gcuba_log(c, 1, "%d GPUs (GCUBA_DEVICES=%s)", n, getenv("GCUBA_DEVICES"));
+  gcuba_team_run_on(c, run, dev, n);
+  return 1;
+}
+
+void gcuba_team_run_on(gcuba_call *c, void (*run)(gcuba_call *),
+                       const int *dev, int n)
+{
+  const int ncomp = c->ncomp, prev = gcuba_cuda_current();
   team *t;
   member *m;
   double *out;
   int i, started = 1;
-  if (n < 0) return 1;
-  if (n < 2) return 0;
+  if (n < 1 || n > GCUBA_MAXDEVICES) {
+    gcuba_fail(c, GCUBA_FAIL_PARAM, "a team of %d members", n);
+    return;
+  }
   t = (team *)calloc(1, sizeof *t);
   m = (member *)calloc((size_t)n, sizeof *m);
   out = (double *)malloc(sizeof(double) * 3 * (size_t)ncomp * (size_t)n);
@@ -349,13 +362,12 @@ int gcuba_team_run(gcuba_call *c, void (*run)(gcuba_call *))
     free(m);
     free(out);
     gcuba_fail(c, GCUBA_FAIL_NOMEM, "the threads of %d GPUs", n);
-    return 1;
+    return;
   }
   pthread_mutex_init(&t->lock, NULL);
   pthread_cond_init(&t->cv, NULL);
   t->size = n;
   for (i = 0; i < n; ++i) t->dev[i] = dev[i];
-  gcuba_log(c, 1, "%d GPUs (GCUBA_DEVICES=%s)", n, getenv("GCUBA_DEVICES"));
   for (i = 0; i < n; ++i) {
     member *k = &m[i];
     k->t = t;
@@ -400,5 +412,4 @@ int gcuba_team_run(gcuba_call *c, void (*run)(gcuba_call *))
   free(m);
   free(out);
   gcuba_cuda_restore(prev);
-  return 1;
 }

@@ -73,6 +73,10 @@ int gcuba_coll_gather(struct gcuba_call *c, void *buf, const long long *counts,
    when the call failed before it began (c->fail set).  0: a call for
    one GPU, which the caller runs itself. */
 int gcuba_team_run(struct gcuba_call *c, void (*run)(struct gcuba_call *));
+/* its body: run(c) by n members (1..GCUBA_MAXDEVICES), member k on GPU
+   dev[k] (-1: none, for the CPU backend: tests/test-team.c) */
+void gcuba_team_run_on(struct gcuba_call *c, void (*run)(struct gcuba_call *),
+                       const int *dev, int n);
 
 /* allgatherv_dev when the collective has it: 0 done, 1 not available
    (gather through the host instead), or GCUBA_FAIL_CUDA on every
