@@ -148,7 +148,7 @@ int gcuba_coll_agree(gcuba_call *c, const long long *v, int n,
    waits again before the buffers may change. */
 typedef struct team {
   int size;
-  int count, gen; /* the barrier (wait) */
+  int count, gen; /* the barrier (team_wait) */
   void *buf[GCUBA_MAXDEVICES];
   int dev[GCUBA_MAXDEVICES];
   int rc[GCUBA_MAXDEVICES];
