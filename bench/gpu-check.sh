@@ -123,42 +123,42 @@ mpi() {
   cd "$src" || return
 }
 
-mpibench() {
-  say "bench-mpi: gCuhre over 1, 2, 4, ... processes and GPUs"
+# bench-mpi over 1, 2, 4, ... GPUs: one process per GPU (mpi), or one
+# process using them all through GCUBA_DEVICES (local)
+gpus_bench() {
+  local mode=$1 ngpu n=1 log
   cd "$bdir" || return
-  local ngpu np=1
   ngpu=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU")
   make -j"$J" bench/bench-mpi > "$out/bench-mpi-build.log" 2>&1 \
     || { status=1; tail -20 "$out/bench-mpi-build.log"; cd "$src"; return; }
-  : > "$out/bench-mpi.txt"
-  while [ $np -le "${ngpu:-1}" ]; do
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-      mpirun --oversubscribe -np $np ./bench/bench-mpi --backend gpu \
-      --reps "${MPI_REPS:-3}" ${MPI_CASES:+--cases "$MPI_CASES"} \
-      >> "$out/bench-mpi.txt" 2>&1 || status=1
-    np=$((np * 2))
+  log=$out/bench-$([ "$mode" = local ] && echo devices || echo mpi).txt
+  : > "$log"
+  while [ $n -le "${ngpu:-1}" ]; do
+    if [ "$mode" = local ]; then
+      GCUBA_DEVICES=$n OMPI_ALLOW_RUN_AS_ROOT=1 \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 1 ./bench/bench-mpi \
+        --local --backend gpu --reps "${MPI_REPS:-3}" \
+        ${MPI_CASES:+--cases "$MPI_CASES"} >> "$log" 2>&1 || status=1
+    else
+      OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun --oversubscribe -np $n ./bench/bench-mpi --backend gpu \
+        --reps "${MPI_REPS:-3}" ${MPI_CASES:+--cases "$MPI_CASES"} \
+        >> "$log" 2>&1 || status=1
+    fi
+    n=$((n * 2))
   done
-  cat "$out/bench-mpi.txt"
+  cat "$log"
   cd "$src" || return
+}
+
+mpibench() {
+  say "bench-mpi: gCuhre over 1, 2, 4, ... processes and GPUs"
+  gpus_bench mpi
 }
 
 devbench() {
   say "bench-mpi --local: gCuhre and gVegas on 1, 2, 4, ... GPUs of one process"
-  cd "$bdir" || return
-  local ngpu n=1
-  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c "^GPU")
-  make -j"$J" bench/bench-mpi > "$out/bench-mpi-build.log" 2>&1 \
-    || { status=1; tail -20 "$out/bench-mpi-build.log"; cd "$src"; return; }
-  : > "$out/bench-devices.txt"
-  while [ $n -le "${ngpu:-1}" ]; do
-    GCUBA_DEVICES=$n OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-      mpirun -np 1 ./bench/bench-mpi --local --backend gpu \
-      --reps "${MPI_REPS:-3}" ${MPI_CASES:+--cases "$MPI_CASES"} \
-      >> "$out/bench-devices.txt" 2>&1 || status=1
-    n=$((n * 2))
-  done
-  cat "$out/bench-devices.txt"
-  cd "$src" || return
+  gpus_bench local
 }
 
 bench() {

@@ -20,82 +20,7 @@
 #include <unistd.h>
 #include "tap.h"
 #include "gpu.h"
-
-/* Genz product peak in 4D: prod 1/(a^-2 + (x - u)^2), and x0 x1 x2 */
-#define PA 5.0
-struct peak_param {
-  double u[4];
-};
-GCUBA_INTEGRAND(peak)(const int *ndim, const double x[], const int *ncomp,
-                      double f[], void *userdata)
-{
-  const double U[4] = {0.3, 0.55, 0.7, 0.42};
-  const double *u =
-      userdata ? ((const struct peak_param *)userdata)->u : U;
-  double p = 1;
-  int d;
-  for (d = 0; d < *ndim; ++d)
-    p /= 1 / (PA * PA) + (x[d] - u[d]) * (x[d] - u[d]);
-  f[0] = p;
-  if (*ncomp > 1) f[1] = x[0] * x[1] * x[2];
-  return 0;
-}
-static double peak_exact(int ndim, const double *u)
-{
-  double p = 1;
-  int d;
-  for (d = 0; d < ndim; ++d)
-    p *= PA * (atan(PA * (1 - u[d])) + atan(PA * u[d]));
-  return p;
-}
-static const double U0[4] = {0.3, 0.55, 0.7, 0.42};
-
-/* oscillatory: cos(2 pi 0.3 + sum c_d x_d) */
-GCUBA_INTEGRAND(osc)(const int *ndim, const double x[], const int *ncomp,
-                     double f[], void *userdata)
-{
-  const double C[6] = {1.1, 0.7, 1.9, 0.4, 1.3, 0.8};
-  double s = 2 * M_PI * 0.3;
-  int d;
-  (void)userdata;
-  (void)ncomp;
-  for (d = 0; d < *ndim; ++d) s += C[d] * x[d];
-  f[0] = cos(s);
-  return 0;
-}
-static double osc_exact(int ndim)
-{
-  const double C[6] = {1.1, 0.7, 1.9, 0.4, 1.3, 0.8};
-  double re = cos(2 * M_PI * 0.3), im = sin(2 * M_PI * 0.3);
-  int d;
-  for (d = 0; d < ndim; ++d) {
-    double c = C[d], fr = sin(c) / c, fi = (1 - cos(c)) / c, r;
-    r = re * fr - im * fi;
-    im = re * fi + im * fr;
-    re = r;
-  }
-  return re;
-}
-
-/* -999 or NaN in one corner: in the share of one member only */
-GCUBA_INTEGRAND(corner_abort)(const int *ndim, const double x[],
-                              const int *ncomp, double f[], void *userdata)
-{
-  (void)ndim;
-  (void)ncomp;
-  (void)userdata;
-  f[0] = x[0] + x[1];
-  return x[0] > 0.9 && x[1] > 0.9 ? -999 : 0;
-}
-GCUBA_INTEGRAND(corner_nan)(const int *ndim, const double x[],
-                            const int *ncomp, double f[], void *userdata)
-{
-  (void)ndim;
-  (void)ncomp;
-  (void)userdata;
-  f[0] = x[0] > 0.9 && x[1] > 0.9 ? NAN : x[0] + x[1];
-  return 0;
-}
+#include "collective.h"
 
 typedef struct {
   long long neval;
@@ -253,7 +178,7 @@ int main(void)
      chunks (they held maxeval/2 before) */
   {
     kase k = cases[3];
-    k.exact = peak_exact(4, U0);
+    k.exact = peak_exact(4, COLL_U0);
     gcuba_release();
     call(&k, 30000, NULL, NULL, &a);
     ok(a.fail == 1 && a.neval == 20000,
@@ -263,7 +188,8 @@ int main(void)
   for (i = 0; i < NCASES; ++i) {
     ks[i] = cases[i];
     ks[i].exact =
-        ks[i].f == osc ? osc_exact(ks[i].ndim) : peak_exact(ks[i].ndim, U0);
+        ks[i].f == osc ? osc_exact(ks[i].ndim)
+                       : peak_exact(ks[i].ndim, COLL_U0);
     call(&ks[i], ks[i].maxeval, NULL, NULL, &loc[i]);
     ok(within(&ks[i], &loc[i]), "one GPU, %s: fail %d, within the tolerance",
        ks[i].name, loc[i].fail);

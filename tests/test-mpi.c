@@ -19,6 +19,7 @@
 #include <string.h>
 #include "gcuba.h"
 #include "gcuba_mpi.h"
+#include "collective.h"
 
 #ifdef TEST_MPI_GPU
 #define GPU 1
@@ -28,63 +29,7 @@
 static int rank, size;
 static FILE *digest;
 
-/* ---- integrands with analytic values ---- */
-/* Genz product peak in 4D: prod 1/(a^-2 + (x - u)^2), and x0 x1 x2 */
-#define PA 5.0
-#define PU_INIT {0.3, 0.55, 0.7, 0.42}
-GCUBA_INTEGRAND(peak)(const int *ndim, const double x[], const int *ncomp,
-                      double f[], void *userdata)
-{
-  const double PU[4] = PU_INIT;
-  double p = 1;
-  int d;
-  (void)userdata;
-  (void)ncomp;
-  for (d = 0; d < *ndim; ++d)
-    p /= 1 / (PA * PA) + (x[d] - PU[d]) * (x[d] - PU[d]);
-  f[0] = p;
-  f[1] = x[0] * x[1] * x[2];
-  return 0;
-}
-static double peak_exact(int ndim)
-{
-  const double PU[4] = PU_INIT;
-  double p = 1;
-  int d;
-  for (d = 0; d < ndim; ++d)
-    p *= PA * (atan(PA * (1 - PU[d])) + atan(PA * PU[d]));
-  return p;
-}
-
-/* oscillatory: cos(2 pi 0.3 + sum c_d x_d) */
-#define OC_INIT {1.1, 0.7, 1.9, 0.4, 1.3, 0.8}
-GCUBA_INTEGRAND(osc)(const int *ndim, const double x[], const int *ncomp,
-                     double f[], void *userdata)
-{
-  const double OC[6] = OC_INIT;
-  double s = 2 * M_PI * 0.3;
-  int d;
-  (void)userdata;
-  (void)ncomp;
-  for (d = 0; d < *ndim; ++d) s += OC[d] * x[d];
-  f[0] = cos(s);
-  return 0;
-}
-static double osc_exact(int ndim)
-{
-  /* Re of e^{i s0} prod (e^{i c} - 1) / (i c) */
-  const double OC[6] = OC_INIT;
-  double re = cos(2 * M_PI * 0.3), im = sin(2 * M_PI * 0.3);
-  int d;
-  for (d = 0; d < ndim; ++d) {
-    double c = OC[d], fr = sin(c) / c, fi = (1 - cos(c)) / c, r;
-    r = re * fr - im * fi;
-    im = re * fi + im * fr;
-    re = r;
-  }
-  return re;
-}
-
+/* ---- integrands with analytic values (and collective.h's) ---- */
 /* 1D: sqrt(x) on [0, 1] = 2/3 */
 GCUBA_INTEGRAND(root)(const int *ndim, const double x[], const int *ncomp,
                       double f[], void *userdata)
@@ -93,26 +38,6 @@ GCUBA_INTEGRAND(root)(const int *ndim, const double x[], const int *ncomp,
   (void)ncomp;
   (void)userdata;
   f[0] = sqrt(x[0]);
-  return 0;
-}
-
-/* aborts (-999) or returns NaN in a corner only some process sees */
-GCUBA_INTEGRAND(corner_abort)(const int *ndim, const double x[],
-                              const int *ncomp, double f[], void *userdata)
-{
-  (void)ndim;
-  (void)ncomp;
-  (void)userdata;
-  f[0] = x[0] + x[1];
-  return x[0] > 0.9 && x[1] > 0.9 ? -999 : 0;
-}
-GCUBA_INTEGRAND(corner_nan)(const int *ndim, const double x[],
-                            const int *ncomp, double f[], void *userdata)
-{
-  (void)ndim;
-  (void)ncomp;
-  (void)userdata;
-  f[0] = x[0] > 0.9 && x[1] > 0.9 ? NAN : x[0] + x[1];
   return 0;
 }
 
@@ -239,7 +164,7 @@ static void fill(kase *k)
 {
   if (strstr(k->name, "peak")) {
     k->f = peak;
-    k->exact = peak_exact(k->ndim);
+    k->exact = peak_exact(k->ndim, COLL_U0);
   } else if (strstr(k->name, "oscillatory")) {
     k->f = osc;
     k->exact = osc_exact(k->ndim);

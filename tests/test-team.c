@@ -21,6 +21,7 @@
 #include "common/coll.h"
 #include "cuhre/cuhre.h"
 #include "vegas/vegas.h"
+#include "collective.h"
 
 /* ---- the operations ---------------------------------------------------- */
 static int bad[GCUBA_MAXDEVICES]; /* per member: checks that failed */
@@ -79,45 +80,6 @@ static void ops(gcuba_call *c)
 }
 
 /* ---- whole calls ------------------------------------------------------- */
-GCUBA_INTEGRAND(peak)(const int *ndim, const double x[], const int *ncomp,
-                      double f[], void *userdata)
-{
-  const double u[4] = {0.3, 0.55, 0.7, 0.42};
-  double p = 1;
-  int d;
-  (void)userdata;
-  for (d = 0; d < *ndim; ++d) p /= 1 / 25.0 + (x[d] - u[d]) * (x[d] - u[d]);
-  f[0] = p;
-  if (*ncomp > 1) f[1] = x[0] * x[1] * x[2];
-  return 0;
-}
-static double peak_exact(int ndim)
-{
-  const double u[4] = {0.3, 0.55, 0.7, 0.42};
-  double p = 1;
-  int d;
-  for (d = 0; d < ndim; ++d) p *= 5 * (atan(5 * (1 - u[d])) + atan(5 * u[d]));
-  return p;
-}
-GCUBA_INTEGRAND(corner_abort)(const int *ndim, const double x[],
-                              const int *ncomp, double f[], void *userdata)
-{
-  (void)ndim;
-  (void)ncomp;
-  (void)userdata;
-  f[0] = x[0] + x[1];
-  return x[0] > 0.9 && x[1] > 0.9 ? -999 : 0;
-}
-GCUBA_INTEGRAND(corner_nan)(const int *ndim, const double x[],
-                            const int *ncomp, double f[], void *userdata)
-{
-  (void)ndim;
-  (void)ncomp;
-  (void)userdata;
-  f[0] = x[0] > 0.9 && x[1] > 0.9 ? NAN : x[0] + x[1];
-  return 0;
-}
-
 typedef struct {
   long long neval, nregions;
   int fail;
@@ -205,7 +167,7 @@ int main(void)
   }
 
   for (i = 0; i < (int)(sizeof cases / sizeof *cases); ++i) {
-    const double exact = peak_exact(cases[i].ndim);
+    const double exact = peak_exact(cases[i].ndim, COLL_U0);
     call(cases[i].vegas, cases[i].ndim, cases[i].ncomp, peak, cases[i].eps,
          cases[i].maxeval, cases[i].seed, NULL, 1, &one);
     ok(one.fail != 0 ||
