@@ -7,13 +7,23 @@
    from cudaMemGetInfo (and GCUBA_MEMLIMIT), allocated at the start and
    grown geometrically; nothing is allocated inside an iteration except
    when the partition outgrows its buffers.  One stream per call; every
-   CUDA call and launch is checked (GCUBA_CK).  Reductions use a fixed
-   grid and a fixed order, so results do not change from run to run.
+   CUDA call and launch is checked (GCUBA_CK).  Every sum over regions is
+   exact to a fixed unit (x128 below), so it does not depend on how the
+   regions are divided among blocks or GPUs.
    Per iteration: the rule kernel, the two-level kernel and one fused sum
    kernel (eval); one fused classify + key histogram kernel (hist); one
    classify + mark kernel, one scan and the scatter (apply) -- each step
    with one host round trip into pinned memory.
+   A collective call (several GPUs of a process, or MPI processes) keeps
+   a distributed store: every member holds a contiguous share of the
+   kept leaves and of the new pairs of the one-GPU order, evaluates,
+   classifies and splits only those, and after each split sends the
+   leaves whose place in that order falls in another member's share to
+   it (DISTRIBUTED STORE below).  Every decision uses global counts and
+   exact sums, so the result is the one GPU's bits, and the regions are
+   limited by the memory of all the GPUs together.
    This file is part of gcuba. */
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -36,6 +46,92 @@
 #define RED_THREADS 256
 /* one dimension: regions evaluated per round (k_gk_points) */
 #define GK_CHUNK (1LL << 16)
+
+/* ---- exact sums ------------------------------------------------------------
+   Each summed quantity q (avg or err of a component) has a scale from the
+   largest |value| M_q among the leaves, taken in eval: every value is
+   rounded to an integer number of units 2^s, s = e - 93 with M_q < 2^e,
+   and the integers are added as 128-bit two's complement numbers.  With
+   fewer than 2^31 terms below 2^93 units each the sum stays below 2^125;
+   the rounding, at most half a unit per term, is at most 2^-63 M_q in all,
+   far below a double's own rounding of a sum.  Integer addition does not
+   depend on the order of the terms: the sums are the same bits whatever
+   the grid, and however the leaves are divided among GPUs. */
+typedef struct {
+  unsigned long long lo, hi;
+} x128;
+#define X_NONFINITE INT_MIN /* a scale when some value is not finite */
+
+GCUBA_HD static inline void x_add(x128 *a, x128 b)
+{
+  const unsigned long long l = a->lo + b.lo;
+  a->hi += b.hi + (l < a->lo);
+  a->lo = l;
+}
+
+GCUBA_HD static inline x128 x_neg(x128 a)
+{
+  x128 r;
+  r.lo = ~a.lo + 1;
+  r.hi = ~a.hi + (r.lo == 0);
+  return r;
+}
+
+GCUBA_HD static inline double bits_double(unsigned long long b)
+{
+  union {
+    unsigned long long u;
+    double d;
+  } v;
+  v.u = b;
+  return v.d;
+}
+
+GCUBA_HD static inline unsigned long long double_bits(double d)
+{
+  union {
+    unsigned long long u;
+    double d;
+  } v;
+  v.d = d;
+  return v.u;
+}
+
+/* the scale of a quantity whose largest |value| has the bits maxbits
+   (non-negative doubles order as their bits) */
+GCUBA_HD static inline int x_scale(unsigned long long maxbits)
+{
+  const double m = bits_double(maxbits);
+  int e;
+  if (!(m <= 1.7976931348623157e308)) return X_NONFINITE;
+  if (m == 0) return 0;
+  frexp(m, &e);
+  return e - 93;
+}
+
+GCUBA_HD static inline x128 x_from(double x, int s)
+{
+  x128 r;
+  double y, h;
+  r.lo = r.hi = 0;
+  if (s == X_NONFINITE) return r;
+  y = fabs(ldexp(x, -s)); /* < 2^93 */
+  h = floor(ldexp(y, -64));
+  r.hi = (unsigned long long)h;
+  r.lo = (unsigned long long)rint(y - ldexp(h, 64)); /* exact difference */
+  return x < 0 ? x_neg(r) : r;
+}
+
+GCUBA_HD static inline double x_double(x128 v, int s)
+{
+  const int neg = (long long)v.hi < 0;
+  double d;
+  if (s == X_NONFINITE) return NAN;
+  if (neg) v = x_neg(v);
+  d = ldexp((double)v.hi, 64) + (double)v.lo;
+  d = ldexp(d, s);
+  return neg ? -d : d;
+}
 
 /* Leaves, structure of arrays.  Every width is a power of two (the start
    divides each axis in 1 or 2, splits halve): wk holds its exponent,
@@ -65,7 +161,6 @@ typedef struct {
   double *du;               /* [ndim*ustride] the rule's points */
   double *dx, *df;          /* ndim = 1: [GK_CHUNK*nevals] points and
                                [GK_CHUNK*nevals*ncomp] values */
-  double *dpart;            /* [2*ncomp*RED_BLOCKS] reduction partials */
   double *dsum;             /* [DSUM_DOUBLES] then the histogram: */
   long long *dhcount;       /* [GCUBA_HIST_BINS], in the same block */
   unsigned int *dticket;    /* blocks done, for the last block's merge */
@@ -85,21 +180,47 @@ typedef struct {
   gcuba_classify spec_cl;   /* relfinish, epsrel, epsabs of the hint */
   double spec_fin[GCUBA_CUHRE_GPU_MAXCOMP];
   double spec_budget[GCUBA_CUHRE_GPU_MAXCOMP];
-  /* a collective call (common/coll.h): the new regions' results of every
-     process, staged on the host, and the shares */
-  unsigned char *xh;
-  size_t xhcap;
-  long long *xcnt;          /* [2 * processes] */
-  int xcntcap;
+  /* exact sums: the largest |avg_c|, |err_c| (bits) [2*MAXCOMP], the
+     sums (XS_*), the blocks' parts [RED_BLOCKS*2*MAXCOMP]; hx mirrors dmax
+     and dxs in pinned memory (HX_*); hmax: the scales' maxima of this
+     iteration on the host */
+  unsigned long long *dmax, *hx;
+  x128 *dxs, *dxpart;
+  unsigned long long hmax[2 * GCUBA_CUHRE_GPU_MAXCOMP];
+  /* the distributed store (collective calls): global leaves gn, of which
+     gnold are evaluated; this member's leaves [0, seg) are its share of
+     the kept ones, [seg, n) of the new ones, gfirst the place of its first
+     new leaf in the one-GPU order; xs, xr the records sent and received
+     (xcap records of rbytes), hs, hr their host copies (MPI) */
+  int dist;
+  long long gn, gnold, seg, gfirst;
+  int kbytes, pbytes, rbytes;
+  unsigned char *xs, *xr;
+  long long xscap, xrcap;
+  unsigned char *hs, *hr;
+  size_t hscap, hrcap;
+  long long *hg;            /* [size * HG_REC] gathered records */
+  long long *plan;          /* [PLAN_PER * size] */
+  int hgsize;               /* the members hg and plan have room for */
 } gpu;
 
+/* hx: the maxima at HX_MAX, the sums of eval, hist and apply after */
+#define XS_SUM 0
+#define XS_REL (2 * GCUBA_CUHRE_GPU_MAXCOMP)
+#define XS_FIN (3 * GCUBA_CUHRE_GPU_MAXCOMP)
+#define XS_N (5 * GCUBA_CUHRE_GPU_MAXCOMP)
+#define HX_MAX 0
+#define HX_XS (2 * GCUBA_CUHRE_GPU_MAXCOMP)
+#define HX_N (HX_XS + 2 * XS_N + 2)
+#define HG_REC (GCUBA_HIST_BINS + 4 * GCUBA_CUHRE_GPU_MAXCOMP + 4)
+#define PLAN_PER 20
+
 enum { KEEP = 0, FIN = 1, SPLIT = 2 };
-/* dsum (device) and its host mirror hbuf: sums [2*ncomp] at 0; status,
-   then split and kept counts at DS_MISC; the errors relative-error
-   finishing finishes [ncomp] at DS_REL; then the histogram [BINS] */
+/* dsum (device) and its host mirror hbuf: the sums of eval as doubles
+   [2*ncomp] at 0 (what the hint's histogram forms its budget from), the
+   status at DS_MISC; then the histogram [BINS] */
 #define DSUM_DOUBLES 64
 #define DS_MISC (2 * GCUBA_CUHRE_GPU_MAXCOMP)
-#define DS_REL 32
 #define HBUF_DOUBLES (DSUM_DOUBLES + GCUBA_HIST_BINS)
 #define HBUF_HIST DSUM_DOUBLES
 #define MARK_SPLIT (1LL << 32)
@@ -116,10 +237,25 @@ enum { KEEP = 0, FIN = 1, SPLIT = 2 };
     if (rc_) return rc_;                      \
   } while (0)
 
-/* bytes of device memory per leaf region */
-static long long region_bytes(int ndim, int ncomp)
+/* bytes of device memory per leaf region: the leaf twice (the arrays
+   and their scatter target), or in the distributed store once, with a
+   record sent and one received */
+static long long leaf_bytes(int ndim, int ncomp)
 {
-  return 2 * (8LL * (ndim + 2 * ncomp) + 2LL * ndim + 4LL * ncomp) +
+  return 8LL * (ndim + 2 * ncomp) + 2LL * ndim + 4LL * ncomp;
+}
+
+static long long rec_bytes(int ndim, int ncomp)
+{
+  const long long k = (8LL * ndim + 20LL * ncomp + 2LL * ndim + 7) / 8 * 8;
+  const long long p = (8LL * ndim + 16LL * ncomp + 4 + 2LL * ndim + 7) / 8 * 8;
+  return k > p ? k : p;
+}
+
+static long long region_bytes(int ndim, int ncomp, int dist)
+{
+  return (dist ? leaf_bytes(ndim, ncomp) + 2 * rec_bytes(ndim, ncomp)
+               : 2 * leaf_bytes(ndim, ncomp)) +
          8LL * ncomp + 1 + 2 * 8;
 }
 
@@ -154,10 +290,13 @@ static void free_store(gpu *t)
   cudaFree(t->mark);
   cudaFree(t->pos);
   cudaFree(t->dtemp);
+  cudaFree(t->xr);
   t->pavg = t->perr = NULL;
   t->cls = NULL;
   t->mark = t->pos = NULL;
   t->dtemp = NULL;
+  t->xr = NULL;
+  t->xrcap = 0;
   t->cap = 0;
 }
 
@@ -169,15 +308,72 @@ static size_t scan_bytes(long long n)
   return bytes;
 }
 
+/* the capacity for n leaves: doubled from the current one, within the
+   limit */
+static long long grown(const gpu *t, long long n)
+{
+  long long cap = t->cap ? t->cap : 65536;
+  while (cap < n) cap *= 2;
+  if (cap > t->maxregions) cap = t->maxregions > n ? t->maxregions : n;
+  return cap;
+}
+
+/* what the leaf capacity sizes besides the leaves: classes, marks and
+   their scan (one more than the leaves), CUB's temporaries */
+static int alloc_marks(gpu *t, long long cap)
+{
+  CK(cudaMalloc(&t->cls, cap + 1));
+  CK(cudaMalloc(&t->mark, sizeof(long long) * (cap + 1)));
+  CK(cudaMalloc(&t->pos, sizeof(long long) * (cap + 1)));
+  t->tempbytes = scan_bytes(cap + 1);
+  CK(cudaMalloc(&t->dtemp, t->tempbytes));
+  return 0;
+}
+
+/* The distributed store: room for n leaves, nothing kept (its callers
+   have no live leaves, or have packed them into xs, which stays: the
+   other members read it). */
+static int reserve_dist(gpu *t, long long n)
+{
+  const long long cap = grown(t, n);
+  /* (a member may hold no leaf: its buffers exist all the same) */
+  if (t->cap > 0 && n <= t->cap) return 0;
+  free_store(t);
+  if (alloc_arrays(t, &t->a, cap)) return t->c->fail;
+  CK(cudaMalloc(&t->pavg, sizeof(double) * (cap / 2 + 1) * t->ncomp));
+  CK(cudaMalloc(&t->perr, sizeof(double) * (cap / 2 + 1) * t->ncomp));
+  if (alloc_marks(t, cap)) return t->c->fail;
+  CK(cudaMalloc(&t->xr, (size_t)t->rbytes * cap));
+  t->xrcap = cap;
+  t->cap = cap;
+  gcuba_log(t->c, 2, "device region store: %lld regions", cap);
+  return 0;
+}
+
+/* the send records' room for the capacity (after an exchange) */
+static int reserve_xs(gpu *t)
+{
+  if (t->xscap >= t->cap) return 0;
+  cudaFree(t->xs);
+  t->xs = NULL;
+  t->xscap = 0;
+  CK(cudaMalloc(&t->xs, (size_t)t->rbytes * t->cap));
+  t->xscap = t->cap;
+  return 0;
+}
+
 /* make room for n leaves: new buffers, the live data copied over */
 static int reserve(gpu *t, long long n)
 {
-  long long cap = t->cap ? t->cap : 65536, keep = t->n;
+  long long cap, keep = t->n;
   darrays na;
   double *np2, *ne2;
+  if (t->dist) {
+    int rc = reserve_dist(t, n);
+    return rc ? rc : reserve_xs(t);
+  }
   if (n <= t->cap) return 0;
-  while (cap < n) cap *= 2;
-  if (cap > t->maxregions) cap = t->maxregions > n ? t->maxregions : n;
+  cap = grown(t, n);
   memset(&na, 0, sizeof na);
   if (alloc_arrays(t, &na, cap)) {
     free_arrays(&na);
@@ -210,12 +406,7 @@ static int reserve(gpu *t, long long n)
   t->a = na;
   t->pavg = np2;
   t->perr = ne2;
-  if (alloc_arrays(t, &t->b, cap)) return t->c->fail;
-  CK(cudaMalloc(&t->cls, cap));
-  CK(cudaMalloc(&t->mark, sizeof(long long) * cap));
-  CK(cudaMalloc(&t->pos, sizeof(long long) * cap));
-  t->tempbytes = scan_bytes(cap);
-  CK(cudaMalloc(&t->dtemp, t->tempbytes));
+  if (alloc_arrays(t, &t->b, cap) || alloc_marks(t, cap)) return t->c->fail;
   t->cap = cap;
   gcuba_log(t->c, 2, "device region store: %lld regions", cap);
   return 0;
@@ -234,14 +425,20 @@ static void release(gpu *t)
   cudaFree(t->du);
   cudaFree(t->dx);
   cudaFree(t->df);
-  cudaFree(t->dpart);
   cudaFree(t->dsum);
   cudaFree(t->dticket);
   cudaFree(t->dstatus);
   cudaFree(t->udcopy);
+  cudaFree(t->dmax);
+  cudaFree(t->dxs);
+  cudaFree(t->dxpart);
+  cudaFree(t->xs);
   if (t->hbuf) cudaFreeHost(t->hbuf);
-  free(t->xh);
-  free(t->xcnt);
+  if (t->hx) cudaFreeHost(t->hx);
+  free(t->hs);
+  free(t->hr);
+  free(t->hg);
+  free(t->plan);
   if (t->ev[0]) cudaEventDestroy(t->ev[0]);
   if (t->ev[1]) cudaEventDestroy(t->ev[1]);
   if (t->stream) cudaStreamDestroy(t->stream);
@@ -376,32 +573,80 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   t->haveparents = 0;
   t->minbatch_ = (long long)nsm * GCUBA_GPU_BATCH_PER_SM;
   t->nsm = nsm;
+  {
+    /* a collective call keeps a distributed store (its buffers differ) */
+    const int dist = c->coll != NULL;
+    if (t->dist != dist) {
+      free_store(t);
+      cudaFree(t->xs);
+      t->xs = NULL;
+      t->xscap = 0;
+    }
+    t->dist = dist;
+    t->kbytes = (int)((8LL * c->ndim + 20LL * c->ncomp + 2LL * c->ndim + 7) /
+                      8 * 8);
+    t->pbytes = (int)((8LL * c->ndim + 16LL * c->ncomp + 4 + 2LL * c->ndim +
+                       7) / 8 * 8);
+    t->rbytes = (int)rec_bytes(c->ndim, c->ncomp);
+    t->gn = t->gnold = t->seg = t->gfirst = 0;
+    if (dist && (!c->coll->alltoallv ||
+                 c->coll->size > t->hgsize)) {
+      if (!c->coll->alltoallv) {
+        *fail = gcuba_fail(c, GCUBA_FAIL_MPI, "the collective cannot "
+                           "exchange regions");
+        release(t);
+        return NULL;
+      }
+      free(t->hg);
+      free(t->plan);
+      t->hg = (long long *)malloc(sizeof(long long) * HG_REC *
+                                  (size_t)c->coll->size);
+      t->plan = (long long *)malloc(sizeof(long long) * PLAN_PER *
+                                    (size_t)(c->coll->size + 1));
+      t->hgsize = t->hg && t->plan ? c->coll->size : 0;
+      if (!t->hgsize) {
+        *fail = gcuba_fail(c, GCUBA_FAIL_NOMEM, "CUDA backend");
+        release(t);
+        return NULL;
+      }
+    }
+  }
   if (fresh && GCUBA_CK(c, cudaStreamCreateWithFlags(&t->stream,
                                                      cudaStreamNonBlocking)))
     goto fail;
   if (GCUBA_CK(c, cudaMemGetInfo(&freeb, &totalb))) goto fail;
   /* leave room for CUB's temporaries and the rest: 85% of what is free,
      plus what this context holds already */
-  per = region_bytes(t->ndim, t->ncomp);
+  per = region_bytes(t->ndim, t->ncomp, t->dist);
   fit = (long long)(0.85 * (double)freeb / per) + t->cap;
   if (fit > (1LL << 31) - 2) fit = (1LL << 31) - 2; /* CUB's int counts */
   if (*maxregions > fit) *maxregions = fit;
   t->maxregions = *maxregions;
+  if (t->dist) {
+    /* this GPU's limit; the call's is every member's: the shares differ
+       from an even division by at most 2 kept and 2 new leaves */
+    long long g = *maxregions - 4;
+    *maxregions = g < 2 ? 2 : g * c->coll->size;
+  }
   if (t->cap > t->maxregions) {
     /* a smaller limit than the cached buffers: start afresh */
     free_store(t);
   }
   if (fresh &&
       (GCUBA_CK(c, cudaMalloc(&t->drule, sizeof *r)) ||
-       GCUBA_CK(c, cudaMalloc(&t->dpart,
-                              sizeof(double) * (2 * c->ncomp + 2) *
-                                  RED_BLOCKS)) ||
        GCUBA_CK(c, cudaMalloc(&t->dsum, sizeof(double) * HBUF_DOUBLES)) ||
        GCUBA_CK(c, cudaMalloc(&t->dticket, sizeof(unsigned int))) ||
        GCUBA_CK(c, cudaMemsetAsync(t->dticket, 0, sizeof(unsigned int),
                                    t->stream)) ||
        GCUBA_CK(c, cudaMalloc(&t->dstatus, sizeof(int))) ||
        GCUBA_CK(c, cudaMallocHost(&t->hbuf, sizeof(double) * HBUF_DOUBLES)) ||
+       GCUBA_CK(c, cudaMallocHost(&t->hx, sizeof(unsigned long long) *
+                                              HX_N)) ||
+       GCUBA_CK(c, cudaMalloc(&t->dmax, sizeof(unsigned long long) * 2 *
+                                            GCUBA_CUHRE_GPU_MAXCOMP)) ||
+       GCUBA_CK(c, cudaMalloc(&t->dxs, sizeof(x128) * XS_N)) ||
+       GCUBA_CK(c, cudaMalloc(&t->dxpart, sizeof(x128) * RED_BLOCKS * 2 *
+                                              GCUBA_CUHRE_GPU_MAXCOMP)) ||
        GCUBA_CK(c, cudaEventCreate(&t->ev[0])) ||
        GCUBA_CK(c, cudaEventCreate(&t->ev[1]))))
     goto fail;
@@ -443,12 +688,12 @@ struct dndiv {
   int n[GCUBA_RULE_MAXDIM], k[GCUBA_RULE_MAXDIM];
 };
 
-__global__ void k_init(long long n, int ndim, const dndiv ndiv, double *lo,
-                       unsigned short *wk)
+__global__ void k_init(long long n, long long first, int ndim,
+                       const dndiv ndiv, double *lo, unsigned short *wk)
 {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  long long k = i;
+  long long k = first + i; /* its place in the one-GPU order */
   for (int d = 0; d < ndim; ++d) {
     int j = (int)(k % ndiv.n[d]);
     k /= ndiv.n[d];
@@ -477,12 +722,24 @@ static int init(void *ctx, const int *ndiv)
       return gcuba_fail(t->c, GCUBA_FAIL_PARAM,
                         "initial divisions not a power of two");
   }
+  t->gn = n;
+  t->gnold = t->gfirst = 0;
+  if (t->dist) {
+    /* this member's share of them */
+    long long a, b;
+    gcuba_coll_share(t->c->coll, n, &a, &b, NULL);
+    t->gfirst = a;
+    n = b - a;
+    t->n = 0;
+  }
   if ((rc = reserve(t, n))) return rc;
-  k_init<<<nblocks(n, 256), 256, 0, t->stream>>>(n, t->ndim, dd, t->a.lo,
-                                                 t->a.wk);
-  CKL("k_init");
+  if (n > 0) {
+    k_init<<<nblocks(n, 256), 256, 0, t->stream>>>(n, t->gfirst, t->ndim, dd,
+                                                   t->a.lo, t->a.wk);
+    CKL("k_init");
+  }
   t->n = n;
-  t->nold = 0;
+  t->nold = t->seg = 0;
   t->haveparents = 0;
   return 0;
 }
@@ -490,26 +747,49 @@ static int init(void *ctx, const int *ndiv)
 /* enough blocks (one per region) to fill the device a few times over */
 static long long minbatch(void *ctx) { return ((gpu *)ctx)->minbatch_; }
 
-static long long nleaves(void *ctx) { return ((gpu *)ctx)->n; }
-static long long nnew(void *ctx) { return ((gpu *)ctx)->n - ((gpu *)ctx)->nold; }
-
-/* The block's sums of v[0..nv) (one value per thread) go to
-   part[blockIdx.x * nv + j]; the last block to finish adds the parts in
-   block order into out[j] and rearms the ticket.  With the fixed grid the
-   order of every addition is fixed. */
-__device__ static int reduce_parts(const double *v, int nv, double *part,
-                                   double *out, unsigned int *ticket)
+/* leaves, and new ones, of the call (of every member) */
+static long long nleaves(void *ctx)
 {
-  __shared__ double sh[RED_THREADS];
+  const gpu *t = (const gpu *)ctx;
+  return t->dist ? t->gn : t->n;
+}
+
+static long long nnew(void *ctx)
+{
+  const gpu *t = (const gpu *)ctx;
+  return t->dist ? t->gn - t->gnold : t->n - t->nold;
+}
+
+/* The block's sums of v[0..nv) (one x128 per thread) go to
+   part[blockIdx.x * nv + j]; the last block to finish adds the parts into
+   out[j] (threads j < nv) and rearms the ticket.  Integer sums: the order
+   does not matter. */
+__device__ static int xreduce(const x128 *v, int nv, x128 *part, x128 *out,
+                              unsigned int *ticket)
+{
+  __shared__ unsigned long long sl[RED_THREADS], sh[RED_THREADS];
   __shared__ int last;
   for (int j = 0; j < nv; ++j) {
-    sh[threadIdx.x] = v[j];
+    sl[threadIdx.x] = v[j].lo;
+    sh[threadIdx.x] = v[j].hi;
     __syncthreads();
     for (int h = blockDim.x / 2; h > 0; h /= 2) {
-      if (threadIdx.x < h) sh[threadIdx.x] += sh[threadIdx.x + h];
+      if (threadIdx.x < h) {
+        x128 a, b;
+        a.lo = sl[threadIdx.x];
+        a.hi = sh[threadIdx.x];
+        b.lo = sl[threadIdx.x + h];
+        b.hi = sh[threadIdx.x + h];
+        x_add(&a, b);
+        sl[threadIdx.x] = a.lo;
+        sh[threadIdx.x] = a.hi;
+      }
       __syncthreads();
     }
-    if (threadIdx.x == 0) part[blockIdx.x * nv + j] = sh[0];
+    if (threadIdx.x == 0) {
+      part[blockIdx.x * nv + j].lo = sl[0];
+      part[blockIdx.x * nv + j].hi = sh[0];
+    }
     __syncthreads();
   }
   __threadfence();
@@ -518,10 +798,17 @@ __device__ static int reduce_parts(const double *v, int nv, double *part,
   if (!last) return 0;
   __threadfence();
   if (threadIdx.x < nv) {
-    const volatile double *p = part;
-    double s = 0;
-    for (unsigned b = 0; b < gridDim.x; ++b) s += p[b * nv + threadIdx.x];
-    out[threadIdx.x] = s;
+    const volatile unsigned long long *p =
+        (const volatile unsigned long long *)part;
+    x128 acc;
+    acc.lo = acc.hi = 0;
+    for (unsigned b = 0; b < gridDim.x; ++b) {
+      x128 q;
+      q.lo = p[2 * (b * nv + threadIdx.x)];
+      q.hi = p[2 * (b * nv + threadIdx.x) + 1];
+      x_add(&acc, q);
+    }
+    out[threadIdx.x] = acc;
   }
   if (threadIdx.x == 0) *ticket = 0;
   return 1;
@@ -538,23 +825,24 @@ static unsigned red_blocks(long long n)
 
 /* The two-level error of the new pairs (children 2k, 2k+1 of parent k
    from `first' on, when pavg != NULL; in one dimension the
-   Gauss-Kronrod check, gcuba_gk_twolevel), then out[c] = sum_i avg[i*ncomp +
-   c], out[ncomp + c] = the same of err; the last block also moves the
-   status word to out[DS_MISC] (clearing it) and clears the histogram */
-__global__ void k_sums(long long n, int ndim, int ncomp, double *avg,
-                       double *err,
-                       long long first, const double *pavg,
-                       const double *perr, int *status, long long *count,
-                       double *part, double *out, unsigned int *ticket)
+   Gauss-Kronrod check, gcuba_gk_twolevel), and the largest |avg_c| and
+   |err_c| of all leaves into mx (the scales of the sums; mx cleared
+   before) */
+__global__ void k_twolevel(long long n, int ndim, int ncomp, double *avg,
+                           double *err, long long first, const double *pavg,
+                           const double *perr, unsigned long long *mx)
 {
-  double v[2 * GCUBA_CUHRE_GPU_MAXCOMP];
+  __shared__ unsigned long long sm[2 * GCUBA_CUHRE_GPU_MAXCOMP];
+  unsigned long long v[2 * GCUBA_CUHRE_GPU_MAXCOMP];
   for (int c = 0; c < 2 * ncomp; ++c) v[c] = 0;
+  if (threadIdx.x < 2 * ncomp) sm[threadIdx.x] = 0;
+  __syncthreads();
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
     int m = 1;
     if (pavg && i >= first) {
       long long k = (i - first) >> 1;
-      if ((i - first) & 1) continue; /* added with its sibling */
+      if ((i - first) & 1) continue; /* done with its sibling */
       for (int c = 0; c < ncomp; ++c)
         if (ndim > 1)
           gcuba_twolevel(pavg[k * ncomp + c], perr[k * ncomp + c],
@@ -570,13 +858,45 @@ __global__ void k_sums(long long n, int ndim, int ncomp, double *avg,
     }
     for (int j = 0; j < m; ++j)
       for (int c = 0; c < ncomp; ++c) {
-        v[c] += avg[(i + j) * ncomp + c];
-        v[ncomp + c] += err[(i + j) * ncomp + c];
+        const unsigned long long a = double_bits(fabs(avg[(i + j) * ncomp + c]));
+        const unsigned long long e = double_bits(fabs(err[(i + j) * ncomp + c]));
+        if (a > v[c]) v[c] = a;
+        if (e > v[ncomp + c]) v[ncomp + c] = e;
       }
   }
-  if (reduce_parts(v, 2 * ncomp, part, out, ticket)) {
+  for (int c = 0; c < 2 * ncomp; ++c)
+    if (v[c]) atomicMax(&sm[c], v[c]);
+  __syncthreads();
+  if (threadIdx.x < 2 * ncomp && sm[threadIdx.x])
+    atomicMax(&mx[threadIdx.x], sm[threadIdx.x]);
+}
+
+/* out[c] = sum_i avg[i*ncomp + c], out[ncomp + c] = the same of err,
+   exact (scales from mx), and as doubles into outd; the last block also
+   moves the status word to outd[DS_MISC] (clearing it) and clears the
+   histogram */
+__global__ void k_sums(long long n, int ncomp, const double *avg,
+                       const double *err, const unsigned long long *mx,
+                       int *status, long long *count, x128 *part, x128 *out,
+                       double *outd, unsigned int *ticket)
+{
+  x128 v[2 * GCUBA_CUHRE_GPU_MAXCOMP];
+  int sc[2 * GCUBA_CUHRE_GPU_MAXCOMP];
+  for (int q = 0; q < 2 * ncomp; ++q) {
+    sc[q] = x_scale(mx[q]);
+    v[q].lo = v[q].hi = 0;
+  }
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x)
+    for (int c = 0; c < ncomp; ++c) {
+      x_add(&v[c], x_from(avg[i * ncomp + c], sc[c]));
+      x_add(&v[ncomp + c], x_from(err[i * ncomp + c], sc[ncomp + c]));
+    }
+  if (xreduce(v, 2 * ncomp, part, out, ticket)) {
+    if (threadIdx.x < 2 * ncomp)
+      outd[threadIdx.x] = x_double(out[threadIdx.x], sc[threadIdx.x]);
     if (threadIdx.x == 0) {
-      out[DS_MISC] = (double)*status;
+      outd[DS_MISC] = (double)*status;
       *status = 0;
     }
     for (int j = threadIdx.x; j < GCUBA_HIST_BINS; j += blockDim.x)
@@ -634,24 +954,30 @@ __device__ static int d_classify(const darrays a, long long i, int ncomp,
    finish, summed into out when relfinish, and the histogram of the others'
    keys (per block in shared memory, then added to count) */
 __global__ void k_hist(long long n, int ncomp, darrays a, dclassify cl,
-                       const double *sums, long long *count, double *part,
-                       double *out, unsigned int *ticket)
+                       const double *sums, const unsigned long long *mx,
+                       long long *count, x128 *part, x128 *out,
+                       unsigned int *ticket)
 {
   __shared__ unsigned int h[GCUBA_HIST_BINS];
-  double v[GCUBA_CUHRE_GPU_MAXCOMP];
+  x128 v[GCUBA_CUHRE_GPU_MAXCOMP];
+  int sc[GCUBA_CUHRE_GPU_MAXCOMP];
   if (cl.spec)
     for (int c = 0; c < ncomp; ++c)
       cl.budget[c] =
           gcuba_budget(cl.fin[c] + sums[c], cl.ceps[0], cl.ceps[1]);
   for (int j = threadIdx.x; j < GCUBA_HIST_BINS; j += blockDim.x) h[j] = 0;
-  for (int c = 0; c < ncomp; ++c) v[c] = 0;
+  for (int c = 0; c < ncomp; ++c) {
+    v[c].lo = v[c].hi = 0;
+    sc[c] = x_scale(mx[ncomp + c]);
+  }
   __syncthreads();
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
     double key = 0;
     int k = d_classify(a, i, ncomp, cl, &key);
     if (k == FIN)
-      for (int c = 0; c < ncomp; ++c) v[c] += a.err[i * ncomp + c];
+      for (int c = 0; c < ncomp; ++c)
+        x_add(&v[c], x_from(a.err[i * ncomp + c], sc[c]));
     else
       atomicAdd(&h[gcuba_hist_bin(key)], 1u);
   }
@@ -659,7 +985,7 @@ __global__ void k_hist(long long n, int ncomp, darrays a, dclassify cl,
   for (int j = threadIdx.x; j < GCUBA_HIST_BINS; j += blockDim.x)
     if (h[j]) atomicAdd((unsigned long long *)&count[j],
                         (unsigned long long)h[j]);
-  if (cl.relfinish) reduce_parts(v, ncomp, part, out, ticket);
+  if (cl.relfinish) xreduce(v, ncomp, part, out, ticket);
 }
 
 static dclassify dcl(const gcuba_call *c, const gcuba_classify *cl)
@@ -686,20 +1012,97 @@ static dclassify dcl_rel(const gcuba_call *c, const gcuba_classify *cl)
   return dcl(c, &rel);
 }
 
-/* the histogram part of hbuf into h (and relerr) */
-static void hist_out(gpu *t, int relfinish, gcuba_hist *h, double *relerr)
+/* host side of the exact sums: the scale of quantity q this iteration,
+   and x128 number k of the pinned mirror */
+static int hscale(const gpu *t, int q) { return x_scale(t->hmax[q]); }
+
+static x128 hxs(const gpu *t, int k)
+{
+  x128 v;
+  v.lo = t->hx[HX_XS + 2 * k];
+  v.hi = t->hx[HX_XS + 2 * k + 1];
+  return v;
+}
+
+/* n x128 sums from the device at dxs + k to the mirror (queued) */
+static int get_xs(gpu *t, int k, int n)
+{
+  CK(cudaMemcpyAsync(t->hx + HX_XS + 2 * k, t->dxs + k, sizeof(x128) * n,
+                     cudaMemcpyDeviceToHost, t->stream));
+  return 0;
+}
+
+/* The members' records of n long longs (this member's at hg + rank * n)
+   gathered into hg; 0 or a fail code on every member */
+static int gather_rec(gpu *t, int n)
+{
+  const int size = t->c->coll->size;
+  int r;
+  for (r = 0; r < size; ++r) t->plan[r] = n;
+  if (n > HG_REC) return gcuba_fail(t->c, GCUBA_FAIL_PARAM, "record size");
+  return gcuba_coll_gather(t->c, t->hg, t->plan, GCUBA_COLL_LL);
+}
+
+/* x128 number k of member r's record of n */
+static x128 rec_x(const gpu *t, int r, int n, int k)
+{
+  x128 v;
+  v.lo = (unsigned long long)t->hg[(size_t)r * n + 2 * k];
+  v.hi = (unsigned long long)t->hg[(size_t)r * n + 2 * k + 1];
+  return v;
+}
+
+static void put_x(gpu *t, int n, int k, x128 v)
+{
+  const size_t o = (size_t)t->c->coll->rank * n;
+  t->hg[o + 2 * k] = (long long)v.lo;
+  t->hg[o + 2 * k + 1] = (long long)v.hi;
+}
+
+/* the histogram counts in hbuf, relerr (as x128) in the mirror, into h
+   and relerr; a distributed store adds every member's */
+static int hist_out(gpu *t, int relfinish, gcuba_hist *h, double *relerr)
 {
   const long long *cnt = (const long long *)&t->hbuf[HBUF_HIST];
+  const int nc = t->ncomp;
   long long nrel = 0;
-  int j;
-  if (relfinish) memcpy(relerr, &t->hbuf[DS_REL], sizeof(double) * t->ncomp);
-  else memset(relerr, 0, sizeof(double) * t->ncomp);
+  int j, c, r, rc;
+  memcpy(h->count, cnt, sizeof(long long) * GCUBA_HIST_BINS);
+  if (t->dist) {
+    const int n = GCUBA_HIST_BINS + 2 * nc, size = t->c->coll->size;
+    long long *mine = t->hg + (size_t)t->c->coll->rank * n;
+    memcpy(mine, cnt, sizeof(long long) * GCUBA_HIST_BINS);
+    for (c = 0; c < nc; ++c) {
+      x128 v = hxs(t, XS_REL + c);
+      mine[GCUBA_HIST_BINS + 2 * c] = (long long)v.lo;
+      mine[GCUBA_HIST_BINS + 2 * c + 1] = (long long)v.hi;
+    }
+    if ((rc = gather_rec(t, n))) return rc;
+    for (j = 0; j < GCUBA_HIST_BINS; ++j)
+      for (h->count[j] = 0, r = 0; r < size; ++r)
+        h->count[j] += t->hg[(size_t)r * n + j];
+    for (c = 0; c < nc; ++c) {
+      x128 s;
+      s.lo = s.hi = 0;
+      for (r = 0; r < size; ++r) {
+        x128 v;
+        v.lo = (unsigned long long)t->hg[(size_t)r * n + GCUBA_HIST_BINS + 2 * c];
+        v.hi = (unsigned long long)
+                   t->hg[(size_t)r * n + GCUBA_HIST_BINS + 2 * c + 1];
+        x_add(&s, v);
+      }
+      relerr[c] = relfinish ? x_double(s, hscale(t, nc + c)) : 0;
+    }
+  } else
+    for (c = 0; c < nc; ++c)
+      relerr[c] = relfinish ? x_double(hxs(t, XS_REL + c), hscale(t, nc + c))
+                            : 0;
   for (j = 0; j < GCUBA_HIST_BINS; ++j) {
-    h->count[j] = cnt[j];
-    h->keysum[j] = gcuba_hist_keysum(cnt[j], j);
-    nrel += cnt[j];
+    h->keysum[j] = gcuba_hist_keysum(h->count[j], j);
+    nrel += h->count[j];
   }
-  h->nrel = t->n - nrel;
+  h->nrel = (t->dist ? t->gn : t->n) - nrel;
+  return 0;
 }
 
 /* does cl ask for the histogram that came with the last eval? */
@@ -719,31 +1122,37 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
 {
   gpu *t = (gpu *)ctx;
   const int hit = spec_matches(t, cl);
+  int krc = 0, rc;
   t->spec = 0;
-  if (hit) {
-    hist_out(t, cl->relfinish, h, relerr);
-    return 0;
+  if (hit) return hist_out(t, cl->relfinish, h, relerr);
+  krc = GCUBA_CK(t->c, cudaMemsetAsync(t->dhcount, 0, sizeof(long long) *
+                                                         GCUBA_HIST_BINS,
+                                       t->stream));
+  if (!krc) {
+    k_hist<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
+        t->n, t->ncomp, t->a, dcl_rel(t->c, cl), t->dsum, t->dmax,
+        t->dhcount, t->dxpart, t->dxs + XS_REL, t->dticket);
+    krc = GCUBA_CK_LAUNCH(t->c, "k_hist");
   }
-  CK(cudaMemsetAsync(t->dhcount, 0, sizeof(long long) * GCUBA_HIST_BINS,
-                     t->stream));
-  k_hist<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
-      t->n, t->ncomp, t->a, dcl_rel(t->c, cl), t->dsum, t->dhcount, t->dpart,
-      t->dsum + DS_REL, t->dticket);
-  CKL("k_hist");
-  CK(cudaMemcpyAsync(&t->hbuf[DS_REL], t->dsum + DS_REL,
-                     sizeof(double) * (HBUF_DOUBLES - DS_REL),
-                     cudaMemcpyDeviceToHost, t->stream));
-  CK(cudaStreamSynchronize(t->stream));
-  hist_out(t, cl->relfinish, h, relerr);
-  return 0;
+  if (!krc)
+    krc = GCUBA_CK(t->c, cudaMemcpyAsync(&t->hbuf[HBUF_HIST], t->dhcount,
+                                         sizeof(long long) * GCUBA_HIST_BINS,
+                                         cudaMemcpyDeviceToHost, t->stream));
+  if (!krc && cl->relfinish) krc = get_xs(t, XS_REL, t->ncomp);
+  if (!krc) krc = GCUBA_CK(t->c, cudaStreamSynchronize(t->stream));
+  /* a distributed store's members agree before they exchange */
+  if ((rc = t->dist ? gcuba_coll_status(t->c, krc) : krc)) return rc;
+  return hist_out(t, cl->relfinish, h, relerr);
 }
 
 /* The driver announces the relative-error part of the next
    classification (its budget follows from the next eval's sums and
-   finavg): eval computes that histogram on the way */
+   finavg): eval computes that histogram on the way (one GPU: the budget
+   of a distributed store needs every member's sums first) */
 static void hint(void *ctx, const gcuba_classify *cl, const double *finavg)
 {
   gpu *t = (gpu *)ctx;
+  if (t->dist) return;
   t->spec = 1;
   t->spec_cl = *cl;
   t->spec_cl.budget = NULL;
@@ -793,95 +1202,63 @@ __global__ void k_gk_apply(long long first, long long n, int ncomp, int np,
                    NULL, avg + i * ncomp, err + i * ncomp, dims + i * ncomp);
 }
 
-/* A collective call: every process has evaluated the new regions [ea, eb)
-   (its share, gcuba_coll_share) with status krc (0 or a fail code).  The
-   processes agree on the outcome, then every one receives every share's
-   results (avg, err, dims): through the host between processes (MPI),
-   directly between the GPUs of a team.  Every process makes the
-   same sequence of collective calls whatever fails, so none is left
-   waiting. */
-static int exchange(gpu *t, long long ea, long long eb, int krc)
+/* eval of a distributed store, after the rule kernels and k_twolevel
+   (status krc): the members agree on the outcome and the scales, then
+   add their exact sums.  Every member makes the same collective calls
+   whatever fails, so none is left waiting. */
+static int eval_dist(gpu *t, int krc, int timing, double *sumavg,
+                     double *sumerr)
 {
   gcuba_call *c = t->c;
-  const gcuba_collective *k = c->coll;
-  const long long nn = t->n - t->nold, nc = t->ncomp;
-  const size_t bytes = (size_t)(nn * nc) * (2 * sizeof(double) + sizeof(int));
-  double *havg, *herr;
-  int *hdims, r, rc, hstatus = 0;
-  long long st, *cnt, mine0, mine1;
-  if (!krc && k->size > t->xcntcap) {
-    long long *q = (long long *)realloc(t->xcnt, sizeof *q * 2 * k->size);
-    if (q) {
-      t->xcnt = q;
-      t->xcntcap = k->size;
-    } else
-      krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
-  }
-  if (!krc && bytes > t->xhcap && !k->allgatherv_dev) {
-    unsigned char *q = (unsigned char *)realloc(t->xh, bytes);
-    if (q) {
-      t->xh = q;
-      t->xhcap = bytes;
-    } else
-      krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
-  }
+  const int nc = t->ncomp, q2 = 2 * nc, n = 2 * q2;
+  long long v[2 * GCUBA_CUHRE_GPU_MAXCOMP + 2];
+  int rc, q, r, status = 0;
+  if (!krc)
+    krc = GCUBA_CK(c, cudaMemcpyAsync(t->hx + HX_MAX, t->dmax,
+                                      sizeof(unsigned long long) * q2,
+                                      cudaMemcpyDeviceToHost, t->stream));
   if (!krc)
     krc = GCUBA_CK(c, cudaMemcpyAsync(t->hbuf, t->dstatus, sizeof(int),
                                       cudaMemcpyDeviceToHost, t->stream));
-  havg = (double *)t->xh;
-  herr = havg + nn * nc;
-  hdims = (int *)(herr + nn * nc);
-  /* GPUs of one process (a team) copy from each other directly */
-  if (!krc && eb > ea && !k->allgatherv_dev)
-    krc = GCUBA_CK(c, cudaMemcpyAsync(havg + (ea - t->nold) * nc,
-                                      t->a.avg + ea * nc,
-                                      sizeof(double) * (eb - ea) * nc,
-                                      cudaMemcpyDeviceToHost, t->stream)) ||
-          GCUBA_CK(c, cudaMemcpyAsync(herr + (ea - t->nold) * nc,
-                                      t->a.err + ea * nc,
-                                      sizeof(double) * (eb - ea) * nc,
-                                      cudaMemcpyDeviceToHost, t->stream)) ||
-          GCUBA_CK(c, cudaMemcpyAsync(hdims + (ea - t->nold) * nc,
-                                      t->a.dims + ea * nc,
-                                      sizeof(int) * (eb - ea) * nc,
-                                      cudaMemcpyDeviceToHost, t->stream));
   if (!krc) krc = GCUBA_CK(c, cudaStreamSynchronize(t->stream));
-  if (!krc) memcpy(&hstatus, t->hbuf, sizeof(int));
-  if ((rc = gcuba_coll_status(c, krc ? (c->fail ? c->fail : krc) : 0)))
-    return rc;
-  st = hstatus;
-  if ((rc = gcuba_coll_reduce_ll(c, &st, 1, GCUBA_COLL_BOR))) return rc;
-  if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
-  if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
-  cnt = t->xcnt + k->size;
-  gcuba_coll_share(k, nn, &mine0, &mine1, t->xcnt);
-  for (r = 0; r < k->size; ++r) cnt[r] = t->xcnt[r] * nc;
-  if (k->allgatherv_dev) {
-    if ((rc = gcuba_coll_gather_dev(c, t->a.avg + t->nold * nc, cnt,
-                                    GCUBA_COLL_DOUBLE, t->stream)) ||
-        (rc = gcuba_coll_gather_dev(c, t->a.err + t->nold * nc, cnt,
-                                    GCUBA_COLL_DOUBLE, t->stream)))
-      return rc;
-    for (r = 0; r < k->size; ++r) cnt[r] *= (long long)sizeof(int);
-    return gcuba_coll_gather_dev(c, t->a.dims + t->nold * nc, cnt,
-                                 GCUBA_COLL_BYTE, t->stream);
+  if ((rc = gcuba_coll_status(c, krc))) return rc;
+  memcpy(&status, t->hbuf, sizeof(int));
+  for (q = 0; q < q2; ++q) v[q] = (long long)t->hx[HX_MAX + q];
+  v[q2] = (status & GCUBA_ST_ABORT) != 0;
+  v[q2 + 1] = (status & GCUBA_ST_NONFINITE) != 0;
+  if ((rc = gcuba_coll_reduce_ll(c, v, q2 + 2, GCUBA_COLL_MAX))) return rc;
+  if (v[q2]) return GCUBA_FAIL_ABORT;
+  if (v[q2 + 1]) return GCUBA_FAIL_NAN;
+  for (q = 0; q < q2; ++q)
+    t->hmax[q] = t->hx[HX_MAX + q] = (unsigned long long)v[q];
+  krc = GCUBA_CK(c, cudaMemcpyAsync(t->dmax, t->hx + HX_MAX,
+                                    sizeof(unsigned long long) * q2,
+                                    cudaMemcpyHostToDevice, t->stream));
+  if (!krc) {
+    k_sums<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
+        t->n, nc, t->a.avg, t->a.err, t->dmax, t->dstatus, t->dhcount,
+        t->dxpart, t->dxs + XS_SUM, t->dsum, t->dticket);
+    krc = GCUBA_CK_LAUNCH(c, "k_sums");
   }
-  if ((rc = gcuba_coll_gather(c, havg, cnt, GCUBA_COLL_DOUBLE)) ||
-      (rc = gcuba_coll_gather(c, herr, cnt, GCUBA_COLL_DOUBLE)))
-    return rc;
-  for (r = 0; r < k->size; ++r) cnt[r] *= (long long)sizeof(int);
-  if ((rc = gcuba_coll_gather(c, hdims, cnt, GCUBA_COLL_BYTE))) return rc;
-  if (nn > 0) {
-    CK(cudaMemcpyAsync(t->a.avg + t->nold * nc, havg,
-                       sizeof(double) * nn * nc, cudaMemcpyHostToDevice,
-                       t->stream));
-    CK(cudaMemcpyAsync(t->a.err + t->nold * nc, herr,
-                       sizeof(double) * nn * nc, cudaMemcpyHostToDevice,
-                       t->stream));
-    CK(cudaMemcpyAsync(t->a.dims + t->nold * nc, hdims,
-                       sizeof(int) * nn * nc, cudaMemcpyHostToDevice,
-                       t->stream));
+  if (!krc) krc = get_xs(t, XS_SUM, q2);
+  if (!krc) krc = GCUBA_CK(c, cudaStreamSynchronize(t->stream));
+  if (!krc && timing) {
+    float ms = 0;
+    krc = GCUBA_CK(c, cudaEventElapsedTime(&ms, t->ev[0], t->ev[1]));
+    t->kms += ms;
   }
+  if ((rc = gcuba_coll_status(c, krc))) return rc;
+  for (q = 0; q < q2; ++q) put_x(t, n, q, hxs(t, XS_SUM + q));
+  if ((rc = gather_rec(t, n))) return rc;
+  for (q = 0; q < q2; ++q) {
+    x128 s;
+    s.lo = s.hi = 0;
+    for (r = 0; r < c->coll->size; ++r) x_add(&s, rec_x(t, r, n, q));
+    if (q < nc) sumavg[q] = x_double(s, hscale(t, q));
+    else sumerr[q - nc] = x_double(s, hscale(t, q));
+  }
+  t->nold = t->n;
+  t->gnold = t->gn;
   return 0;
 }
 
@@ -890,7 +1267,7 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   gpu *t = (gpu *)ctx;
   struct gcuba_cuhre_launch a;
   int status = 0, rc, c, krc = 0;
-  long long ea = t->nold, eb = t->n; /* the regions this process evaluates */
+  long long ea = t->nold, eb = t->n; /* the new regions (of this member) */
   long long chunk = 1LL << 30;
   size_t back = DS_MISC + 1;
   const double ceps[2] = {t->c->epsrel, t->c->epsabs};
@@ -912,11 +1289,9 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   a.perr = t->haveparents ? t->perr : NULL;
   a.pfirst = t->nold;
   const int timing = t->c->verbose >= 2 && t->n > t->nold;
-  if (t->c->coll) {
-    gcuba_coll_share(t->c->coll, t->n - t->nold, &ea, &eb, NULL);
-    ea += t->nold;
-    eb += t->nold;
-  }
+  /* the place of new leaf nold + j among the call's new leaves */
+  const long long off = t->dist ? t->gfirst - t->gnold : 0;
+  const long long gnew = t->dist ? t->gn - t->gnold : t->n - t->nold;
   if (timing) krc = GCUBA_CK(t->c, cudaEventRecord(t->ev[0], t->stream));
   if (t->ndim == 1) {
     /* one dimension: points, the integrand's eval_points, the rule */
@@ -942,25 +1317,34 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
     for (a.first = ea; a.first < eb && !krc; a.first += a.n) {
       /* the launch shape (warps per region, which sets the order of each
          region's sums) comes from the whole chunk of new regions this
-         one belongs to, as one process would launch it, not from this
-         process's share: the same bits for any number of processes */
-      const long long g0 = t->nold + (a.first - t->nold) / chunk * chunk;
-      const long long gn = t->n - g0 < chunk ? t->n - g0 : chunk;
-      a.n = (eb < g0 + gn ? eb : g0 + gn) - a.first;
+         one belongs to, as one GPU would launch it, not from this
+         member's share: the same bits for any number of GPUs */
+      const long long rel = a.first - t->nold + off;
+      const long long g0 = rel / chunk * chunk;
+      const long long gn = gnew - g0 < chunk ? gnew - g0 : chunk;
+      a.n = (eb < a.first + (g0 + gn - rel) ? eb : a.first + (g0 + gn - rel)) -
+            a.first;
       a.wpr = warps_per_region(t, gn);
       rc = t->c->integrand->gpu->cuhre_eval(&a, t->stream);
       if (rc) krc = GCUBA_CK(t->c, (cudaError_t)rc);
     }
   if (timing && !krc)
     krc = GCUBA_CK(t->c, cudaEventRecord(t->ev[1], t->stream));
-  if (t->c->coll) {
-    if ((rc = exchange(t, ea, eb, krc))) return rc;
-  } else if (krc)
-    return krc;
+  if (!krc)
+    krc = GCUBA_CK(t->c, cudaMemsetAsync(t->dmax, 0, sizeof(unsigned long long)
+                                                        * 2 * t->ncomp,
+                                         t->stream));
+  if (!krc) {
+    k_twolevel<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
+        t->n, t->ndim, t->ncomp, t->a.avg, t->a.err, t->nold,
+        t->haveparents ? t->pavg : NULL, t->perr, t->dmax);
+    krc = GCUBA_CK_LAUNCH(t->c, "k_twolevel");
+  }
+  if (t->dist) return eval_dist(t, krc, timing, sumavg, sumerr);
+  if (krc) return krc;
   k_sums<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
-      t->n, t->ndim, t->ncomp, t->a.avg, t->a.err, t->nold,
-      t->haveparents ? t->pavg : NULL, t->perr, t->dstatus, t->dhcount,
-      t->dpart, t->dsum, t->dticket);
+      t->n, t->ncomp, t->a.avg, t->a.err, t->dmax, t->dstatus, t->dhcount,
+      t->dxpart, t->dxs + XS_SUM, t->dsum, t->dticket);
   CKL("k_sums");
   if (t->spec == 1) {
     /* the announced classification's histogram, in the same round trip */
@@ -970,13 +1354,18 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
     d.ceps[0] = ceps[0];
     d.ceps[1] = ceps[1];
     k_hist<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
-        t->n, t->ncomp, t->a, d, t->dsum, t->dhcount, t->dpart,
-        t->dsum + DS_REL, t->dticket);
+        t->n, t->ncomp, t->a, d, t->dsum, t->dmax, t->dhcount, t->dxpart,
+        t->dxs + XS_REL, t->dticket);
     CKL("k_hist");
     back = HBUF_DOUBLES;
+    if (t->spec_cl.relfinish && get_xs(t, XS_REL, t->ncomp)) return t->c->fail;
   }
   CK(cudaMemcpyAsync(t->hbuf, t->dsum, sizeof(double) * back,
                      cudaMemcpyDeviceToHost, t->stream));
+  CK(cudaMemcpyAsync(t->hx + HX_MAX, t->dmax,
+                     sizeof(unsigned long long) * 2 * t->ncomp,
+                     cudaMemcpyDeviceToHost, t->stream));
+  if (get_xs(t, XS_SUM, 2 * t->ncomp)) return t->c->fail;
   CK(cudaStreamSynchronize(t->stream));
   if (timing) {
     float ms = 0;
@@ -986,11 +1375,18 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   status = (int)t->hbuf[DS_MISC];
   if (status & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
   if (status & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
-  memcpy(sumavg, t->hbuf, sizeof(double) * t->ncomp);
-  memcpy(sumerr, t->hbuf + t->ncomp, sizeof(double) * t->ncomp);
+  memcpy(t->hmax, t->hx + HX_MAX, sizeof(unsigned long long) * 2 * t->ncomp);
+  for (c = 0; c < t->ncomp; ++c) {
+    sumavg[c] = x_double(hxs(t, XS_SUM + c), hscale(t, c));
+    sumerr[c] = x_double(hxs(t, XS_SUM + t->ncomp + c),
+                         hscale(t, t->ncomp + c));
+  }
   if (t->spec == 1) {
+    /* the budget the kernel formed, from the sums it read (the same bits
+       as sumavg's: else the driver's budget does not match, and hist
+       computes the histogram again) */
     for (c = 0; c < t->ncomp; ++c)
-      t->spec_budget[c] = gcuba_budget(t->spec_fin[c] + sumavg[c], ceps[0],
+      t->spec_budget[c] = gcuba_budget(t->spec_fin[c] + t->hbuf[c], ceps[0],
                                        ceps[1]);
     t->spec = 2;
   }
@@ -999,29 +1395,35 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
 }
 
 /* apply: classify every leaf, mark it for the scan (one 64-bit word
-   counts both: splits in the high half, kept leaves in the low half), and
-   sum the finished leaves' estimates and errors into out */
+   counts both: splits in the high half, kept leaves in the low half; the
+   scan's entry n is the totals), and sum the finished leaves' estimates
+   and errors into out, exactly */
 __global__ void k_mark(long long n, int ncomp, darrays a, dclassify cl,
-                       unsigned char *cls, long long *mark, double *part,
-                       double *out, unsigned int *ticket)
+                       unsigned char *cls, long long *mark,
+                       const unsigned long long *mx, x128 *part, x128 *out,
+                       unsigned int *ticket)
 {
-  double v[2 * GCUBA_CUHRE_GPU_MAXCOMP + 2];
-  for (int c = 0; c < 2 * ncomp + 2; ++c) v[c] = 0;
+  x128 v[2 * GCUBA_CUHRE_GPU_MAXCOMP];
+  int sc[2 * GCUBA_CUHRE_GPU_MAXCOMP];
+  for (int q = 0; q < 2 * ncomp; ++q) {
+    v[q].lo = v[q].hi = 0;
+    sc[q] = x_scale(mx[q]);
+  }
+  /* mark[n] = 0: the scan's last entry is the totals */
+  if (blockIdx.x == 0 && threadIdx.x == 0) mark[n] = 0;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
        i += (long long)gridDim.x * blockDim.x) {
     double key = 0;
     int k = d_classify(a, i, ncomp, cl, &key);
     cls[i] = (unsigned char)k;
     mark[i] = k == SPLIT ? MARK_SPLIT : k == KEEP ? MARK_KEEP : 0;
-    v[2 * ncomp] += k == SPLIT;
-    v[2 * ncomp + 1] += k == KEEP;
     if (k == FIN)
       for (int c = 0; c < ncomp; ++c) {
-        v[c] += a.avg[i * ncomp + c];
-        v[ncomp + c] += a.err[i * ncomp + c];
+        x_add(&v[c], x_from(a.avg[i * ncomp + c], sc[c]));
+        x_add(&v[ncomp + c], x_from(a.err[i * ncomp + c], sc[ncomp + c]));
       }
   }
-  reduce_parts(v, 2 * ncomp + 2, part, out, ticket);
+  xreduce(v, 2 * ncomp, part, out, ticket);
 }
 
 /* Kept leaves move to the front in order; split leaves become two
@@ -1075,48 +1477,391 @@ __global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
   }
 }
 
+/* ---- DISTRIBUTED STORE ------------------------------------------------------
+   The one-GPU order of the leaves is: the kept leaves (evaluated before),
+   then the new pairs of children.  Member r holds the r-th share
+   (gcuba_coll_share) of each: its leaves [0, seg) and [seg, n).  In apply
+   each member classifies its leaves; the scan of its marks gives, for
+   each of its two segments A = [0, seg) and B = [seg, n), the splits and
+   kept leaves it holds; every member gathers every member's counts, and
+   from them alone computes the places the one GPU would give: the kept
+   leaves (and the splits past split_max, demoted) go to [0, nkeep) in
+   order, the split ones become the pairs [0, nsplit) after them.  A
+   member's segment sends one contiguous range of each; the new shares
+   decide who receives what.  Leaves travel as records: a kept one with
+   its results, a split one as its parent (corner, widths, split axis,
+   average and error), made into its two children where it arrives. */
+
+/* where the leaves of a member's segment go (global places) */
+struct dpack {
+  long long offS[2], offK[2]; /* segment A, B: local scan rank + off =
+                                 global rank */
+  long long kb[2], kst[2];    /* kept record of global place g: staging
+                                 index g - kb + kst */
+  long long pb[2], pst[2];    /* pair g: P area index g - pb + pst */
+  long long pbase;            /* bytes before the P area */
+  long long seg;
+  int kbytes, pbytes;
+};
+
+/* record layouts (bytes): kept  lo[ndim] avg[nc] err[nc] dims[nc] wk[ndim]
+                           pair  lo[ndim] pavg[nc] perr[nc] axis wk[ndim] */
+__global__ void k_pack(long long n, int ndim, int ncomp, darrays a,
+                       const unsigned char *cls, const long long *pos,
+                       dclassify cl, dpack p, unsigned char *xs)
+{
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const int k0 = cls[i];
+  if (k0 == FIN) return;
+  const int X = i >= p.seg;
+  const long long ps = pos[i];
+  const long long sr = (ps >> 32) + p.offS[X];
+  const long long kr = (ps & 0xffffffffLL) + p.offK[X];
+  const long long demoted =
+      cl.split_max >= 0 && sr > cl.split_max ? sr - cl.split_max : 0;
+  if (k0 == KEEP || (cl.split_max >= 0 && sr >= cl.split_max)) {
+    unsigned char *r = xs + (kr + demoted - p.kb[X] + p.kst[X]) * p.kbytes;
+    double *lo = (double *)r, *avg = lo + ndim, *err = avg + ncomp;
+    int *dims = (int *)(err + ncomp);
+    unsigned short *wk = (unsigned short *)(dims + ncomp);
+    for (int d = 0; d < ndim; ++d) {
+      lo[d] = a.lo[i * ndim + d];
+      wk[d] = a.wk[i * ndim + d];
+    }
+    for (int c = 0; c < ncomp; ++c) {
+      avg[c] = a.avg[i * ncomp + c];
+      err[c] = a.err[i * ncomp + c];
+      dims[c] = a.dims[i * ncomp + c];
+    }
+  } else {
+    unsigned char *r = xs + p.pbase + (sr - p.pb[X] + p.pst[X]) * p.pbytes;
+    double *lo = (double *)r, *pavg = lo + ndim, *perr = pavg + ncomp;
+    int *axis = (int *)(perr + ncomp);
+    unsigned short *wk = (unsigned short *)(axis + 1);
+    int comp = 0;
+    d_key(a.err, i, ncomp, cl.budget, &comp);
+    *axis = gcuba_rule_axis(a.dims[i * ncomp + comp]);
+    for (int d = 0; d < ndim; ++d) {
+      lo[d] = a.lo[i * ndim + d];
+      wk[d] = a.wk[i * ndim + d];
+    }
+    for (int c = 0; c < ncomp; ++c) {
+      pavg[c] = a.avg[i * ncomp + c];
+      perr[c] =
+          gcuba_rule_parent_err(a.err[i * ncomp + c], a.dims[i * ncomp + c]);
+    }
+  }
+}
+
+/* the received records: nk kept leaves, then np pairs (from byte pbase)
+   made into their children after the kept leaves */
+__global__ void k_unpack(long long nk, long long np, int ndim, int ncomp,
+                         const unsigned char *xr, long long pbase,
+                         int kbytes, int pbytes, darrays a, double *pavg,
+                         double *perr)
+{
+  const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= nk + np) return;
+  if (j < nk) {
+    const unsigned char *r = xr + j * kbytes;
+    const double *lo = (const double *)r, *avg = lo + ndim,
+                 *err = avg + ncomp;
+    const int *dims = (const int *)(err + ncomp);
+    const unsigned short *wk = (const unsigned short *)(dims + ncomp);
+    for (int d = 0; d < ndim; ++d) {
+      a.lo[j * ndim + d] = lo[d];
+      a.wk[j * ndim + d] = wk[d];
+    }
+    for (int c = 0; c < ncomp; ++c) {
+      a.avg[j * ncomp + c] = avg[c];
+      a.err[j * ncomp + c] = err[c];
+      a.dims[j * ncomp + c] = dims[c];
+    }
+  } else {
+    const long long q = j - nk, k = nk + 2 * q;
+    const unsigned char *r = xr + pbase + q * pbytes;
+    const double *lo = (const double *)r, *pa = lo + ndim, *pe = pa + ncomp;
+    const int ax = *(const int *)(pe + ncomp);
+    const unsigned short *wk = (const unsigned short *)(pe + ncomp) + 2;
+    for (int d = 0; d < ndim; ++d) {
+      const double l = lo[d];
+      unsigned short e = wk[d];
+      if (d == ax) {
+        ++e;
+        a.lo[k * ndim + d] = l;
+        a.lo[(k + 1) * ndim + d] = l + ldexp(1.0, -(int)e);
+      } else
+        a.lo[k * ndim + d] = a.lo[(k + 1) * ndim + d] = l;
+      a.wk[k * ndim + d] = a.wk[(k + 1) * ndim + d] = e;
+    }
+    for (int c = 0; c < ncomp; ++c) {
+      pavg[q * ncomp + c] = pa[c];
+      perr[q * ncomp + c] = pe[c];
+    }
+  }
+}
+
+/* one part of the exchange: every member s sends the global range
+   [b[s], b[s] + cnt[s]) of records of rb bytes, found in its staging at
+   byte soff0[s] + (g - b[s]) rb; member r receives the part of
+   [w[r], w[r + 1]) at byte roff0 + (g - w[r]) rb.  Plans only; xfer
+   moves them. */
+static void plan_part(const gpu *t, const long long *b, const long long *cnt,
+                      long long soff0, const long long *w, long long roff0,
+                      long long rb, long long *scnt, long long *soff,
+                      long long *rcnt, long long *roff)
+{
+  const int size = t->c->coll->size, me = t->c->coll->rank;
+  int r;
+  for (r = 0; r < size; ++r) {
+    /* what this member sends to r */
+    long long lo = b[me] > w[r] ? b[me] : w[r];
+    long long hi = b[me] + cnt[me] < w[r + 1] ? b[me] + cnt[me] : w[r + 1];
+    scnt[r] = hi > lo ? (hi - lo) * rb : 0;
+    soff[r] = hi > lo ? soff0 + (lo - b[me]) * rb : 0;
+    /* what it receives from r */
+    lo = b[r] > w[me] ? b[r] : w[me];
+    hi = b[r] + cnt[r] < w[me + 1] ? b[r] + cnt[r] : w[me + 1];
+    rcnt[r] = hi > lo ? (hi - lo) * rb : 0;
+    roff[r] = hi > lo ? roff0 + (lo - w[me]) * rb : 0;
+  }
+}
+
+/* move one planned part from xs to xr: between the GPUs of a team
+   directly, else through host copies hs and hr (which the caller filled
+   from xs, and copies to xr) */
+static int xfer(gpu *t, const long long *scnt, const long long *soff,
+                const long long *rcnt, const long long *roff)
+{
+  gcuba_call *c = t->c;
+  if (c->coll->alltoallv_dev) {
+    if (c->coll->alltoallv_dev(c->coll->ctx, t->xs, scnt, soff, t->xr, rcnt,
+                               roff, t->stream))
+      return gcuba_fail(c, GCUBA_FAIL_CUDA, "copies between the %d GPUs",
+                        c->coll->size);
+    return 0;
+  }
+  return gcuba_coll_alltoallv(c, t->hs, scnt, soff, t->hr, rcnt, roff);
+}
+
+static int grow_host(unsigned char **p, size_t *cap, size_t n)
+{
+  unsigned char *q;
+  if (n <= *cap) return 0;
+  if (!(q = (unsigned char *)realloc(*p, n + n / 2 + 1))) return 1;
+  *p = q;
+  *cap = n + n / 2 + 1;
+  return 0;
+}
+
+static int apply_dist(gpu *t, const gcuba_classify *cl, double *finavg,
+                      double *finerr)
+{
+  gcuba_call *c = t->c;
+  const int size = c->coll->size, me = c->coll->rank, nc = t->ncomp;
+  const int q2 = 2 * nc, nrec = 4 + 2 * q2;
+  const dclassify d = dcl(c, cl);
+  const long long sm = cl->split_max;
+  size_t bytes = t->tempbytes;
+  long long *P = t->plan, *S[2], *K[2], *kb[2], *kn[2], *pb[2], *pn[2];
+  long long *kw = P + 12 * (size + 1), *pw = kw + (size + 1);
+  long long *scnt = pw + (size + 1), *soff = scnt + size,
+            *rcnt = soff + size, *roff = rcnt + size;
+  long long sp = 0, kp = 0, nsplit0, nsplit, nkeep, nk, npair, sendb, recvb;
+  long long tot[2] = {0, 0};
+  int krc = 0, rc, X, r, q;
+  dpack pk;
+  for (X = 0; X < 2; ++X) {
+    S[X] = P + (6 * X + 0) * (size + 1);
+    K[X] = P + (6 * X + 1) * (size + 1);
+    kb[X] = P + (6 * X + 2) * (size + 1);
+    kn[X] = P + (6 * X + 3) * (size + 1);
+    pb[X] = P + (6 * X + 4) * (size + 1);
+    pn[X] = P + (6 * X + 5) * (size + 1);
+  }
+  /* classify, sum the finished leaves, scan the marks */
+  k_mark<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
+      t->n, nc, t->a, d, t->cls, t->mark, t->dmax, t->dxpart,
+      t->dxs + XS_FIN, t->dticket);
+  krc = GCUBA_CK_LAUNCH(c, "k_mark");
+  if (!krc)
+    krc = GCUBA_CK(c, cub::DeviceScan::ExclusiveSum(t->dtemp, bytes, t->mark,
+                                                    t->pos, (int)(t->n + 1),
+                                                    t->stream));
+  if (!krc)
+    krc = GCUBA_CK(c, cudaMemcpyAsync(&tot[0], t->pos + t->seg,
+                                      sizeof(long long),
+                                      cudaMemcpyDeviceToHost, t->stream));
+  if (!krc)
+    krc = GCUBA_CK(c, cudaMemcpyAsync(&tot[1], t->pos + t->n,
+                                      sizeof(long long),
+                                      cudaMemcpyDeviceToHost, t->stream));
+  if (!krc) krc = get_xs(t, XS_FIN, q2);
+  if (!krc) krc = GCUBA_CK(c, cudaStreamSynchronize(t->stream));
+  if ((rc = gcuba_coll_status(c, krc))) return rc;
+  /* every member's counts per segment, and finished sums */
+  {
+    long long *mine = t->hg + (size_t)me * nrec;
+    mine[0] = tot[0] >> 32;
+    mine[1] = tot[0] & 0xffffffffLL;
+    mine[2] = (tot[1] >> 32) - mine[0];
+    mine[3] = (tot[1] & 0xffffffffLL) - mine[1];
+    for (q = 0; q < q2; ++q) put_x(t, nrec, 2 + q, hxs(t, XS_FIN + q));
+  }
+  if ((rc = gather_rec(t, nrec))) return rc;
+  for (X = 0; X < 2; ++X)
+    for (r = 0; r < size; ++r) {
+      S[X][r] = t->hg[(size_t)r * nrec + 2 * X];
+      K[X][r] = t->hg[(size_t)r * nrec + 2 * X + 1];
+    }
+  /* the one-GPU places: segments in the order A0..A(size-1), B0.. */
+  for (X = 0; X < 2; ++X)
+    for (r = 0; r < size; ++r) {
+      const long long sr0 = sp, kr0 = kp;
+      long long dem = 0, pre = 0;
+      if (sm >= 0) {
+        pre = sr0 > sm ? sr0 - sm : 0;
+        dem = (sr0 + S[X][r] > sm ? sr0 + S[X][r] - sm : 0) - pre;
+      }
+      kb[X][r] = kr0 + pre;
+      kn[X][r] = K[X][r] + dem;
+      pb[X][r] = sr0;
+      pn[X][r] = S[X][r] - dem;
+      if (r == me) {
+        pk.offS[X] = sr0;
+        pk.offK[X] = kr0;
+      }
+      sp += S[X][r];
+      kp += K[X][r];
+    }
+  nsplit0 = sp;
+  nsplit = sm >= 0 && nsplit0 > sm ? sm : nsplit0;
+  nkeep = kp + (nsplit0 - nsplit);
+  /* the new shares */
+  gcuba_coll_share(c->coll, nkeep, &kw[0], &kw[1], scnt);
+  for (kw[0] = 0, r = 0; r < size; ++r) kw[r + 1] = kw[r] + scnt[r];
+  gcuba_coll_share(c->coll, nsplit, &pw[0], &pw[1], scnt);
+  for (pw[0] = 0, r = 0; r < size; ++r) pw[r + 1] = pw[r] + scnt[r];
+  nk = kw[me + 1] - kw[me];
+  npair = pw[me + 1] - pw[me];
+  /* local ranks of segment B count from the segment's start */
+  pk.offS[1] -= S[0][me];
+  pk.offK[1] -= K[0][me];
+  pk.seg = t->seg;
+  pk.kbytes = t->kbytes;
+  pk.pbytes = t->pbytes;
+  for (X = 0; X < 2; ++X) {
+    pk.kb[X] = kb[X][me];
+    pk.pb[X] = pb[X][me];
+  }
+  pk.kst[0] = 0;
+  pk.kst[1] = kn[0][me];
+  pk.pst[0] = 0;
+  pk.pst[1] = pn[0][me];
+  pk.pbase = (kn[0][me] + kn[1][me]) * t->kbytes;
+  sendb = pk.pbase + (pn[0][me] + pn[1][me]) * t->pbytes;
+  recvb = nk * t->kbytes + npair * t->pbytes;
+  if (t->n > 0) {
+    k_pack<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
+        t->n, t->ndim, nc, t->a, t->cls, t->pos, d, pk, t->xs);
+    krc = GCUBA_CK_LAUNCH(c, "k_pack");
+  }
+  if (!krc) krc = GCUBA_CK(c, cudaStreamSynchronize(t->stream));
+  /* room for the new leaves (the old ones are packed) */
+  if (!krc && nk + 2 * npair > t->cap) {
+    gcuba_log(c, 2, "growing the device region store to %lld",
+              nk + 2 * npair);
+    krc = reserve_dist(t, nk + 2 * npair);
+  }
+  if (!krc && !c->coll->alltoallv_dev) {
+    /* through the host */
+    if (grow_host(&t->hs, &t->hscap, (size_t)sendb) ||
+        grow_host(&t->hr, &t->hrcap, (size_t)recvb))
+      krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
+    else if (sendb > 0 &&
+             !(krc = GCUBA_CK(c, cudaMemcpyAsync(t->hs, t->xs, (size_t)sendb,
+                                                 cudaMemcpyDeviceToHost,
+                                                 t->stream))))
+      krc = GCUBA_CK(c, cudaStreamSynchronize(t->stream));
+  }
+  if ((rc = gcuba_coll_status(c, krc))) return rc;
+  /* the four parts: kept and pairs of segments A and B */
+  for (X = 0; X < 2 && !krc; ++X) {
+    plan_part(t, kb[X], kn[X], pk.kst[X] * t->kbytes, kw, 0, t->kbytes,
+              scnt, soff, rcnt, roff);
+    krc = xfer(t, scnt, soff, rcnt, roff);
+  }
+  for (X = 0; X < 2 && !krc; ++X) {
+    plan_part(t, pb[X], pn[X], pk.pbase + pk.pst[X] * t->pbytes, pw,
+              nk * t->kbytes, t->pbytes, scnt, soff, rcnt, roff);
+    krc = xfer(t, scnt, soff, rcnt, roff);
+  }
+  if (krc) return krc; /* failed on every member */
+  if (!c->coll->alltoallv_dev && recvb > 0)
+    CK(cudaMemcpyAsync(t->xr, t->hr, (size_t)recvb, cudaMemcpyHostToDevice,
+                       t->stream));
+  if (nk + npair > 0) {
+    k_unpack<<<nblocks(nk + npair, 256), 256, 0, t->stream>>>(
+        nk, npair, t->ndim, nc, t->xr, nk * t->kbytes, t->kbytes, t->pbytes,
+        t->a, t->pavg, t->perr);
+    CKL("k_unpack");
+  }
+  /* the finished sums: every member's */
+  for (q = 0; q < q2; ++q) {
+    x128 s;
+    s.lo = s.hi = 0;
+    for (r = 0; r < size; ++r) x_add(&s, rec_x(t, r, nrec, 2 + q));
+    if (q < nc) finavg[q] += x_double(s, hscale(t, q));
+    else finerr[q - nc] += x_double(s, hscale(t, q));
+  }
+  t->n = nk + 2 * npair;
+  t->nold = t->seg = nk;
+  t->gn = nkeep + 2 * nsplit;
+  t->gnold = nkeep;
+  t->gfirst = nkeep + 2 * pw[me];
+  t->haveparents = 1;
+  return reserve_xs(t);
+}
+
 static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
                  double *finerr)
 {
   gpu *t = (gpu *)ctx;
-  long long nsplit0, nkeep, nsplit, nnext;
+  long long nsplit0, nkeep, nsplit, nnext, tot = 0;
   const dclassify d = dcl(t->c, cl);
   size_t bytes = t->tempbytes;
   darrays sw;
   int c, rc;
+  if (t->dist) return apply_dist(t, cl, finavg, finerr);
   /* classify, mark, sum the finished leaves; number the rest */
   k_mark<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
-      t->n, t->ncomp, t->a, d, t->cls, t->mark, t->dpart, t->dsum,
-      t->dticket);
+      t->n, t->ncomp, t->a, d, t->cls, t->mark, t->dmax, t->dxpart,
+      t->dxs + XS_FIN, t->dticket);
   CKL("k_mark");
   CK(cub::DeviceScan::ExclusiveSum(t->dtemp, bytes, t->mark, t->pos,
-                                   (int)t->n, t->stream));
-  /* the finished sums and the split and kept counts (exact in doubles) */
-  CK(cudaMemcpyAsync(t->hbuf, t->dsum, sizeof(double) * (2 * t->ncomp + 2),
+                                   (int)(t->n + 1), t->stream));
+  /* the finished sums, and the split and kept counts */
+  CK(cudaMemcpyAsync(&tot, t->pos + t->n, sizeof(long long),
                      cudaMemcpyDeviceToHost, t->stream));
+  if (get_xs(t, XS_FIN, 2 * t->ncomp)) return t->c->fail;
   CK(cudaStreamSynchronize(t->stream));
-  for (c = 0; c < t->ncomp; ++c) {
-    finavg[c] += t->hbuf[c];
-    finerr[c] += t->hbuf[t->ncomp + c];
-  }
-  nsplit0 = (long long)t->hbuf[2 * t->ncomp];
+  nsplit0 = tot >> 32;
   nsplit = cl->split_max >= 0 && nsplit0 > cl->split_max ? cl->split_max
                                                           : nsplit0;
-  nkeep = (long long)t->hbuf[2 * t->ncomp + 1] + (nsplit0 - nsplit);
+  nkeep = (tot & 0xffffffffLL) + (nsplit0 - nsplit);
   nnext = nkeep + 2 * nsplit;
   if (nnext > t->cap) {
     /* grow: the classification must be redone on the moved data */
     gcuba_log(t->c, 2, "growing the device region store to %lld", nnext);
-    {
-      long long n = t->n;
-      t->nold = n; /* everything is evaluated */
-      if ((rc = reserve(t, nnext))) return rc;
-    }
-    for (c = 0; c < t->ncomp; ++c) {
-      finavg[c] -= t->hbuf[c];
-      finerr[c] -= t->hbuf[t->ncomp + c];
-    }
+    t->nold = t->n; /* everything is evaluated */
+    if ((rc = reserve(t, nnext))) return rc;
     return apply(ctx, cl, finavg, finerr);
+  }
+  for (c = 0; c < t->ncomp; ++c) {
+    finavg[c] += x_double(hxs(t, XS_FIN + c), hscale(t, c));
+    finerr[c] += x_double(hxs(t, XS_FIN + t->ncomp + c),
+                          hscale(t, t->ncomp + c));
   }
   k_scatter<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
       t->n, t->ndim, t->ncomp, t->a, t->b, t->cls, t->pos, nkeep, d,
@@ -1132,14 +1877,82 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
   return 0;
 }
 
-static int load(void *ctx, const gcuba_region_set *s)
+static int load_local(gpu *t, const gcuba_region_set *s);
+
+/* A distributed store loads its shares of the whole set s (every member
+   has it): of the kept leaves [0, nold) and of the new pairs (or, before
+   the first split, new leaves).  sub is s restricted to them. */
+static int load_dist(gpu *t, const gcuba_region_set *s,
+                     gcuba_region_set *sub, double **buf)
+{
+  const int nd = t->ndim, nc = t->ncomp, unit = s->haveparents ? 2 : 1;
+  const long long nnew = (s->n - s->nold) / unit;
+  long long ka, kb, na, nb, nk, nn;
+  double *b;
+  gcuba_coll_share(t->c->coll, s->nold, &ka, &kb, NULL);
+  gcuba_coll_share(t->c->coll, nnew, &na, &nb, NULL);
+  nk = kb - ka;
+  nn = (nb - na) * unit;
+  b = (double *)malloc(sizeof(double) * ((size_t)(nk + nn) * 2 * nd +
+                                         (size_t)nk * 3 * nc +
+                                         (size_t)nn * nc) + 1);
+  if (!(*buf = b)) return gcuba_fail(t->c, GCUBA_FAIL_NOMEM, "state file");
+  sub->n = nk + nn;
+  sub->nold = nk;
+  sub->haveparents = s->haveparents;
+  sub->lo = b;
+  sub->w = b + (size_t)(nk + nn) * nd;
+  sub->avg = sub->w + (size_t)(nk + nn) * nd;
+  sub->err = sub->avg + (size_t)nk * nc;
+  sub->dims = (int *)(sub->err + (size_t)nk * nc);
+  sub->pavg = sub->err + (size_t)nk * 2 * nc;
+  sub->perr = sub->pavg + (size_t)nn / 2 * nc;
+  memcpy(sub->lo, s->lo + ka * nd, sizeof(double) * nk * nd);
+  memcpy(sub->lo + nk * nd, s->lo + (s->nold + na * unit) * nd,
+         sizeof(double) * nn * nd);
+  memcpy(sub->w, s->w + ka * nd, sizeof(double) * nk * nd);
+  memcpy(sub->w + nk * nd, s->w + (s->nold + na * unit) * nd,
+         sizeof(double) * nn * nd);
+  memcpy(sub->avg, s->avg + ka * nc, sizeof(double) * nk * nc);
+  memcpy(sub->err, s->err + ka * nc, sizeof(double) * nk * nc);
+  memcpy(sub->dims, s->dims + ka * nc, sizeof(int) * nk * nc);
+  if (s->haveparents) {
+    memcpy(sub->pavg, s->pavg + na * nc, sizeof(double) * (nn / 2) * nc);
+    memcpy(sub->perr, s->perr + na * nc, sizeof(double) * (nn / 2) * nc);
+  }
+  t->gn = s->n;
+  t->gnold = s->nold;
+  t->gfirst = s->nold + na * unit;
+  return 0;
+}
+
+static int load(void *ctx, const gcuba_region_set *s0)
 {
   gpu *t = (gpu *)ctx;
+  gcuba_region_set sub;
+  const gcuba_region_set *s = s0;
+  double *buf = NULL;
+  int rc;
+  t->n = 0;
+  if (t->dist) {
+    if ((rc = load_dist(t, s0, &sub, &buf))) return rc;
+    s = &sub;
+  } else {
+    t->gn = s->n;
+    t->gnold = s->nold;
+    t->gfirst = 0;
+  }
+  rc = load_local(t, s);
+  free(buf);
+  return rc;
+}
+
+static int load_local(gpu *t, const gcuba_region_set *s)
+{
   size_t nn = (size_t)(s->n - s->nold) / 2 * t->ncomp;
   int rc;
   size_t nw = (size_t)s->n * t->ndim, j;
   unsigned short *wk;
-  t->n = 0;
   if ((rc = reserve(t, s->n))) return rc;
   /* the widths as exponents: anything but a power of two >= 2^-65535 is
      not a region gcuba made */
@@ -1172,14 +1985,111 @@ static int load(void *ctx, const gcuba_region_set *s)
   CK(cudaMemcpy(t->perr, s->perr, sizeof(double) * nn,
                 cudaMemcpyHostToDevice));
   t->n = s->n;
-  t->nold = s->nold;
+  t->nold = t->seg = s->nold;
   t->haveparents = s->haveparents;
   return 0;
+}
+
+static int save_local(gpu *t, gcuba_region_set *s);
+
+/* A distributed store saves the whole set in the one-GPU order (every
+   member gets it; the driver's first process writes it): its leaves go
+   to their places, and the members' blocks are gathered.  Called after
+   init, load or apply, when the leaves are [kept share, new share]. */
+static int save_dist(gpu *t, gcuba_region_set *s)
+{
+  gcuba_call *c = t->c;
+  const int size = c->coll->size, me = c->coll->rank;
+  const int nd = t->ndim, nc = t->ncomp;
+  gcuba_region_set m;
+  long long *cnt = t->plan, *nk = cnt + size, *nn = nk + size, k0 = 0,
+            n0 = 0, K = 0, N = 0;
+  int r, rc, krc;
+  memset(&m, 0, sizeof m);
+  memset(s, 0, sizeof *s);
+  krc = save_local(t, &m);
+  /* every member's counts */
+  t->hg[(size_t)me * 2] = m.nold;
+  t->hg[(size_t)me * 2 + 1] = m.n - m.nold;
+  if ((rc = gcuba_coll_status(c, krc)) || (rc = gather_rec(t, 2))) goto out;
+  for (r = 0; r < size; ++r) {
+    nk[r] = t->hg[2 * r];
+    nn[r] = t->hg[2 * r + 1];
+    if (r < me) {
+      k0 += nk[r];
+      n0 += nn[r];
+    }
+    K += nk[r];
+    N += nn[r];
+  }
+  s->n = K + N;
+  s->nold = K;
+  s->haveparents = t->haveparents;
+  s->lo = (double *)malloc(sizeof(double) * (size_t)(K + N) * nd + 1);
+  s->w = (double *)malloc(sizeof(double) * (size_t)(K + N) * nd + 1);
+  s->avg = (double *)malloc(sizeof(double) * (size_t)K * nc + 1);
+  s->err = (double *)malloc(sizeof(double) * (size_t)K * nc + 1);
+  s->dims = (int *)malloc(sizeof(int) * (size_t)K * nc + 1);
+  s->pavg = (double *)malloc(sizeof(double) * (size_t)(N / 2) * nc + 1);
+  s->perr = (double *)malloc(sizeof(double) * (size_t)(N / 2) * nc + 1);
+  krc = !s->lo || !s->w || !s->avg || !s->err || !s->dims || !s->pavg ||
+                !s->perr
+            ? gcuba_fail(c, GCUBA_FAIL_NOMEM, "state file")
+            : 0;
+  if ((rc = gcuba_coll_status(c, krc))) goto out;
+  memcpy(s->lo + k0 * nd, m.lo, sizeof(double) * m.nold * nd);
+  memcpy(s->lo + (K + n0) * nd, m.lo + m.nold * nd,
+         sizeof(double) * (m.n - m.nold) * nd);
+  memcpy(s->w + k0 * nd, m.w, sizeof(double) * m.nold * nd);
+  memcpy(s->w + (K + n0) * nd, m.w + m.nold * nd,
+         sizeof(double) * (m.n - m.nold) * nd);
+  memcpy(s->avg + k0 * nc, m.avg, sizeof(double) * m.nold * nc);
+  memcpy(s->err + k0 * nc, m.err, sizeof(double) * m.nold * nc);
+  memcpy(s->dims + k0 * nc, m.dims, sizeof(int) * m.nold * nc);
+  if (t->haveparents) {
+    memcpy(s->pavg + n0 / 2 * nc, m.pavg,
+           sizeof(double) * ((m.n - m.nold) / 2) * nc);
+    memcpy(s->perr + n0 / 2 * nc, m.perr,
+           sizeof(double) * ((m.n - m.nold) / 2) * nc);
+  }
+  /* blocks of kept, then of new leaves; the parents */
+#define GATHER(ptr, per, counts, type)                                \
+  do {                                                                \
+    for (r = 0; r < size; ++r) cnt[r] = (counts)[r] * (per);          \
+    if ((rc = gcuba_coll_gather(c, ptr, cnt, type))) goto out;        \
+  } while (0)
+  GATHER(s->lo, nd, nk, GCUBA_COLL_DOUBLE);
+  GATHER(s->lo + K * nd, nd, nn, GCUBA_COLL_DOUBLE);
+  GATHER(s->w, nd, nk, GCUBA_COLL_DOUBLE);
+  GATHER(s->w + K * nd, nd, nn, GCUBA_COLL_DOUBLE);
+  GATHER(s->avg, nc, nk, GCUBA_COLL_DOUBLE);
+  GATHER(s->err, nc, nk, GCUBA_COLL_DOUBLE);
+  GATHER(s->dims, nc * (long long)sizeof(int), nk, GCUBA_COLL_BYTE);
+  if (t->haveparents) {
+    for (r = 0; r < size; ++r) nn[r] /= 2;
+    GATHER(s->pavg, nc, nn, GCUBA_COLL_DOUBLE);
+    GATHER(s->perr, nc, nn, GCUBA_COLL_DOUBLE);
+  }
+#undef GATHER
+out:
+  free(m.lo);
+  free(m.w);
+  free(m.avg);
+  free(m.err);
+  free(m.dims);
+  free(m.pavg);
+  free(m.perr);
+  return rc;
 }
 
 static int save(void *ctx, gcuba_region_set *s)
 {
   gpu *t = (gpu *)ctx;
+  return t->dist ? save_dist(t, s) : save_local(t, s);
+}
+
+static int save_local(gpu *t, gcuba_region_set *s)
+{
   size_t nb = sizeof(double) * t->n * t->ndim;
   size_t rb = sizeof(double) * t->nold * t->ncomp;
   size_t pb = sizeof(double) * (size_t)((t->n - t->nold) / 2) * t->ncomp;

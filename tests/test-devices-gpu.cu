@@ -9,9 +9,10 @@
    state file written and resumed across the team, a host parameter
    struct copied to every GPU, userdata in one GPU's memory (the call
    stays on that GPU), GCUBA_DEVICES values that are wrong (fail -16),
-   and the caller's current device unchanged.  First, a gVegas call on a
-   fresh context whose first iteration has more chunks than maxeval/2.  This file is part of
-   gcuba. */
+   and the caller's current device unchanged; a gCuhre call whose regions
+   do not fit one GPU's GCUBA_MEMLIMIT converges on four.  First, a gVegas
+   call on a fresh context whose first iteration has more chunks than
+   maxeval/2.  This file is part of gcuba. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -21,6 +22,9 @@
 #include "tap.h"
 #include "gpu.h"
 #include "collective.h"
+
+/* the bytes of a region by which GCUBA_MEMLIMIT counts (src/cuhre) */
+extern "C" long long gcuba_cuhre_region_bytes(int ndim, int ncomp);
 
 typedef struct {
   long long neval;
@@ -201,6 +205,28 @@ int main(void)
     team("2", ks, loc);
   } else
     diag("one GPU: GCUBA_DEVICES=all is the current GPU alone");
+
+  /* Memory beyond one GPU: GCUBA_MEMLIMIT holds 3000 regions, where the
+     4D peak needs about 7700 at once.  One GPU stops with fail 1; four
+     members hold the regions together (each its share, within the limit)
+     and give the bits of one GPU without a limit. */
+  {
+    char lim[64];
+    snprintf(lim, sizeof lim, "%lld",
+             3000 * gcuba_cuhre_region_bytes(ks[0].ndim, ks[0].ncomp));
+    setenv("GCUBA_MEMLIMIT", lim, 1);
+    call(&ks[0], ks[0].maxeval, NULL, NULL, &a);
+    ok(a.fail == 1 && a.neval < loc[0].neval,
+       "GCUBA_MEMLIMIT=%s (3000 regions), one GPU: out of memory, fail 1 "
+       "(%d) after %lld evaluations", lim, a.fail, a.neval);
+    setenv("GCUBA_DEVICES", ndev >= 4 ? "0,1,2,3" : "0,0,0,0", 1);
+    call(&ks[0], ks[0].maxeval, NULL, NULL, &b);
+    ok(same(&b, &loc[0]) && b.fail == 0 && within(&ks[0], &b),
+       "GCUBA_MEMLIMIT=%s on each of 4 GPUs: converges, the bits of one GPU "
+       "without the limit (fail %d, neval %lld)", lim, b.fail, b.neval);
+    unsetenv("GCUBA_DEVICES");
+    unsetenv("GCUBA_MEMLIMIT");
+  }
 
   /* a host parameter struct, copied to every member's GPU */
   {

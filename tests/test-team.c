@@ -62,6 +62,25 @@ static void ops(gcuba_call *c)
     if (ll[j] != 1LL << (j % 40)) ++nb;
   d[0] = me;
   if (gcuba_coll_reduce_d(c, d, 1, GCUBA_COLL_MIN) || d[0] != 0) ++nb;
+  /* all-to-all: member s sends s + r + 1 bytes of value 16 s + r to member
+     r, from send + 11 r, received at recv + 12 s, the rest untouched */
+  {
+    unsigned char send[11 * 8 + 16], recv[12 * 8];
+    long long sc[GCUBA_MAXDEVICES], so[GCUBA_MAXDEVICES],
+        rc[GCUBA_MAXDEVICES], ro[GCUBA_MAXDEVICES];
+    memset(recv, 0xee, sizeof recv);
+    for (r = 0; r < n; ++r) {
+      sc[r] = me + r + 1;
+      so[r] = 11 * r;
+      memset(send + so[r], 16 * me + r, (size_t)sc[r]);
+      rc[r] = r + me + 1;
+      ro[r] = 12 * r;
+    }
+    if (gcuba_coll_alltoallv(c, send, sc, so, recv, rc, ro)) ++nb;
+    for (r = 0; r < n; ++r)
+      for (j = 0; j < 12; ++j)
+        if (recv[12 * r + j] != (j < r + me + 1 ? 16 * r + me : 0xee)) ++nb;
+  }
   /* a status: the last member fails, every member learns it */
   if (gcuba_coll_status(c, me == n - 1 ? GCUBA_FAIL_NOMEM : 0) !=
       GCUBA_FAIL_NOMEM)
@@ -162,8 +181,8 @@ int main(void)
     memset(bad, 0, sizeof bad);
     gcuba_team_run_on(&c, ops, dev, n);
     for (nb = 0, r = 0; r < n; ++r) nb += bad[r];
-    ok(nb == 0 && c.fail == 0, "%d members: gather, reductions, status and "
-       "argument agreement (%d wrong)", n, nb);
+    ok(nb == 0 && c.fail == 0, "%d members: gather, reductions, all-to-all, "
+       "status and argument agreement (%d wrong)", n, nb);
   }
 
   for (i = 0; i < (int)(sizeof cases / sizeof *cases); ++i) {

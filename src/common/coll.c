@@ -101,6 +101,19 @@ int gcuba_coll_gather_dev(gcuba_call *c, void *buf, const long long *counts,
   return 0;
 }
 
+int gcuba_coll_alltoallv(gcuba_call *c, const void *send,
+                         const long long *scnt, const long long *soff,
+                         void *recv, const long long *rcnt,
+                         const long long *roff)
+{
+  if (!c->coll) return 0;
+  if (!c->coll->alltoallv ||
+      c->coll->alltoallv(c->coll->ctx, send, scnt, soff, recv, rcnt, roff))
+    return gcuba_fail(c, GCUBA_FAIL_MPI, "exchange of regions over %d "
+                      "processes", c->coll->size);
+  return 0;
+}
+
 void gcuba_coll_share(const gcuba_collective *coll, long long n,
                       long long *a, long long *b, long long *counts)
 {
@@ -150,6 +163,7 @@ typedef struct team {
   int size;
   int count, gen; /* the barrier (team_wait) */
   void *buf[GCUBA_MAXDEVICES];
+  const long long *off[GCUBA_MAXDEVICES]; /* alltoallv: soff */
   int dev[GCUBA_MAXDEVICES];
   int rc[GCUBA_MAXDEVICES];
   /* start gate: 1 run, -1 a thread could not be started: return */
@@ -236,6 +250,53 @@ static int team_gather_dev(void *ctx, void *buf, const long long *counts,
      first wait) */
   for (r = 0; r < t->size; ++r) rc |= t->rc[r];
   return rc;
+}
+
+/* alltoallv: every member publishes its send buffer and offsets, then
+   pulls its part of every other member's (host memory: memcpy; GPUs:
+   peer copies on this member's stream) */
+static int team_a2a(member *m, const void *send, const long long *soff,
+                    void *recv, const long long *rcnt, const long long *roff,
+                    void *stream)
+{
+  team *t = m->t;
+  const int me = m->coll.rank;
+  int r, rc = 0;
+  t->buf[me] = (void *)send;
+  t->off[me] = soff;
+  team_wait(t);
+  for (r = 0; r < t->size; ++r) {
+    const char *src = (const char *)t->buf[r] + t->off[r][me];
+    char *dst = (char *)recv + roff[r];
+    if (!rcnt[r] || rc) continue;
+    if (!stream)
+      memcpy(dst, src, (size_t)rcnt[r]);
+    else
+      rc = gcuba_cuda_copy_peer(dst, t->dev[me], src, t->dev[r],
+                                (size_t)rcnt[r], stream);
+  }
+  if (stream && !rc) rc = gcuba_cuda_wait(stream);
+  t->rc[me] = rc != 0;
+  team_wait(t);
+  for (r = 0; r < t->size; ++r) rc |= t->rc[r];
+  return rc;
+}
+
+static int team_alltoallv(void *ctx, const void *send, const long long *scnt,
+                          const long long *soff, void *recv,
+                          const long long *rcnt, const long long *roff)
+{
+  (void)scnt;
+  return team_a2a((member *)ctx, send, soff, recv, rcnt, roff, NULL);
+}
+
+static int team_alltoallv_dev(void *ctx, const void *send,
+                              const long long *scnt, const long long *soff,
+                              void *recv, const long long *rcnt,
+                              const long long *roff, void *stream)
+{
+  (void)scnt;
+  return team_a2a((member *)ctx, send, soff, recv, rcnt, roff, stream);
 }
 
 #define REDUCE_CHUNK 256
@@ -380,6 +441,8 @@ void gcuba_team_run_on(gcuba_call *c, void (*run)(gcuba_call *),
     k->coll.allgatherv = team_gather;
     k->coll.allreduce = team_reduce;
     k->coll.allgatherv_dev = team_gather_dev;
+    k->coll.alltoallv = team_alltoallv;
+    k->coll.alltoallv_dev = dev[i] >= 0 ? team_alltoallv_dev : NULL;
     k->c = *c;
     k->c.coll = &k->coll;
     if (i > 0) {

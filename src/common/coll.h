@@ -36,6 +36,20 @@ typedef struct gcuba_collective {
      nonzero on every member when any copy failed (a team's GPUs) */
   int (*allgatherv_dev)(void *ctx, void *buf, const long long *counts,
                         int type, void *stream);
+  /* Bytes to and from every member: scnt[r] bytes from send + soff[r]
+     go to member r, which receives them at its recv + its roff[me]
+     (rcnt[me] bytes); every member knows every count (the plans are
+     computed alike everywhere), so the counts must agree.  0, or nonzero
+     on every member when any part failed. */
+  int (*alltoallv)(void *ctx, const void *send, const long long *scnt,
+                   const long long *soff, void *recv, const long long *rcnt,
+                   const long long *roff);
+  /* optional (NULL: none): the same between the members' GPUs, on
+     stream, done on return */
+  int (*alltoallv_dev)(void *ctx, const void *send, const long long *scnt,
+                       const long long *soff, void *recv,
+                       const long long *rcnt, const long long *roff,
+                       void *stream);
 } gcuba_collective;
 
 /* Install (or, with NULL, remove) the collective for later calls; the
@@ -83,6 +97,12 @@ void gcuba_team_run_on(struct gcuba_call *c, void (*run)(struct gcuba_call *),
    member */
 int gcuba_coll_gather_dev(struct gcuba_call *c, void *buf,
                           const long long *counts, int type, void *stream);
+
+/* alltoallv (bytes) over the collective; 0 or GCUBA_FAIL_MPI */
+int gcuba_coll_alltoallv(struct gcuba_call *c, const void *send,
+                         const long long *scnt, const long long *soff,
+                         void *recv, const long long *rcnt,
+                         const long long *roff);
 
 /* this process's share [*a, *b) of n items, and every share's count into
    counts[size] (counts may be NULL); items go to processes in rank order,

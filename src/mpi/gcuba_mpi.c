@@ -43,6 +43,49 @@ static int allreduce(void *ctx, void *v, int n, int type, int op)
   return MPI_Allreduce(MPI_IN_PLACE, v, n, type_of(type), o, comm);
 }
 
+/* bytes, in words of 8 when every count and offset allows it (region
+   records are whole doubles), so that one call moves up to 16 GiB */
+static int alltoallv(void *ctx, const void *send, const long long *scnt,
+                     const long long *soff, void *recv,
+                     const long long *rcnt, const long long *roff)
+{
+  int size, r, unit = 8, rc;
+  int *sc, *so, *rcn, *ro;
+  MPI_Datatype w = MPI_BYTE, word;
+  (void)ctx;
+  MPI_Comm_size(comm, &size);
+  for (r = 0; r < size; ++r)
+    if ((scnt[r] | soff[r] | rcnt[r] | roff[r]) % 8) unit = 1;
+  for (r = 0; r < size; ++r)
+    if (scnt[r] < 0 || soff[r] < 0 || rcnt[r] < 0 || roff[r] < 0 ||
+        scnt[r] / unit > INT_MAX || soff[r] / unit > INT_MAX ||
+        rcnt[r] / unit > INT_MAX || roff[r] / unit > INT_MAX)
+      return MPI_ERR_COUNT;
+  sc = (int *)malloc(sizeof(int) * 4 * (size_t)size);
+  if (!sc) return MPI_ERR_NO_MEM;
+  so = sc + size;
+  rcn = so + size;
+  ro = rcn + size;
+  for (r = 0; r < size; ++r) {
+    sc[r] = (int)(scnt[r] / unit);
+    so[r] = (int)(soff[r] / unit);
+    rcn[r] = (int)(rcnt[r] / unit);
+    ro[r] = (int)(roff[r] / unit);
+  }
+  if (unit == 8) {
+    if ((rc = MPI_Type_contiguous(8, MPI_BYTE, &word)) != MPI_SUCCESS ||
+        (rc = MPI_Type_commit(&word)) != MPI_SUCCESS) {
+      free(sc);
+      return rc;
+    }
+    w = word;
+  }
+  rc = MPI_Alltoallv(send, sc, so, w, recv, rcn, ro, w, comm);
+  if (unit == 8) MPI_Type_free(&word);
+  free(sc);
+  return rc;
+}
+
 static void release(void)
 {
   gcuba_collective_set(NULL);
@@ -116,6 +159,8 @@ int gcuba_mpi_comm(MPI_Comm user)
   t.allgatherv = allgatherv;
   t.allreduce = allreduce;
   t.allgatherv_dev = NULL;
+  t.alltoallv = alltoallv;
+  t.alltoallv_dev = NULL;
   gcuba_collective_set(&t);
   return MPI_SUCCESS;
 }
