@@ -109,16 +109,35 @@ GCUBA_HD static inline int x_scale(unsigned long long maxbits)
   return e - 93;
 }
 
-GCUBA_HD static inline x128 x_from(double x, int s)
+/* a scale as two factors f1 f2 = 2^-s (each a double even where 2^-s is
+   not), for the conversions of a kernel */
+typedef struct {
+  double f1, f2;
+  int ok;
+} xscale;
+
+GCUBA_HD static inline xscale x_prep(unsigned long long maxbits)
+{
+  const int s = x_scale(maxbits), k = s == X_NONFINITE ? 0 : -s;
+  xscale p;
+  p.ok = s != X_NONFINITE;
+  p.f1 = ldexp(1.0, k / 2);
+  p.f2 = ldexp(1.0, k - k / 2);
+  return p;
+}
+
+/* x in units 2^s, rounded to the nearest integer (the scalings are exact
+   but in the subnormal range, the same on every GPU) */
+GCUBA_HD static inline x128 x_from(double x, xscale p)
 {
   x128 r;
   double y, h;
   r.lo = r.hi = 0;
-  if (s == X_NONFINITE) return r;
-  y = fabs(ldexp(x, -s)); /* < 2^93 */
-  h = floor(ldexp(y, -64));
+  if (!p.ok) return r;
+  y = fabs(x) * p.f1 * p.f2; /* < 2^93 */
+  h = floor(y * 0x1p-64);
   r.hi = (unsigned long long)h;
-  r.lo = (unsigned long long)rint(y - ldexp(h, 64)); /* exact difference */
+  r.lo = (unsigned long long)rint(y - h * 0x1p64); /* exact difference */
   return x < 0 ? x_neg(r) : r;
 }
 
@@ -181,9 +200,9 @@ typedef struct {
   double spec_fin[GCUBA_CUHRE_GPU_MAXCOMP];
   double spec_budget[GCUBA_CUHRE_GPU_MAXCOMP];
   /* exact sums: the largest |avg_c|, |err_c| (bits) [2*MAXCOMP], the
-     sums (XS_*), the blocks' parts [RED_BLOCKS*2*MAXCOMP]; hx mirrors dmax
-     and dxs in pinned memory (HX_*); hmax: the scales' maxima of this
-     iteration on the host */
+     sums (XS_*), both after dsum's histogram; the blocks' parts
+     [RED_BLOCKS*2*MAXCOMP]; hx mirrors dmax and dxs in hbuf (HX_*); hmax:
+     the scales' maxima of this iteration on the host */
   unsigned long long *dmax, *hx;
   x128 *dxs, *dxpart;
   unsigned long long hmax[2 * GCUBA_CUHRE_GPU_MAXCOMP];
@@ -202,16 +221,26 @@ typedef struct {
   long long *hg;            /* [size * HG_REC] gathered records */
   long long *plan;          /* [PLAN_PER * size] */
   int hgsize;               /* the members hg and plan have room for */
+  /* the replicated store of a collective call (before its regions outgrow
+     one GPU): the new regions' results of every member, staged on the
+     host (MPI), and the shares */
+  unsigned char *xh;
+  size_t xhcap;
+  long long *xcnt;          /* [2 * members] */
+  int xcntcap;
+  long long repmax;         /* the fewest regions a member holds: a
+                               replicated store beyond it is distributed
+                               (-1: not agreed yet) */
 } gpu;
 
 /* hx: the maxima at HX_MAX, the sums of eval, hist and apply after */
 #define XS_SUM 0
 #define XS_REL (2 * GCUBA_CUHRE_GPU_MAXCOMP)
 #define XS_FIN (3 * GCUBA_CUHRE_GPU_MAXCOMP)
-#define XS_N (5 * GCUBA_CUHRE_GPU_MAXCOMP)
+#define XS_N (5 * GCUBA_CUHRE_GPU_MAXCOMP + 2) /* XS_FIN: then the split
+                                                  and kept counts */
 #define HX_MAX 0
 #define HX_XS (2 * GCUBA_CUHRE_GPU_MAXCOMP)
-#define HX_N (HX_XS + 2 * XS_N + 2)
 #define HG_REC (GCUBA_HIST_BINS + 4 * GCUBA_CUHRE_GPU_MAXCOMP + 4)
 #define PLAN_PER 20
 
@@ -223,6 +252,12 @@ enum { KEEP = 0, FIN = 1, SPLIT = 2 };
 #define DS_MISC (2 * GCUBA_CUHRE_GPU_MAXCOMP)
 #define HBUF_DOUBLES (DSUM_DOUBLES + GCUBA_HIST_BINS)
 #define HBUF_HIST DSUM_DOUBLES
+/* after them the maxima and the exact sums (hx and dmax, dxs below): one
+   block, so that one copy brings back what a step needs */
+#define RES_BYTES                                                      \
+  (sizeof(double) * HBUF_DOUBLES +                                     \
+   sizeof(unsigned long long) * (2 * GCUBA_CUHRE_GPU_MAXCOMP) +         \
+   sizeof(x128) * XS_N)
 #define MARK_SPLIT (1LL << 32)
 #define MARK_KEEP 1LL
 
@@ -429,16 +464,15 @@ static void release(gpu *t)
   cudaFree(t->dticket);
   cudaFree(t->dstatus);
   cudaFree(t->udcopy);
-  cudaFree(t->dmax);
-  cudaFree(t->dxs);
   cudaFree(t->dxpart);
   cudaFree(t->xs);
   if (t->hbuf) cudaFreeHost(t->hbuf);
-  if (t->hx) cudaFreeHost(t->hx);
   free(t->hs);
   free(t->hr);
   free(t->hg);
   free(t->plan);
+  free(t->xh);
+  free(t->xcnt);
   if (t->ev[0]) cudaEventDestroy(t->ev[0]);
   if (t->ev[1]) cudaEventDestroy(t->ev[1]);
   if (t->stream) cudaStreamDestroy(t->stream);
@@ -574,8 +608,9 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   t->minbatch_ = (long long)nsm * GCUBA_GPU_BATCH_PER_SM;
   t->nsm = nsm;
   {
-    /* a collective call keeps a distributed store (its buffers differ) */
-    const int dist = c->coll != NULL;
+    /* every call starts with a whole store (a collective one replicated
+       on every member, until apply distributes it) */
+    const int dist = 0;
     if (t->dist != dist) {
       free_store(t);
       cudaFree(t->xs);
@@ -589,8 +624,8 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
                        7) / 8 * 8);
     t->rbytes = (int)rec_bytes(c->ndim, c->ncomp);
     t->gn = t->gnold = t->seg = t->gfirst = 0;
-    if (dist && (!c->coll->alltoallv ||
-                 c->coll->size > t->hgsize)) {
+    t->repmax = -1;
+    if (c->coll && (!c->coll->alltoallv || c->coll->size > t->hgsize)) {
       if (!c->coll->alltoallv) {
         *fail = gcuba_fail(c, GCUBA_FAIL_MPI, "the collective cannot "
                            "exchange regions");
@@ -617,12 +652,14 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   if (GCUBA_CK(c, cudaMemGetInfo(&freeb, &totalb))) goto fail;
   /* leave room for CUB's temporaries and the rest: 85% of what is free,
      plus what this context holds already */
-  per = region_bytes(t->ndim, t->ncomp, t->dist);
+  /* a collective call may distribute its store: its room is sized for
+     that (the replicated store takes two thirds of it) */
+  per = region_bytes(t->ndim, t->ncomp, c->coll != NULL);
   fit = (long long)(0.85 * (double)freeb / per) + t->cap;
   if (fit > (1LL << 31) - 2) fit = (1LL << 31) - 2; /* CUB's int counts */
   if (*maxregions > fit) *maxregions = fit;
   t->maxregions = *maxregions;
-  if (t->dist) {
+  if (c->coll) {
     /* this GPU's limit; the call's is every member's: the shares differ
        from an even division by at most 2 kept and 2 new leaves */
     long long g = *maxregions - 4;
@@ -634,28 +671,32 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   }
   if (fresh &&
       (GCUBA_CK(c, cudaMalloc(&t->drule, sizeof *r)) ||
-       GCUBA_CK(c, cudaMalloc(&t->dsum, sizeof(double) * HBUF_DOUBLES)) ||
+       GCUBA_CK(c, cudaMalloc(&t->dsum, RES_BYTES)) ||
        GCUBA_CK(c, cudaMalloc(&t->dticket, sizeof(unsigned int))) ||
        GCUBA_CK(c, cudaMemsetAsync(t->dticket, 0, sizeof(unsigned int),
                                    t->stream)) ||
        GCUBA_CK(c, cudaMalloc(&t->dstatus, sizeof(int))) ||
-       GCUBA_CK(c, cudaMallocHost(&t->hbuf, sizeof(double) * HBUF_DOUBLES)) ||
-       GCUBA_CK(c, cudaMallocHost(&t->hx, sizeof(unsigned long long) *
-                                              HX_N)) ||
-       GCUBA_CK(c, cudaMalloc(&t->dmax, sizeof(unsigned long long) * 2 *
-                                            GCUBA_CUHRE_GPU_MAXCOMP)) ||
-       GCUBA_CK(c, cudaMalloc(&t->dxs, sizeof(x128) * XS_N)) ||
-       GCUBA_CK(c, cudaMalloc(&t->dxpart, sizeof(x128) * RED_BLOCKS * 2 *
-                                              GCUBA_CUHRE_GPU_MAXCOMP)) ||
+       GCUBA_CK(c, cudaMallocHost(&t->hbuf, RES_BYTES)) ||
+       GCUBA_CK(c, cudaMalloc(&t->dxpart,
+                              sizeof(x128) * RED_BLOCKS *
+                                  (2 * GCUBA_CUHRE_GPU_MAXCOMP + 2))) ||
        GCUBA_CK(c, cudaEventCreate(&t->ev[0])) ||
        GCUBA_CK(c, cudaEventCreate(&t->ev[1]))))
     goto fail;
   t->dhcount = (long long *)(t->dsum + DSUM_DOUBLES);
+  t->dmax = (unsigned long long *)(t->dsum + HBUF_DOUBLES);
+  t->dxs = (x128 *)(t->dmax + HX_XS);
+  t->hx = (unsigned long long *)(t->hbuf + HBUF_DOUBLES);
   t->kms = 0;
   t->spec = 0;
   /* the status word is cleared by every k_sums; a launch that failed in an
      earlier call may have left it set */
   if (GCUBA_CK(c, cudaMemsetAsync(t->dstatus, 0, sizeof(int), t->stream)))
+    goto fail;
+  /* the maxima are cleared by every k_mark, for the next eval */
+  if (GCUBA_CK(c, cudaMemsetAsync(t->dmax, 0, sizeof(unsigned long long) * 2 *
+                                                 GCUBA_CUHRE_GPU_MAXCOMP,
+                                  t->stream)))
     goto fail;
   if (fresh || t->rule.key != r->key || t->np != r->npoints) {
     t->rule = *r;
@@ -797,18 +838,39 @@ __device__ static int xreduce(const x128 *v, int nv, x128 *part, x128 *out,
   __syncthreads();
   if (!last) return 0;
   __threadfence();
-  if (threadIdx.x < nv) {
-    const volatile unsigned long long *p =
-        (const volatile unsigned long long *)part;
+  /* the last block adds the parts, every thread some blocks' (read past
+     L1: other blocks wrote them) */
+  for (int j = 0; j < nv; ++j) {
+    const unsigned long long *p = (const unsigned long long *)part;
     x128 acc;
     acc.lo = acc.hi = 0;
-    for (unsigned b = 0; b < gridDim.x; ++b) {
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += blockDim.x) {
       x128 q;
-      q.lo = p[2 * (b * nv + threadIdx.x)];
-      q.hi = p[2 * (b * nv + threadIdx.x) + 1];
+      q.lo = __ldcg(p + 2 * (b * nv + j));
+      q.hi = __ldcg(p + 2 * (b * nv + j) + 1);
       x_add(&acc, q);
     }
-    out[threadIdx.x] = acc;
+    sl[threadIdx.x] = acc.lo;
+    sh[threadIdx.x] = acc.hi;
+    __syncthreads();
+    for (int h = blockDim.x / 2; h > 0; h /= 2) {
+      if (threadIdx.x < h) {
+        x128 a, b;
+        a.lo = sl[threadIdx.x];
+        a.hi = sh[threadIdx.x];
+        b.lo = sl[threadIdx.x + h];
+        b.hi = sh[threadIdx.x + h];
+        x_add(&a, b);
+        sl[threadIdx.x] = a.lo;
+        sh[threadIdx.x] = a.hi;
+      }
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      out[j].lo = sl[0];
+      out[j].hi = sh[0];
+    }
+    __syncthreads();
   }
   if (threadIdx.x == 0) *ticket = 0;
   return 1;
@@ -881,9 +943,9 @@ __global__ void k_sums(long long n, int ncomp, const double *avg,
                        double *outd, unsigned int *ticket)
 {
   x128 v[2 * GCUBA_CUHRE_GPU_MAXCOMP];
-  int sc[2 * GCUBA_CUHRE_GPU_MAXCOMP];
+  xscale sc[2 * GCUBA_CUHRE_GPU_MAXCOMP];
   for (int q = 0; q < 2 * ncomp; ++q) {
-    sc[q] = x_scale(mx[q]);
+    sc[q] = x_prep(mx[q]);
     v[q].lo = v[q].hi = 0;
   }
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -894,7 +956,8 @@ __global__ void k_sums(long long n, int ncomp, const double *avg,
     }
   if (xreduce(v, 2 * ncomp, part, out, ticket)) {
     if (threadIdx.x < 2 * ncomp)
-      outd[threadIdx.x] = x_double(out[threadIdx.x], sc[threadIdx.x]);
+      outd[threadIdx.x] =
+          x_double(out[threadIdx.x], x_scale(mx[threadIdx.x]));
     if (threadIdx.x == 0) {
       outd[DS_MISC] = (double)*status;
       *status = 0;
@@ -960,7 +1023,7 @@ __global__ void k_hist(long long n, int ncomp, darrays a, dclassify cl,
 {
   __shared__ unsigned int h[GCUBA_HIST_BINS];
   x128 v[GCUBA_CUHRE_GPU_MAXCOMP];
-  int sc[GCUBA_CUHRE_GPU_MAXCOMP];
+  xscale sc[GCUBA_CUHRE_GPU_MAXCOMP];
   if (cl.spec)
     for (int c = 0; c < ncomp; ++c)
       cl.budget[c] =
@@ -968,7 +1031,7 @@ __global__ void k_hist(long long n, int ncomp, darrays a, dclassify cl,
   for (int j = threadIdx.x; j < GCUBA_HIST_BINS; j += blockDim.x) h[j] = 0;
   for (int c = 0; c < ncomp; ++c) {
     v[c].lo = v[c].hi = 0;
-    sc[c] = x_scale(mx[ncomp + c]);
+    sc[c] = x_prep(mx[ncomp + c]);
   }
   __syncthreads();
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -1134,11 +1197,12 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
         t->dhcount, t->dxpart, t->dxs + XS_REL, t->dticket);
     krc = GCUBA_CK_LAUNCH(t->c, "k_hist");
   }
+  /* the histogram, the maxima and the sums: one copy */
   if (!krc)
     krc = GCUBA_CK(t->c, cudaMemcpyAsync(&t->hbuf[HBUF_HIST], t->dhcount,
-                                         sizeof(long long) * GCUBA_HIST_BINS,
+                                         RES_BYTES - sizeof(double) *
+                                                         HBUF_HIST,
                                          cudaMemcpyDeviceToHost, t->stream));
-  if (!krc && cl->relfinish) krc = get_xs(t, XS_REL, t->ncomp);
   if (!krc) krc = GCUBA_CK(t->c, cudaStreamSynchronize(t->stream));
   /* a distributed store's members agree before they exchange */
   if ((rc = t->dist ? gcuba_coll_status(t->c, krc) : krc)) return rc;
@@ -1200,6 +1264,98 @@ __global__ void k_gk_apply(long long first, long long n, int ncomp, int np,
   const long long i = first + j;
   gcuba_rule_apply(r, ncomp, f + j * np * ncomp, ldexp(1.0, -(int)wk[i]),
                    NULL, avg + i * ncomp, err + i * ncomp, dims + i * ncomp);
+}
+
+/* A collective call: every process has evaluated the new regions [ea, eb)
+   (its share, gcuba_coll_share) with status krc (0 or a fail code).  The
+   processes agree on the outcome, then every one receives every share's
+   results (avg, err, dims): through the host between processes (MPI),
+   directly between the GPUs of a team.  Every process makes the
+   same sequence of collective calls whatever fails, so none is left
+   waiting. */
+static int exchange(gpu *t, long long ea, long long eb, int krc)
+{
+  gcuba_call *c = t->c;
+  const gcuba_collective *k = c->coll;
+  const long long nn = t->n - t->nold, nc = t->ncomp;
+  const size_t bytes = (size_t)(nn * nc) * (2 * sizeof(double) + sizeof(int));
+  double *havg, *herr;
+  int *hdims, r, rc, hstatus = 0;
+  long long st, *cnt, mine0, mine1;
+  if (!krc && k->size > t->xcntcap) {
+    long long *q = (long long *)realloc(t->xcnt, sizeof *q * 2 * k->size);
+    if (q) {
+      t->xcnt = q;
+      t->xcntcap = k->size;
+    } else
+      krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
+  }
+  if (!krc && bytes > t->xhcap && !k->allgatherv_dev) {
+    unsigned char *q = (unsigned char *)realloc(t->xh, bytes);
+    if (q) {
+      t->xh = q;
+      t->xhcap = bytes;
+    } else
+      krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
+  }
+  if (!krc)
+    krc = GCUBA_CK(c, cudaMemcpyAsync(t->hbuf, t->dstatus, sizeof(int),
+                                      cudaMemcpyDeviceToHost, t->stream));
+  havg = (double *)t->xh;
+  herr = havg + nn * nc;
+  hdims = (int *)(herr + nn * nc);
+  /* GPUs of one process (a team) copy from each other directly */
+  if (!krc && eb > ea && !k->allgatherv_dev)
+    krc = GCUBA_CK(c, cudaMemcpyAsync(havg + (ea - t->nold) * nc,
+                                      t->a.avg + ea * nc,
+                                      sizeof(double) * (eb - ea) * nc,
+                                      cudaMemcpyDeviceToHost, t->stream)) ||
+          GCUBA_CK(c, cudaMemcpyAsync(herr + (ea - t->nold) * nc,
+                                      t->a.err + ea * nc,
+                                      sizeof(double) * (eb - ea) * nc,
+                                      cudaMemcpyDeviceToHost, t->stream)) ||
+          GCUBA_CK(c, cudaMemcpyAsync(hdims + (ea - t->nold) * nc,
+                                      t->a.dims + ea * nc,
+                                      sizeof(int) * (eb - ea) * nc,
+                                      cudaMemcpyDeviceToHost, t->stream));
+  if (!krc) krc = GCUBA_CK(c, cudaStreamSynchronize(t->stream));
+  if (!krc) memcpy(&hstatus, t->hbuf, sizeof(int));
+  if ((rc = gcuba_coll_status(c, krc ? (c->fail ? c->fail : krc) : 0)))
+    return rc;
+  st = hstatus;
+  if ((rc = gcuba_coll_reduce_ll(c, &st, 1, GCUBA_COLL_BOR))) return rc;
+  if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
+  if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
+  cnt = t->xcnt + k->size;
+  gcuba_coll_share(k, nn, &mine0, &mine1, t->xcnt);
+  for (r = 0; r < k->size; ++r) cnt[r] = t->xcnt[r] * nc;
+  if (k->allgatherv_dev) {
+    if ((rc = gcuba_coll_gather_dev(c, t->a.avg + t->nold * nc, cnt,
+                                    GCUBA_COLL_DOUBLE, t->stream)) ||
+        (rc = gcuba_coll_gather_dev(c, t->a.err + t->nold * nc, cnt,
+                                    GCUBA_COLL_DOUBLE, t->stream)))
+      return rc;
+    for (r = 0; r < k->size; ++r) cnt[r] *= (long long)sizeof(int);
+    return gcuba_coll_gather_dev(c, t->a.dims + t->nold * nc, cnt,
+                                 GCUBA_COLL_BYTE, t->stream);
+  }
+  if ((rc = gcuba_coll_gather(c, havg, cnt, GCUBA_COLL_DOUBLE)) ||
+      (rc = gcuba_coll_gather(c, herr, cnt, GCUBA_COLL_DOUBLE)))
+    return rc;
+  for (r = 0; r < k->size; ++r) cnt[r] *= (long long)sizeof(int);
+  if ((rc = gcuba_coll_gather(c, hdims, cnt, GCUBA_COLL_BYTE))) return rc;
+  if (nn > 0) {
+    CK(cudaMemcpyAsync(t->a.avg + t->nold * nc, havg,
+                       sizeof(double) * nn * nc, cudaMemcpyHostToDevice,
+                       t->stream));
+    CK(cudaMemcpyAsync(t->a.err + t->nold * nc, herr,
+                       sizeof(double) * nn * nc, cudaMemcpyHostToDevice,
+                       t->stream));
+    CK(cudaMemcpyAsync(t->a.dims + t->nold * nc, hdims,
+                       sizeof(int) * nn * nc, cudaMemcpyHostToDevice,
+                       t->stream));
+  }
+  return 0;
 }
 
 /* eval of a distributed store, after the rule kernels and k_twolevel
@@ -1269,7 +1425,6 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   int status = 0, rc, c, krc = 0;
   long long ea = t->nold, eb = t->n; /* the new regions (of this member) */
   long long chunk = 1LL << 30;
-  size_t back = DS_MISC + 1;
   const double ceps[2] = {t->c->epsrel, t->c->epsabs};
   a.ndim = t->ndim;
   a.ncomp = t->ncomp;
@@ -1292,6 +1447,12 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   /* the place of new leaf nold + j among the call's new leaves */
   const long long off = t->dist ? t->gfirst - t->gnold : 0;
   const long long gnew = t->dist ? t->gn - t->gnold : t->n - t->nold;
+  if (t->c->coll && !t->dist) {
+    /* a replicated store: this member evaluates its share */
+    gcuba_coll_share(t->c->coll, t->n - t->nold, &ea, &eb, NULL);
+    ea += t->nold;
+    eb += t->nold;
+  }
   if (timing) krc = GCUBA_CK(t->c, cudaEventRecord(t->ev[0], t->stream));
   if (t->ndim == 1) {
     /* one dimension: points, the integrand's eval_points, the rule */
@@ -1330,10 +1491,12 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
     }
   if (timing && !krc)
     krc = GCUBA_CK(t->c, cudaEventRecord(t->ev[1], t->stream));
-  if (!krc)
-    krc = GCUBA_CK(t->c, cudaMemsetAsync(t->dmax, 0, sizeof(unsigned long long)
-                                                        * 2 * t->ncomp,
-                                         t->stream));
+  if (t->c->coll && !t->dist) {
+    /* every member gets every share's results */
+    if ((rc = exchange(t, ea, eb, krc))) return rc;
+    krc = 0;
+  }
+  /* (the maxima were cleared by the last k_mark, or by create) */
   if (!krc) {
     k_twolevel<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
         t->n, t->ndim, t->ncomp, t->a.avg, t->a.err, t->nold,
@@ -1357,15 +1520,10 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
         t->n, t->ncomp, t->a, d, t->dsum, t->dmax, t->dhcount, t->dxpart,
         t->dxs + XS_REL, t->dticket);
     CKL("k_hist");
-    back = HBUF_DOUBLES;
-    if (t->spec_cl.relfinish && get_xs(t, XS_REL, t->ncomp)) return t->c->fail;
   }
-  CK(cudaMemcpyAsync(t->hbuf, t->dsum, sizeof(double) * back,
-                     cudaMemcpyDeviceToHost, t->stream));
-  CK(cudaMemcpyAsync(t->hx + HX_MAX, t->dmax,
-                     sizeof(unsigned long long) * 2 * t->ncomp,
-                     cudaMemcpyDeviceToHost, t->stream));
-  if (get_xs(t, XS_SUM, 2 * t->ncomp)) return t->c->fail;
+  /* sums, status, histogram, maxima and exact sums: one copy */
+  CK(cudaMemcpyAsync(t->hbuf, t->dsum, RES_BYTES, cudaMemcpyDeviceToHost,
+                     t->stream));
   CK(cudaStreamSynchronize(t->stream));
   if (timing) {
     float ms = 0;
@@ -1400,15 +1558,17 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
    and errors into out, exactly */
 __global__ void k_mark(long long n, int ncomp, darrays a, dclassify cl,
                        unsigned char *cls, long long *mark,
-                       const unsigned long long *mx, x128 *part, x128 *out,
+                       unsigned long long *mx, x128 *part, x128 *out,
                        unsigned int *ticket)
 {
-  x128 v[2 * GCUBA_CUHRE_GPU_MAXCOMP];
-  int sc[2 * GCUBA_CUHRE_GPU_MAXCOMP];
+  x128 v[2 * GCUBA_CUHRE_GPU_MAXCOMP + 2];
+  xscale sc[2 * GCUBA_CUHRE_GPU_MAXCOMP];
   for (int q = 0; q < 2 * ncomp; ++q) {
     v[q].lo = v[q].hi = 0;
-    sc[q] = x_scale(mx[q]);
+    sc[q] = x_prep(mx[q]);
   }
+  v[2 * ncomp].lo = v[2 * ncomp].hi = v[2 * ncomp + 1].lo =
+      v[2 * ncomp + 1].hi = 0;
   /* mark[n] = 0: the scan's last entry is the totals */
   if (blockIdx.x == 0 && threadIdx.x == 0) mark[n] = 0;
   for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -1417,13 +1577,18 @@ __global__ void k_mark(long long n, int ncomp, darrays a, dclassify cl,
     int k = d_classify(a, i, ncomp, cl, &key);
     cls[i] = (unsigned char)k;
     mark[i] = k == SPLIT ? MARK_SPLIT : k == KEEP ? MARK_KEEP : 0;
+    v[2 * ncomp].lo += k == SPLIT;
+    v[2 * ncomp + 1].lo += k == KEEP;
     if (k == FIN)
       for (int c = 0; c < ncomp; ++c) {
         x_add(&v[c], x_from(a.avg[i * ncomp + c], sc[c]));
         x_add(&v[ncomp + c], x_from(a.err[i * ncomp + c], sc[ncomp + c]));
       }
   }
-  xreduce(v, 2 * ncomp, part, out, ticket);
+  /* the last block: every block has read mx; clear it for the next eval */
+  if (xreduce(v, 2 * ncomp + 2, part, out, ticket) &&
+      threadIdx.x < 2 * ncomp)
+    mx[threadIdx.x] = 0;
 }
 
 /* Kept leaves move to the front in order; split leaves become two
@@ -1824,11 +1989,76 @@ static int apply_dist(gpu *t, const gcuba_classify *cl, double *finavg,
   return reserve_xs(t);
 }
 
+/* the limit of a replicated store, agreed by the members (collective) */
+static int agree_repmax(gpu *t)
+{
+  if (t->repmax < 0) {
+    long long v = t->maxregions;
+    int rc = gcuba_coll_reduce_ll(t->c, &v, 1, GCUBA_COLL_MIN);
+    if (rc) return rc;
+    t->repmax = v;
+  }
+  return 0;
+}
+
+/* A replicated store whose next partition would not fit one GPU becomes
+   a distributed one (after eval: every leaf evaluated, [0, seg) kept
+   before, [seg, n) new): each member keeps its shares, in front, and the
+   scatter buffer makes room for the exchange's. */
+static int convert_dist(gpu *t)
+{
+  gcuba_call *c = t->c;
+  const int unit = t->haveparents ? 2 : 1, nd = t->ndim, nc = t->ncomp;
+  const long long nnew = (t->n - t->seg) / unit;
+  long long ka, kb, na, nb, nk, nn, s1;
+  darrays sw;
+  gcuba_coll_share(c->coll, t->seg, &ka, &kb, NULL);
+  gcuba_coll_share(c->coll, nnew, &na, &nb, NULL);
+  nk = kb - ka;
+  nn = (nb - na) * unit;
+  s1 = t->seg + na * unit;
+#define MV(f, per, T)                                                       \
+  do {                                                                      \
+    CK(cudaMemcpyAsync(t->b.f, t->a.f + ka * (per), sizeof(T) * nk * (per), \
+                       cudaMemcpyDeviceToDevice, t->stream));               \
+    CK(cudaMemcpyAsync(t->b.f + nk * (per), t->a.f + s1 * (per),            \
+                       sizeof(T) * nn * (per), cudaMemcpyDeviceToDevice,    \
+                       t->stream));                                         \
+  } while (0)
+  MV(lo, nd, double);
+  MV(wk, nd, unsigned short);
+  MV(avg, nc, double);
+  MV(err, nc, double);
+  MV(dims, nc, int);
+#undef MV
+  CK(cudaStreamSynchronize(t->stream));
+  sw = t->a;
+  t->a = t->b;
+  t->b = sw;
+  free_arrays(&t->b);
+  cudaFree(t->xs);
+  t->xs = NULL;
+  t->xscap = 0;
+  CK(cudaMalloc(&t->xs, (size_t)t->rbytes * t->cap));
+  t->xscap = t->cap;
+  CK(cudaMalloc(&t->xr, (size_t)t->rbytes * t->cap));
+  t->xrcap = t->cap;
+  t->gn = t->gnold = t->n;
+  t->gfirst = s1;
+  t->n = t->nold = nk + nn;
+  t->seg = nk;
+  t->dist = 1;
+  gcuba_log(c, 2, "%lld regions, more than one GPU holds (%lld): "
+            "distributed over the %d members", t->gn, t->repmax,
+            c->coll->size);
+  return 0;
+}
+
 static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
                  double *finerr)
 {
   gpu *t = (gpu *)ctx;
-  long long nsplit0, nkeep, nsplit, nnext, tot = 0;
+  long long nsplit0, nkeep, nsplit, nnext;
   const dclassify d = dcl(t->c, cl);
   size_t bytes = t->tempbytes;
   darrays sw;
@@ -1840,22 +2070,36 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
       t->dxs + XS_FIN, t->dticket);
   CKL("k_mark");
   CK(cub::DeviceScan::ExclusiveSum(t->dtemp, bytes, t->mark, t->pos,
-                                   (int)(t->n + 1), t->stream));
+                                   (int)t->n, t->stream));
   /* the finished sums, and the split and kept counts */
-  CK(cudaMemcpyAsync(&tot, t->pos + t->n, sizeof(long long),
-                     cudaMemcpyDeviceToHost, t->stream));
-  if (get_xs(t, XS_FIN, 2 * t->ncomp)) return t->c->fail;
+  if (get_xs(t, XS_FIN, 2 * t->ncomp + 2)) return t->c->fail;
   CK(cudaStreamSynchronize(t->stream));
-  nsplit0 = tot >> 32;
+  nsplit0 = (long long)hxs(t, XS_FIN + 2 * t->ncomp).lo;
   nsplit = cl->split_max >= 0 && nsplit0 > cl->split_max ? cl->split_max
                                                           : nsplit0;
-  nkeep = (tot & 0xffffffffLL) + (nsplit0 - nsplit);
+  nkeep = (long long)hxs(t, XS_FIN + 2 * t->ncomp + 1).lo + (nsplit0 - nsplit);
   nnext = nkeep + 2 * nsplit;
+  if (t->c->coll && (rc = agree_repmax(t))) return rc;
+  if (t->c->coll && nnext > t->repmax) {
+    /* beyond one GPU: distribute (every member decides alike) */
+    rc = gcuba_coll_status(t->c, convert_dist(t));
+    if (!rc)
+      rc = GCUBA_CK(t->c, cudaMemcpyAsync(t->dmax, t->hmax,
+                                          sizeof(unsigned long long) * 2 *
+                                              t->ncomp,
+                                          cudaMemcpyHostToDevice,
+                                          t->stream));
+    return rc ? rc : apply_dist(t, cl, finavg, finerr);
+  }
   if (nnext > t->cap) {
-    /* grow: the classification must be redone on the moved data */
+    /* grow: the classification must be redone on the moved data, with
+       the maxima k_mark cleared */
     gcuba_log(t->c, 2, "growing the device region store to %lld", nnext);
     t->nold = t->n; /* everything is evaluated */
     if ((rc = reserve(t, nnext))) return rc;
+    CK(cudaMemcpyAsync(t->dmax, t->hmax,
+                       sizeof(unsigned long long) * 2 * t->ncomp,
+                       cudaMemcpyHostToDevice, t->stream));
     return apply(ctx, cl, finavg, finerr);
   }
   for (c = 0; c < t->ncomp; ++c) {
@@ -1871,8 +2115,8 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
   sw = t->a;
   t->a = t->b;
   t->b = sw;
-  t->n = nnext;
-  t->nold = nkeep;
+  t->n = t->gn = nnext;
+  t->nold = t->seg = t->gnold = nkeep;
   t->haveparents = 1;
   return 0;
 }
@@ -1934,6 +2178,15 @@ static int load(void *ctx, const gcuba_region_set *s0)
   double *buf = NULL;
   int rc;
   t->n = 0;
+  if (t->c->coll) {
+    /* a collective call resumes replicated when one GPU holds the
+       regions */
+    if ((rc = agree_repmax(t))) return rc;
+    if (s0->n > t->repmax && !t->dist) {
+      free_store(t);
+      t->dist = 1;
+    }
+  }
   if (t->dist) {
     if ((rc = load_dist(t, s0, &sub, &buf))) return rc;
     s = &sub;

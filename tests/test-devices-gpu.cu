@@ -224,7 +224,18 @@ int main(void)
     ok(same(&b, &loc[0]) && b.fail == 0 && within(&ks[0], &b),
        "GCUBA_MEMLIMIT=%s on each of 4 GPUs: converges, the bits of one GPU "
        "without the limit (fail %d, neval %lld)", lim, b.fail, b.neval);
+    /* two members hold 2 x 2996: the bits of one GPU with that limit
+       (out of memory there too, or evicting) */
+    setenv("GCUBA_DEVICES", "0,0", 1);
+    call(&ks[0], ks[0].maxeval, NULL, NULL, &b);
     unsetenv("GCUBA_DEVICES");
+    snprintf(lim, sizeof lim, "%lld",
+             2 * 2996 * gcuba_cuhre_region_bytes(ks[0].ndim, ks[0].ncomp));
+    setenv("GCUBA_MEMLIMIT", lim, 1);
+    call(&ks[0], ks[0].maxeval, NULL, NULL, &a);
+    ok(same(&a, &b), "GCUBA_MEMLIMIT of 3000 regions on each of 2 GPUs: "
+       "the bits of one GPU with 5992 (fail %d, neval %lld)", b.fail,
+       b.neval);
     unsetenv("GCUBA_MEMLIMIT");
   }
 

@@ -22,6 +22,15 @@
 #include "collective.h"
 
 #ifdef TEST_MPI_GPU
+/* the bytes of a region by which GCUBA_MEMLIMIT counts (src/cuhre) */
+#ifdef __cplusplus
+extern "C"
+#endif
+    long long
+    gcuba_cuhre_region_bytes(int ndim, int ncomp);
+#endif
+
+#ifdef TEST_MPI_GPU
 #define GPU 1
 #else
 #define GPU 0
@@ -264,6 +273,38 @@ int main(int argc, char **argv)
       if (rank == 0) remove(state);
     }
   }
+
+#ifdef TEST_MPI_GPU
+  /* Regions beyond one process's GCUBA_MEMLIMIT (3000 regions each): the
+     collective call holds size x 2996 (its shares may exceed an even
+     division by 4), distributed once they outgrow one process; the
+     local call with that limit gives the same bits (evictions and
+     squeezed splits included) */
+  {
+    kase k = ks[0];
+    const long long per = gcuba_cuhre_region_bytes(k.ndim, k.ncomp);
+    char lim[64];
+    k.epsrel = 1e-7;
+    k.maxeval = 50000000;
+    gcuba_mpi_comm(MPI_COMM_NULL);
+    snprintf(lim, sizeof lim, "%lld", (size > 1 ? 2996LL * size : 3000) * per);
+    setenv("GCUBA_MEMLIMIT", lim, 1);
+    call(&k, k.maxeval, NULL, &a);
+    gcuba_mpi_comm(MPI_COMM_WORLD);
+    snprintf(lim, sizeof lim, "%lld", 3000 * per);
+    setenv("GCUBA_MEMLIMIT", lim, 1);
+    call(&k, k.maxeval, NULL, &b);
+    unsetenv("GCUBA_MEMLIMIT");
+    {
+      char msg[200];
+      snprintf(msg, sizeof msg, "%s at 1e-7, GCUBA_MEMLIMIT of 3000 regions "
+               "per process: the local result with %d regions (fail %d, "
+               "neval %lld)", k.name, size > 1 ? 2996 * size : 3000, b.fail,
+               b.neval);
+      report(same(&a, &b) && within(&k, &b), "%s", msg);
+    }
+  }
+#endif
 
   /* an abort or a NaN where only some process evaluates */
   {
