@@ -3,11 +3,13 @@
    the few collective operations the drivers need, and every gCuhre and
    gVegas call made while it is installed runs on every process of the
    group at once.  The drivers stay replicated: every process keeps the
-   whole state of the call and takes every decision itself, on the same
-   data; only the integrand evaluations of an iteration are divided, and
-   their results exchanged, so that every process holds the bits a single
-   process would have computed.  The result is therefore identical, bit
-   for bit, whatever the number of processes (and of threads).
+   call's state and takes every decision itself, on the same data; the
+   integrand evaluations of an iteration are divided, and their results
+   exchanged, so that every process holds the bits a single process would
+   have computed.  (gCuhre's GPU backend divides its regions too once they
+   outgrow one GPU, cuda/cuhre.cu: its decisions then use global counts and
+   exact sums.)  The result is therefore identical, bit for bit, whatever
+   the number of processes (and of threads).
    This file is part of gcuba. */
 #ifndef GCUBA_COLL_H
 #define GCUBA_COLL_H
