@@ -15,13 +15,16 @@
    classify + mark kernel, one scan and the scatter (apply) -- each step
    with one host round trip into pinned memory.
    A collective call (several GPUs of a process, or MPI processes) keeps
-   a distributed store: every member holds a contiguous share of the
-   kept leaves and of the new pairs of the one-GPU order, evaluates,
-   classifies and splits only those, and after each split sends the
-   leaves whose place in that order falls in another member's share to
-   it (DISTRIBUTED STORE below).  Every decision uses global counts and
-   exact sums, so the result is the one GPU's bits, and the regions are
-   limited by the memory of all the GPUs together.
+   every leaf on every member while they fit one GPU: each member
+   evaluates its share of the new ones and the results are exchanged.
+   When the next partition would not fit, the store is distributed: every
+   member holds a contiguous share of the kept leaves and of the new
+   pairs of the one-GPU order, evaluates, classifies and splits only
+   those, and after each split sends the leaves whose place in that order
+   falls in another member's share to it (DISTRIBUTED STORE below).  Every
+   decision uses global counts and exact sums, so the result is the one
+   GPU's bits either way, and the regions are limited by the memory of all
+   the GPUs together.
    This file is part of gcuba. */
 #include <limits.h>
 #include <math.h>
@@ -280,10 +283,21 @@ static long long leaf_bytes(int ndim, int ncomp)
   return 8LL * (ndim + 2 * ncomp) + 2LL * ndim + 4LL * ncomp;
 }
 
+/* the records of the distributed store (k_pack), whole doubles: a kept
+   leaf, a split one's parent, and the larger */
+static long long kept_bytes(int ndim, int ncomp)
+{
+  return (8LL * ndim + 20LL * ncomp + 2LL * ndim + 7) / 8 * 8;
+}
+
+static long long pair_bytes(int ndim, int ncomp)
+{
+  return (8LL * ndim + 16LL * ncomp + 4 + 2LL * ndim + 7) / 8 * 8;
+}
+
 static long long rec_bytes(int ndim, int ncomp)
 {
-  const long long k = (8LL * ndim + 20LL * ncomp + 2LL * ndim + 7) / 8 * 8;
-  const long long p = (8LL * ndim + 16LL * ncomp + 4 + 2LL * ndim + 7) / 8 * 8;
+  const long long k = kept_bytes(ndim, ncomp), p = pair_bytes(ndim, ncomp);
   return k > p ? k : p;
 }
 
@@ -610,18 +624,15 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   {
     /* every call starts with a whole store (a collective one replicated
        on every member, until apply distributes it) */
-    const int dist = 0;
-    if (t->dist != dist) {
+    if (t->dist) {
       free_store(t);
       cudaFree(t->xs);
       t->xs = NULL;
       t->xscap = 0;
     }
-    t->dist = dist;
-    t->kbytes = (int)((8LL * c->ndim + 20LL * c->ncomp + 2LL * c->ndim + 7) /
-                      8 * 8);
-    t->pbytes = (int)((8LL * c->ndim + 16LL * c->ncomp + 4 + 2LL * c->ndim +
-                       7) / 8 * 8);
+    t->dist = 0;
+    t->kbytes = (int)kept_bytes(c->ndim, c->ncomp);
+    t->pbytes = (int)pair_bytes(c->ndim, c->ncomp);
     t->rbytes = (int)rec_bytes(c->ndim, c->ncomp);
     t->gn = t->gnold = t->seg = t->gfirst = 0;
     t->repmax = -1;
@@ -801,6 +812,34 @@ static long long nnew(void *ctx)
   return t->dist ? t->gn - t->gnold : t->n - t->nold;
 }
 
+/* the sum of the block's threads' v (sl, sh: shared scratch), in thread
+   0's result */
+__device__ static x128 block_xsum(x128 v, unsigned long long *sl,
+                                  unsigned long long *sh)
+{
+  x128 r;
+  sl[threadIdx.x] = v.lo;
+  sh[threadIdx.x] = v.hi;
+  __syncthreads();
+  for (int h = blockDim.x / 2; h > 0; h /= 2) {
+    if (threadIdx.x < h) {
+      x128 a, b;
+      a.lo = sl[threadIdx.x];
+      a.hi = sh[threadIdx.x];
+      b.lo = sl[threadIdx.x + h];
+      b.hi = sh[threadIdx.x + h];
+      x_add(&a, b);
+      sl[threadIdx.x] = a.lo;
+      sh[threadIdx.x] = a.hi;
+    }
+    __syncthreads();
+  }
+  r.lo = sl[0];
+  r.hi = sh[0];
+  __syncthreads(); /* before the scratch is written again */
+  return r;
+}
+
 /* The block's sums of v[0..nv) (one x128 per thread) go to
    part[blockIdx.x * nv + j]; the last block to finish adds the parts into
    out[j] (threads j < nv) and rearms the ticket.  Integer sums: the order
@@ -811,27 +850,8 @@ __device__ static int xreduce(const x128 *v, int nv, x128 *part, x128 *out,
   __shared__ unsigned long long sl[RED_THREADS], sh[RED_THREADS];
   __shared__ int last;
   for (int j = 0; j < nv; ++j) {
-    sl[threadIdx.x] = v[j].lo;
-    sh[threadIdx.x] = v[j].hi;
-    __syncthreads();
-    for (int h = blockDim.x / 2; h > 0; h /= 2) {
-      if (threadIdx.x < h) {
-        x128 a, b;
-        a.lo = sl[threadIdx.x];
-        a.hi = sh[threadIdx.x];
-        b.lo = sl[threadIdx.x + h];
-        b.hi = sh[threadIdx.x + h];
-        x_add(&a, b);
-        sl[threadIdx.x] = a.lo;
-        sh[threadIdx.x] = a.hi;
-      }
-      __syncthreads();
-    }
-    if (threadIdx.x == 0) {
-      part[blockIdx.x * nv + j].lo = sl[0];
-      part[blockIdx.x * nv + j].hi = sh[0];
-    }
-    __syncthreads();
+    const x128 b = block_xsum(v[j], sl, sh);
+    if (threadIdx.x == 0) part[blockIdx.x * nv + j] = b;
   }
   __threadfence();
   if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == gridDim.x - 1;
@@ -850,27 +870,8 @@ __device__ static int xreduce(const x128 *v, int nv, x128 *part, x128 *out,
       q.hi = __ldcg(p + 2 * (b * nv + j) + 1);
       x_add(&acc, q);
     }
-    sl[threadIdx.x] = acc.lo;
-    sh[threadIdx.x] = acc.hi;
-    __syncthreads();
-    for (int h = blockDim.x / 2; h > 0; h /= 2) {
-      if (threadIdx.x < h) {
-        x128 a, b;
-        a.lo = sl[threadIdx.x];
-        a.hi = sh[threadIdx.x];
-        b.lo = sl[threadIdx.x + h];
-        b.hi = sh[threadIdx.x + h];
-        x_add(&a, b);
-        sl[threadIdx.x] = a.lo;
-        sh[threadIdx.x] = a.hi;
-      }
-      __syncthreads();
-    }
-    if (threadIdx.x == 0) {
-      out[j].lo = sl[0];
-      out[j].hi = sh[0];
-    }
-    __syncthreads();
+    acc = block_xsum(acc, sl, sh);
+    if (threadIdx.x == 0) out[j] = acc;
   }
   if (threadIdx.x == 0) *ticket = 0;
   return 1;
@@ -1135,11 +1136,8 @@ static int hist_out(gpu *t, int relfinish, gcuba_hist *h, double *relerr)
     const int n = GCUBA_HIST_BINS + 2 * nc, size = t->c->coll->size;
     long long *mine = t->hg + (size_t)t->c->coll->rank * n;
     memcpy(mine, cnt, sizeof(long long) * GCUBA_HIST_BINS);
-    for (c = 0; c < nc; ++c) {
-      x128 v = hxs(t, XS_REL + c);
-      mine[GCUBA_HIST_BINS + 2 * c] = (long long)v.lo;
-      mine[GCUBA_HIST_BINS + 2 * c + 1] = (long long)v.hi;
-    }
+    for (c = 0; c < nc; ++c)
+      put_x(t, n, GCUBA_HIST_BINS / 2 + c, hxs(t, XS_REL + c));
     if ((rc = gather_rec(t, n))) return rc;
     for (j = 0; j < GCUBA_HIST_BINS; ++j)
       for (h->count[j] = 0, r = 0; r < size; ++r)
@@ -1147,13 +1145,8 @@ static int hist_out(gpu *t, int relfinish, gcuba_hist *h, double *relerr)
     for (c = 0; c < nc; ++c) {
       x128 s;
       s.lo = s.hi = 0;
-      for (r = 0; r < size; ++r) {
-        x128 v;
-        v.lo = (unsigned long long)t->hg[(size_t)r * n + GCUBA_HIST_BINS + 2 * c];
-        v.hi = (unsigned long long)
-                   t->hg[(size_t)r * n + GCUBA_HIST_BINS + 2 * c + 1];
-        x_add(&s, v);
-      }
+      for (r = 0; r < size; ++r)
+        x_add(&s, rec_x(t, r, n, GCUBA_HIST_BINS / 2 + c));
       relerr[c] = relfinish ? x_double(s, hscale(t, nc + c)) : 0;
     }
   } else
