@@ -2041,10 +2041,33 @@ static int convert_dist(gpu *t)
   t->n = t->nold = nk + nn;
   t->seg = nk;
   t->dist = 1;
+  /* the maxima, which k_mark cleared, for apply_dist's k_mark */
+  CK(cudaMemcpyAsync(t->dmax, t->hmax, sizeof(unsigned long long) * 2 * nc,
+                     cudaMemcpyHostToDevice, t->stream));
   gcuba_log(c, 2, "%lld regions, more than one GPU holds (%lld): "
             "distributed over the %d members", t->gn, t->repmax,
             c->coll->size);
   return 0;
+}
+
+/* apply's classification of every leaf: k_mark (classes, marks, the
+   finished sums and the split and kept counts), the scan; local, 0 or a
+   fail code */
+static int mark_local(gpu *t, const dclassify *d)
+{
+  size_t bytes = t->tempbytes;
+  int krc;
+  k_mark<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
+      t->n, t->ncomp, t->a, *d, t->cls, t->mark, t->dmax, t->dxpart,
+      t->dxs + XS_FIN, t->dticket);
+  krc = GCUBA_CK_LAUNCH(t->c, "k_mark");
+  if (!krc)
+    krc = GCUBA_CK(t->c, cub::DeviceScan::ExclusiveSum(
+                             t->dtemp, bytes, t->mark, t->pos, (int)t->n,
+                             t->stream));
+  if (!krc) krc = get_xs(t, XS_FIN, 2 * t->ncomp + 2);
+  if (!krc) krc = GCUBA_CK(t->c, cudaStreamSynchronize(t->stream));
+  return krc;
 }
 
 static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
@@ -2053,47 +2076,37 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
   gpu *t = (gpu *)ctx;
   long long nsplit0, nkeep, nsplit, nnext;
   const dclassify d = dcl(t->c, cl);
-  size_t bytes = t->tempbytes;
   darrays sw;
-  int c, rc;
+  int c, rc, krc;
   if (t->dist) return apply_dist(t, cl, finavg, finerr);
-  /* classify, mark, sum the finished leaves; number the rest */
-  k_mark<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
-      t->n, t->ncomp, t->a, d, t->cls, t->mark, t->dmax, t->dxpart,
-      t->dxs + XS_FIN, t->dticket);
-  CKL("k_mark");
-  CK(cub::DeviceScan::ExclusiveSum(t->dtemp, bytes, t->mark, t->pos,
-                                   (int)t->n, t->stream));
-  /* the finished sums, and the split and kept counts */
-  if (get_xs(t, XS_FIN, 2 * t->ncomp + 2)) return t->c->fail;
-  CK(cudaStreamSynchronize(t->stream));
+  krc = mark_local(t, &d);
+  if (t->c->coll) {
+    /* a replicated store: every member reaches the decision below (a
+       collective one), failed or not; after it only local steps */
+    if ((rc = gcuba_coll_status(t->c, krc)) || (rc = agree_repmax(t)))
+      return rc;
+  } else if (krc)
+    return krc;
   nsplit0 = (long long)hxs(t, XS_FIN + 2 * t->ncomp).lo;
   nsplit = cl->split_max >= 0 && nsplit0 > cl->split_max ? cl->split_max
                                                           : nsplit0;
   nkeep = (long long)hxs(t, XS_FIN + 2 * t->ncomp + 1).lo + (nsplit0 - nsplit);
   nnext = nkeep + 2 * nsplit;
-  if (t->c->coll && (rc = agree_repmax(t))) return rc;
   if (t->c->coll && nnext > t->repmax) {
     /* beyond one GPU: distribute (every member decides alike) */
-    rc = gcuba_coll_status(t->c, convert_dist(t));
-    if (!rc)
-      rc = GCUBA_CK(t->c, cudaMemcpyAsync(t->dmax, t->hmax,
-                                          sizeof(unsigned long long) * 2 *
-                                              t->ncomp,
-                                          cudaMemcpyHostToDevice,
-                                          t->stream));
-    return rc ? rc : apply_dist(t, cl, finavg, finerr);
+    if ((rc = gcuba_coll_status(t->c, convert_dist(t)))) return rc;
+    return apply_dist(t, cl, finavg, finerr);
   }
   if (nnext > t->cap) {
-    /* grow: the classification must be redone on the moved data, with
-       the maxima k_mark cleared */
+    /* grow: the classification is redone on the moved data (the same
+       counts), with the maxima k_mark cleared */
     gcuba_log(t->c, 2, "growing the device region store to %lld", nnext);
     t->nold = t->n; /* everything is evaluated */
     if ((rc = reserve(t, nnext))) return rc;
     CK(cudaMemcpyAsync(t->dmax, t->hmax,
                        sizeof(unsigned long long) * 2 * t->ncomp,
                        cudaMemcpyHostToDevice, t->stream));
-    return apply(ctx, cl, finavg, finerr);
+    if ((rc = mark_local(t, &d))) return rc;
   }
   for (c = 0; c < t->ncomp; ++c) {
     finavg[c] += x_double(hxs(t, XS_FIN + c), hscale(t, c));
