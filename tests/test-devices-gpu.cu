@@ -9,8 +9,9 @@
    state file written and resumed across the team, a host parameter
    struct copied to every GPU, userdata in one GPU's memory (the call
    stays on that GPU), GCUBA_DEVICES values that are wrong (fail -16),
-   and the caller's current device unchanged; a gCuhre call whose regions
-   do not fit one GPU's GCUBA_MEMLIMIT converges on four.  First, a gVegas
+   and the caller's current device unchanged; members whose region stores
+   differ in size; a gCuhre call whose regions do not fit one GPU's
+   GCUBA_MEMLIMIT converges on four.  First, a gVegas
    call on a fresh context whose first iteration has more chunks than
    maxeval/2.  This file is part of gcuba. */
 #include <cuda_runtime.h>
@@ -205,6 +206,24 @@ int main(void)
     team("2", ks, loc);
   } else
     diag("one GPU: GCUBA_DEVICES=all is the current GPU alone");
+
+  /* Members whose stores differ in size: after a one-GPU call of about
+     120000 regions, one member takes its cached store and the other
+     starts at 65536 regions and grows alone; the members must still make
+     the same collective calls */
+  {
+    kase k = ks[0];
+    k.epsrel = 1e-11;
+    k.maxeval = 1000000000;
+    call(&k, k.maxeval, NULL, NULL, &a);
+    setenv("GCUBA_DEVICES", "0,0", 1);
+    call(&k, k.maxeval, NULL, NULL, &b);
+    unsetenv("GCUBA_DEVICES");
+    ok(same(&a, &b) && a.fail == 0 && within(&k, &b),
+       "GCUBA_DEVICES=0,0 after a call that leaves a large store: 4D peak "
+       "at 1e-11, the bits of one GPU (fail %d, neval %lld)", b.fail,
+       b.neval);
+  }
 
   /* Memory beyond one GPU: GCUBA_MEMLIMIT holds 3000 regions, where the
      4D peak needs about 7700 at once.  One GPU stops with fail 1; four
