@@ -8,14 +8,16 @@
    Cases: gCuhre on the test suite's f2 6D, f4 8D and f5 8D (cheap
    integrands, the GPU's eval is then a small part of an iteration) and
    on an expensive 6D integrand (bench/mpi-heavy.h); gVegas ("V") on f4 8D
-   and the expensive one.  One warm-up call, then the best of R
+   and the expensive one; gCuhre on f2 6D at 2e-7 (a cheap integrand in
+   a call of about a second).  One warm-up call, then the best of R
    (default 3) calls; --cases runs only the cases of these indices (from
    0, in the order below).  Rank 0 prints one line per case: processes, time,
    neval, fail, the true relative error and the integral in hex.  With
    the GPU backend each process of a node takes its own GPU when there
    are several (doc/mpi.md).  With --local the calls are not collective:
    run by one process, they use the GPUs GCUBA_DEVICES names (the np
-   column then shows how many).  This file is part of gcuba. */
+   column then shows how many the last call ended on: with
+   GCUBA_DEVICES=auto, the default, a long gCuhre call grows).  This file is part of gcuba. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,8 @@ static const bcase cases[] = {
     /* gVegas, seed 1, iterations of 1e7 samples */
     {"V f4 8D", 1, 4, 8, 1e-3, 100000000000LL},
     {"V heavy 6D", 1, 0, 6, 1e-6, 100000000000LL},
+    /* gCuhre, a long call of a cheap integrand */
+    {"f2 6D", 0, 2, 6, 2e-7, 1000000000000LL},
 };
 
 static double truth(const bcase *k)
@@ -141,7 +145,8 @@ int main(int argc, char **argv)
     exact = truth(k);
     if (rank == 0)
       printf("%-10s %-7.2g %4d %10.4f %12lld %4d %13.2e  %a\n", k->name,
-             k->epsrel, np, best, neval, fail,
+             k->epsrel, local && gpu ? gcuba_last_devices() : np, best,
+             neval, fail,
              fabs(integral[0] - exact) / fabs(exact), integral[0]);
     fflush(stdout);
   }

@@ -2189,6 +2189,11 @@ static int load(void *ctx, const gcuba_region_set *s0)
        regions */
     if ((rc = agree_repmax(t))) return rc;
     if (s0->n > t->repmax && !t->dist) {
+      /* leaves in another GPU's memory are loaded replicated only: the
+         call stays on that GPU (GCUBA_DEVICES=auto) */
+      if (s0->ondev)
+        return gcuba_fail(t->c, GCUBA_FAIL_DEVMEM, "%lld regions do not "
+                          "fit every GPU", s0->n);
       free_store(t);
       t->dist = 1;
     }
@@ -2206,6 +2211,19 @@ static int load(void *ctx, const gcuba_region_set *s0)
   return rc;
 }
 
+/* bytes from src on GPU sdev to dst on this store's GPU, on its stream */
+static int copy_from(gpu *t, void *dst, const void *src, int sdev,
+                     size_t bytes)
+{
+  if (!bytes) return 0;
+  if (sdev == t->dev)
+    CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                       t->stream));
+  else
+    CK(cudaMemcpyPeerAsync(dst, t->dev, src, sdev, bytes, t->stream));
+  return 0;
+}
+
 static int load_local(gpu *t, const gcuba_region_set *s)
 {
   size_t nn = (size_t)(s->n - s->nold) / 2 * t->ncomp;
@@ -2213,6 +2231,24 @@ static int load_local(gpu *t, const gcuba_region_set *s)
   size_t nw = (size_t)s->n * t->ndim, j;
   unsigned short *wk;
   if ((rc = reserve(t, s->n))) return rc;
+  if (s->ondev) {
+    /* from another store, on this GPU or another */
+    const size_t nr = (size_t)s->nold * t->ncomp;
+    if ((rc = copy_from(t, t->a.lo, s->lo, s->dev, sizeof(double) * nw)) ||
+        (rc = copy_from(t, t->a.wk, s->wk, s->dev,
+                        sizeof(unsigned short) * nw)) ||
+        (rc = copy_from(t, t->a.avg, s->avg, s->dev, sizeof(double) * nr)) ||
+        (rc = copy_from(t, t->a.err, s->err, s->dev, sizeof(double) * nr)) ||
+        (rc = copy_from(t, t->a.dims, s->dims, s->dev, sizeof(int) * nr)) ||
+        (rc = copy_from(t, t->pavg, s->pavg, s->dev, sizeof(double) * nn)) ||
+        (rc = copy_from(t, t->perr, s->perr, s->dev, sizeof(double) * nn)))
+      return rc;
+    CK(cudaStreamSynchronize(t->stream));
+    t->n = s->n;
+    t->nold = t->seg = s->nold;
+    t->haveparents = s->haveparents;
+    return 0;
+  }
   /* the widths as exponents: anything but a power of two >= 2^-65535 is
      not a region gcuba made */
   if (!(wk = (unsigned short *)malloc(sizeof *wk * nw + 1)))
@@ -2396,6 +2432,31 @@ static double kernel_ms(void *ctx)
   return t->c->verbose >= 2 ? t->kms : -1;
 }
 
+/* the leaves in place (a store of one GPU): the members of a call that
+   grows to several GPUs copy them from here (load_local) */
+static int save_dev(void *ctx, gcuba_region_set *s)
+{
+  gpu *t = (gpu *)ctx;
+  if (t->dist || t->c->coll)
+    return gcuba_fail(t->c, GCUBA_FAIL_PARAM, "save_dev: not a store of "
+                      "one GPU");
+  CK(cudaStreamSynchronize(t->stream));
+  memset(s, 0, sizeof *s);
+  s->n = t->n;
+  s->nold = t->nold;
+  s->haveparents = t->haveparents;
+  s->ondev = 1;
+  s->dev = t->dev;
+  s->lo = t->a.lo;
+  s->wk = t->a.wk;
+  s->avg = t->a.avg;
+  s->err = t->a.err;
+  s->dims = t->a.dims;
+  s->pavg = t->pavg;
+  s->perr = t->perr;
+  return 0;
+}
+
 extern "C" const gcuba_cuhre_ops gcuba_cuhre_cuda = {
     "gpu", create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
-    hist, apply, kernel_ms, hint};
+    hist, apply, kernel_ms, hint, save_dev};

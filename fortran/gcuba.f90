@@ -413,6 +413,11 @@ module gcuba
     subroutine gcuba_last_backend(name)
       character(len=*), intent(out) :: name
     end subroutine gcuba_last_backend
+    ! GPUs this thread's last integration ended on (0: the CPU)
+    function gcuba_last_devices() result(n)
+      import :: c_int
+      integer(c_int) :: n
+    end function gcuba_last_devices
     ! number of usable CUDA devices
     function gcuba_device_count() result(n)
       import :: c_int

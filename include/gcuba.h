@@ -258,6 +258,10 @@ const char *gcuba_strerror(int fail);
 /* Backend of the last call made by this thread: "cpu" or "gpu". */
 const char *gcuba_last_backend(void);
 
+/* GPUs the last call made by this thread ended on: 0 on the CPU backend,
+   more than 1 when it used several (GCUBA_DEVICES). */
+int gcuba_last_devices(void);
+
 /* Number of usable CUDA devices (0 without CUDA, driver or device). */
 int gcuba_device_count(void);
 

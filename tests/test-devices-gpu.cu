@@ -11,7 +11,9 @@
    stays on that GPU), GCUBA_DEVICES values that are wrong (fail -16),
    and the caller's current device unchanged; members whose region stores
    differ in size; a gCuhre call whose regions do not fit one GPU's
-   GCUBA_MEMLIMIT converges on four.  First, a gVegas
+   GCUBA_MEMLIMIT converges on four.  GCUBA_DEVICES=auto (the default):
+   gCuhre calls that grow to several GPUs give the bits of one, and say
+   so in gcuba_last_devices.  First, a gVegas
    call on a fresh context whose first iteration has more chunks than
    maxeval/2.  This file is part of gcuba. */
 #include <cuda_runtime.h>
@@ -92,20 +94,25 @@ static const kase cases[] = {
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
-static void team(const char *list, const kase *ks, const result *loc)
+/* GCUBA_DEVICES=list, n GPUs (members); auto:... with GCUBA_DEVICES_AFTER=0:
+   a gCuhre call grows to them after its third iteration, so the first
+   case does (the others converge before), and gVegas stays on one */
+static void team(const char *list, int n, const kase *ks, const result *loc)
 {
   result a, b, l1, l2;
-  int i, dev0 = -1, dev1 = -1;
+  int i, dev0 = -1, dev1 = -1, grow = !strncmp(list, "auto", 4);
   char state[64];
   setenv("GCUBA_DEVICES", list, 1);
   cudaGetDevice(&dev0);
   for (i = 0; i < NCASES; ++i) {
+    int want = grow && i > 0 ? 1 : n, used;
     call(&ks[i], ks[i].maxeval, NULL, NULL, &a);
-    ok(same(&a, &loc[i]) && within(&ks[i], &a),
+    used = gcuba_last_devices();
+    ok(same(&a, &loc[i]) && within(&ks[i], &a) && used == want,
        "GCUBA_DEVICES=%s, %s: the bits of one GPU (fail %d, neval %lld, "
-       "rel. error %.2g)",
+       "rel. error %.2g), ended on %d GPUs (%d)",
        list, ks[i].name, a.fail, a.neval,
-       fabs(a.integral[0] - ks[i].exact) / fabs(ks[i].exact));
+       fabs(a.integral[0] - ks[i].exact) / fabs(ks[i].exact), want, used);
   }
   cudaGetDevice(&dev1);
   ok(dev0 == dev1, "GCUBA_DEVICES=%s: the caller's device stays %d (%d)",
@@ -113,7 +120,7 @@ static void team(const char *list, const kase *ks, const result *loc)
 
   /* a state file: stopped by maxeval, resumed; as on one GPU */
   snprintf(state, sizeof state, "test-devices-%d.state", (int)getpid());
-  unsetenv("GCUBA_DEVICES");
+  setenv("GCUBA_DEVICES", "1", 1);
   remove(state);
   call(&ks[0], 200000, NULL, state, &l1);
   call(&ks[0], ks[0].maxeval, NULL, state, &l2);
@@ -127,7 +134,7 @@ static void team(const char *list, const kase *ks, const result *loc)
   remove(state);
   { /* gVegas too */
     const kase *k = &ks[3];
-    unsetenv("GCUBA_DEVICES");
+    setenv("GCUBA_DEVICES", "1", 1);
     call(k, 30000, NULL, state, &l1);
     call(k, k->maxeval, NULL, state, &l2);
     remove(state);
@@ -166,7 +173,7 @@ static void team(const char *list, const kase *ks, const result *loc)
     ok(a.fail == GCUBA_FAIL_NAN, "GCUBA_DEVICES=%s: gVegas, NaN in one "
        "corner: fail -9 (%d)", list, a.fail);
   }
-  unsetenv("GCUBA_DEVICES");
+  setenv("GCUBA_DEVICES", "1", 1);
 }
 
 int main(void)
@@ -176,7 +183,7 @@ int main(void)
   int i, ndev;
   gpu_required_or_skip();
   setenv("GCUBA_DEVICE", "gpu", 1);
-  unsetenv("GCUBA_DEVICES");
+  setenv("GCUBA_DEVICES", "1", 1);
   ndev = gcuba_device_count();
   /* a fresh sampler sized for maxeval 30000, Sobol points (one sample and
      one chunk per cube): its buffers hold the first iteration's 20000
@@ -199,13 +206,30 @@ int main(void)
     ok(within(&ks[i], &loc[i]), "one GPU, %s: fail %d, within the tolerance",
        ks[i].name, loc[i].fail);
   }
-  team("0,0", ks, loc);
-  team("0,0,0", ks, loc);
+  team("0,0", 2, ks, loc);
+  team("0,0,0", 3, ks, loc);
   if (ndev >= 2) {
-    team("all", ks, loc);
-    team("2", ks, loc);
+    team("all", ndev, ks, loc);
+    team("2", 2, ks, loc);
   } else
     diag("one GPU: GCUBA_DEVICES=all is the current GPU alone");
+  /* GCUBA_DEVICES=auto (the default): a gCuhre call that has run
+     GCUBA_DEVICES_AFTER ms goes on on several GPUs, with the bits of one */
+  setenv("GCUBA_DEVICES_AFTER", "0", 1);
+  team("auto:0,0", 2, ks, loc);
+  if (ndev >= 2) team("auto", ndev, ks, loc);
+  unsetenv("GCUBA_DEVICES_AFTER");
+  {
+    /* not before GCUBA_DEVICES_AFTER: an hour */
+    setenv("GCUBA_DEVICES_AFTER", "3600000", 1);
+    setenv("GCUBA_DEVICES", "auto:0,0", 1);
+    call(&ks[0], ks[0].maxeval, NULL, NULL, &a);
+    ok(same(&a, &loc[0]) && gcuba_last_devices() == 1,
+       "GCUBA_DEVICES=auto:0,0, GCUBA_DEVICES_AFTER=3600000: one GPU (%d)",
+       gcuba_last_devices());
+    unsetenv("GCUBA_DEVICES_AFTER");
+    setenv("GCUBA_DEVICES", "1", 1);
+  }
 
   /* Members whose stores differ in size: after a one-GPU call of about
      120000 regions, one member takes its cached store and the other
@@ -218,7 +242,7 @@ int main(void)
     call(&k, k.maxeval, NULL, NULL, &a);
     setenv("GCUBA_DEVICES", "0,0", 1);
     call(&k, k.maxeval, NULL, NULL, &b);
-    unsetenv("GCUBA_DEVICES");
+    setenv("GCUBA_DEVICES", "1", 1);
     ok(same(&a, &b) && a.fail == 0 && within(&k, &b),
        "GCUBA_DEVICES=0,0 after a call that leaves a large store: 4D peak "
        "at 1e-11, the bits of one GPU (fail %d, neval %lld)", b.fail,
@@ -247,7 +271,7 @@ int main(void)
        (out of memory there too, or evicting) */
     setenv("GCUBA_DEVICES", "0,0", 1);
     call(&ks[0], ks[0].maxeval, NULL, NULL, &b);
-    unsetenv("GCUBA_DEVICES");
+    setenv("GCUBA_DEVICES", "1", 1);
     snprintf(lim, sizeof lim, "%lld",
              2 * 2996 * gcuba_cuhre_region_bytes(ks[0].ndim, ks[0].ncomp));
     setenv("GCUBA_MEMLIMIT", lim, 1);
@@ -267,7 +291,7 @@ int main(void)
     call(&k, k.maxeval, &p, NULL, &a);
     setenv("GCUBA_DEVICES", ndev >= 2 ? "all" : "0,0", 1);
     call(&k, k.maxeval, &p, NULL, &b);
-    unsetenv("GCUBA_DEVICES");
+    setenv("GCUBA_DEVICES", "1", 1);
     ok(same(&a, &b) && a.fail == 0 && within(&k, &b),
        "userdata from the host (gcuba_userdata_size): every GPU gets it, "
        "the bits of one GPU");
@@ -280,7 +304,7 @@ int main(void)
       gcuba_userdata_size(0);
       setenv("GCUBA_DEVICES", ndev >= 2 ? "all" : "0,0", 1);
       if (!rc) call(&k, k.maxeval, dp, NULL, &b);
-      unsetenv("GCUBA_DEVICES");
+      setenv("GCUBA_DEVICES", "1", 1);
       ok(!rc && same(&a, &b),
          "userdata in GPU memory: the call runs on that GPU, same bits");
       cudaFree(dp);
@@ -311,7 +335,7 @@ int main(void)
     setenv("GCUBA_DEVICES", "1", 1);
     call(&ks[0], ks[0].maxeval, NULL, NULL, &a);
     ok(same(&a, &loc[0]), "GCUBA_DEVICES=1: the current GPU, same bits");
-    unsetenv("GCUBA_DEVICES");
+    setenv("GCUBA_DEVICES", "1", 1);
   }
   gcuba_release();
   return done();

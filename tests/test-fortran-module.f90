@@ -483,6 +483,7 @@ program module_test
   call gcuba_last_backend(backend)
   call tapok(backend == 'cpu', 'gcuba_last_backend after a Fortran &
     &function: '//trim(backend))
+  call tapok(gcuba_last_devices() == 0, 'gcuba_last_devices on the CPU')
 
   hook = 0
   call gcubainit(initf, hook)

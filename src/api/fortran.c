@@ -324,6 +324,7 @@ void gcubaexit_(void (*f)(), void *arg);
 void gcuba_strerror_(const int *fail, char *msg, size_t len);
 void gcuba_last_backend_(char *name, size_t len);
 int gcuba_device_count_(void);
+int gcuba_last_devices_(void);
 void gcuba_release_(void);
 
 void gcubacores_(const int *n, const int *p) { gcubacores(n, p); }
@@ -355,4 +356,5 @@ void gcuba_last_backend_(char *name, size_t len)
 }
 
 int gcuba_device_count_(void) { return gcuba_device_count(); }
+int gcuba_last_devices_(void) { return gcuba_last_devices(); }
 void gcuba_release_(void) { gcuba_release(); }

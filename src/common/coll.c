@@ -365,7 +365,7 @@ static int team_devices(gcuba_call *c, int *dev)
 {
   const char *s = getenv("GCUBA_DEVICES");
   int ndev, n, i, ud;
-  if (!s || !*s) return 1;
+  if (!s || !*s || gcuba_env_devices_auto(s, &s)) return 1;
   ndev = gcuba_cuda_device_count();
   n = gcuba_env_devices(s, ndev, dev, GCUBA_MAXDEVICES);
   if (n == -1)
@@ -388,6 +388,33 @@ static int team_devices(gcuba_call *c, int *dev)
                   "gcuba_userdata_size(), or managed memory, to use %d "
                   "GPUs)", ud, n);
         return 1;
+      }
+  return n;
+}
+
+int gcuba_team_grow_devices(gcuba_call *c, int *dev)
+{
+  const char *s = getenv("GCUBA_DEVICES");
+  int ndev, n, i, cur, ud;
+  if (c->coll || !c->grow || gcuba_calls_running() > 1) return 0;
+  if (s && *s && !gcuba_env_devices_auto(s, &s)) return 0;
+  if (!s || !*s) s = "all";
+  ndev = gcuba_cuda_device_count();
+  n = gcuba_env_devices(s, ndev, dev, GCUBA_MAXDEVICES);
+  if (n < 2) return 0;
+  /* plain auto: the current GPU first, the others in order */
+  cur = gcuba_cuda_current();
+  if (!strcmp(s, "all") && cur > 0 && cur < n) {
+    for (i = cur; i > 0; --i) dev[i] = dev[i - 1];
+    dev[0] = cur;
+  }
+  ud = gcuba_cuda_pointer_device(c->userdata);
+  if (ud >= 0)
+    for (i = 0; i < n; ++i)
+      if (dev[i] != ud) {
+        gcuba_log(c, 2, "userdata is memory of GPU %d: the call stays on "
+                  "it", ud);
+        return 0;
       }
   return n;
 }
@@ -463,6 +490,7 @@ void gcuba_team_run_on(gcuba_call *c, void (*run)(gcuba_call *),
   if (started == n) run(&m[0].c);
   for (i = 1; i < started; ++i) pthread_join(m[i].th, NULL);
   if (started == n) {
+    if (dev[0] >= 0) gcuba_set_last_devices(n);
     c->nregions = m[0].c.nregions;
     c->neval = m[0].c.neval;
     c->fail = m[0].c.fail;

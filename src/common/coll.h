@@ -89,6 +89,12 @@ int gcuba_coll_gather(struct gcuba_call *c, void *buf, const long long *counts,
    when the call failed before it began (c->fail set).  0: a call for
    one GPU, which the caller runs itself. */
 int gcuba_team_run(struct gcuba_call *c, void (*run)(struct gcuba_call *));
+/* GCUBA_DEVICES=auto (the default) or auto:SPEC: the GPUs a call that
+   runs long on one GPU may grow to (the current GPU first for plain
+   auto), their number (>= 2) into dev; 0 when the call stays on one GPU:
+   fewer than two GPUs, a collective or batch call, another call running
+   in this process, or userdata in one GPU's memory */
+int gcuba_team_grow_devices(struct gcuba_call *c, int *dev);
 /* its body: run(c) by n members (1..GCUBA_MAXDEVICES), member k on GPU
    dev[k] (-1: none, for the CPU backend: tests/test-team.c) */
 void gcuba_team_run_on(struct gcuba_call *c, void (*run)(struct gcuba_call *),

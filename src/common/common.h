@@ -35,6 +35,14 @@ typedef struct gcuba_call {
   /* the processes this call runs on with every other (common/coll.h);
      NULL: this process alone */
   const struct gcuba_collective *coll;
+  /* a driver state to resume from instead of the state file (a call
+     that grows to several GPUs: common/coll.h), and its size */
+  const void *resume;
+  size_t resume_n;
+  const void *resume_set;       /* and its regions, in a GPU's memory (a
+                                   gcuba_region_set: cuhre/backend.h) */
+  int grow;                     /* a single call of the API: may grow to
+                                   several GPUs (GCUBA_DEVICES=auto) */
   /* outputs */
   long long nregions;
   long long neval;
@@ -78,16 +86,25 @@ void gcuba_batch_inner(int on);
 /* backend for this call: GCUBA_BK_CPU/GPU, or a negative fail code;
    gpu_impl: whether the routine has a GPU backend in this build */
 int gcuba_choose_backend(gcuba_call *c, int gpu_impl);
-void gcuba_set_last_backend(int bk);
+void gcuba_set_last_backend(int bk); /* and one device for the GPU */
+void gcuba_set_last_devices(int n);  /* a call that used n GPUs */
 size_t gcuba_userdata_bytes(void);    /* gcuba_userdata_size's value */
-void gcuba_run_init(void);            /* gcubainit's hook */
+void gcuba_run_init(void);            /* gcubainit's hook; counts the call */
 void gcuba_run_exit(void);            /* gcubaexit's hook */
+int gcuba_calls_running(void);        /* routine calls running in the process */
 
 /* the most GPUs one call uses (GCUBA_DEVICES) */
 #define GCUBA_MAXDEVICES 64
 /* GCUBA_DEVICES=s into dev[0..max) with ndev GPUs visible: their number;
    -1 when s does not parse, -2 when it asks for GPUs that are not there */
 int gcuba_env_devices(const char *s, int ndev, int *dev, int max);
+/* GCUBA_DEVICES=auto or auto:SPEC: 1 with *spec = SPEC ("all" for plain
+   auto); else 0 with *spec = s */
+int gcuba_env_devices_auto(const char *s, const char **spec);
+/* GCUBA_DEVICES=auto: how long (ms) a gCuhre call runs on one GPU before
+   it may grow to several (GCUBA_DEVICES_AFTER) */
+#define GCUBA_DEVICES_AFTER_MS 500
+double gcuba_env_devices_after(void);
 
 /* CUDA side (cuda/device.cu, or cuda/stub.c without CUDA) */
 int gcuba_cuda_device_count(void);

@@ -5,7 +5,10 @@
      GCUBA_DEVICE   cpu | gpu | auto (default auto)
      GCUBA_DEVICES  the GPUs one call of the GPU backend uses: all, a
                     count N (the first N), or a list of device numbers
-                    (0,2,3); default 1 (the current GPU)
+                    (0,2,3); auto or auto:SPEC (the default, auto:all):
+                    the current GPU, and a gCuhre call that runs long
+                    grows to the GPUs of SPEC (common/coll.c)
+     GCUBA_DEVICES_AFTER  milliseconds before such a call may grow
      GCUBA_MEMLIMIT, GCUBA_CUHRE_MINBATCH  checked here, read by the
                     Cuhre driver
    Every variable is checked at the start of each call (gcuba_env_check):
@@ -33,6 +36,7 @@ typedef void (*hook_fn)(void *arg, const int *core);
 static hook_fn init_fn, exit_fn;
 static void *init_arg, *exit_arg;
 static GCUBA_TLS int last_backend = GCUBA_BK_CPU;
+static GCUBA_TLS int last_devices;
 static GCUBA_TLS int batch_inner; /* a batch's integral on this thread */
 static GCUBA_TLS size_t userdata_bytes;
 
@@ -148,10 +152,42 @@ int gcuba_env_devices(const char *s, int ndev, int *dev, int max)
   }
 }
 
+/* GCUBA_DEVICES=auto or auto:SPEC: 1 and *spec = SPEC ("all" for plain
+   auto); else 0 and *spec = s */
+int gcuba_env_devices_auto(const char *s, const char **spec)
+{
+  const char *p = s;
+  while (*p == ' ' || *p == '\t') ++p;
+  *spec = s;
+  if (strncmp(p, "auto", 4)) return 0;
+  for (p += 4; *p == ' ' || *p == '\t'; ++p) {}
+  if (!*p) {
+    *spec = "all";
+    return 1;
+  }
+  if (*p != ':') return 0;
+  *spec = p + 1;
+  return 1;
+}
+
 static int bad_devices(const char *s)
 {
   int dev[GCUBA_MAXDEVICES];
+  gcuba_env_devices_auto(s, &s);
   return gcuba_env_devices(s, 1 << 20, dev, GCUBA_MAXDEVICES) == -1;
+}
+static int bad_ms(const char *s)
+{
+  long long v;
+  return parse_ll(s, 0, 1LL << 40, &v);
+}
+
+double gcuba_env_devices_after(void)
+{
+  const char *s = getenv("GCUBA_DEVICES_AFTER");
+  long long v;
+  if (s && *s && !parse_ll(s, 0, 1LL << 40, &v)) return (double)v;
+  return GCUBA_DEVICES_AFTER_MS;
 }
 
 static const struct {
@@ -161,8 +197,9 @@ static const struct {
   {"GCUBAVERBOSE", "0, 1, 2 or 3", bad_verbose},
   {"GCUBACORES", "a number of threads >= 0", bad_cores},
   {"GCUBA_DEVICE", "auto, cpu or gpu", bad_device},
-  {"GCUBA_DEVICES", "all, a number of GPUs >= 1 or a list such as 0,2,3",
-   bad_devices},
+  {"GCUBA_DEVICES", "all, a number of GPUs >= 1, a list such as 0,2,3, "
+   "auto, or auto: and one of those", bad_devices},
+  {"GCUBA_DEVICES_AFTER", "milliseconds >= 0", bad_ms},
   {"GCUBA_MEMLIMIT", "bytes, e.g. 4000000000, 512M or 8G", bad_bytes},
   {"GCUBA_CUHRE_MINBATCH", "a number of regions >= 1", bad_positive},
   {"GCUBA_VEGAS_NBINS", "2..1024", bad_nbins},
@@ -231,9 +268,13 @@ void gcubaexit(void (*f)(), void *arg)
   exit_arg = arg;
 }
 
+/* the routine calls running in this process (gcuba_calls_running) */
+static int calls_running;
+
 void gcuba_run_init(void)
 {
   const int core = MASTER_CORE;
+  __atomic_add_fetch(&calls_running, 1, __ATOMIC_SEQ_CST);
   if (init_fn) init_fn(init_arg, &core);
 }
 
@@ -241,6 +282,12 @@ void gcuba_run_exit(void)
 {
   const int core = MASTER_CORE;
   if (exit_fn) exit_fn(exit_arg, &core);
+  __atomic_sub_fetch(&calls_running, 1, __ATOMIC_SEQ_CST);
+}
+
+int gcuba_calls_running(void)
+{
+  return __atomic_load_n(&calls_running, __ATOMIC_SEQ_CST);
 }
 
 const char *gcuba_last_backend(void)
@@ -248,7 +295,13 @@ const char *gcuba_last_backend(void)
   return last_backend == GCUBA_BK_GPU ? "gpu" : "cpu";
 }
 
-void gcuba_set_last_backend(int bk) { last_backend = bk; }
+void gcuba_set_last_backend(int bk)
+{
+  last_backend = bk;
+  last_devices = bk == GCUBA_BK_GPU;
+}
+void gcuba_set_last_devices(int n) { last_devices = n; }
+int gcuba_last_devices(void) { return last_devices; }
 
 int gcuba_device_count(void) { return gcuba_cuda_device_count(); }
 

@@ -562,4 +562,4 @@ static int save(void *ctx, gcuba_region_set *s)
 
 const gcuba_cuhre_ops gcuba_cuhre_cpu = {
     "cpu", create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
-    hist, apply, NULL, NULL};
+    hist, apply, NULL, NULL, NULL};

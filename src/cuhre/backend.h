@@ -14,7 +14,9 @@
 #include "gcuba/cuhre_policy.h"
 
 /* Host copy of the leaves, for state files: [0, nold) evaluated (with
-   avg, err, dims), [nold, n) waiting, children 2k, 2k+1 of parent k. */
+   avg, err, dims), [nold, n) waiting, children 2k, 2k+1 of parent k.
+   Or (ondev) the leaves in the memory of GPU dev, as save_dev gives
+   them: the widths are then wk, w = 2^-wk, and w is NULL. */
 typedef struct gcuba_region_set {
   long long n, nold;
   int haveparents;        /* 0 before the first split */
@@ -22,6 +24,8 @@ typedef struct gcuba_region_set {
   double *avg, *err;      /* [nold*ncomp] */
   int *dims;              /* [nold*ncomp] */
   double *pavg, *perr;    /* [(n-nold)/2*ncomp] parents of the new ones */
+  int ondev, dev;
+  unsigned short *wk;     /* [n*ndim] ondev */
 } gcuba_region_set;
 
 typedef struct gcuba_cuhre_ops {
@@ -67,6 +71,11 @@ typedef struct gcuba_cuhre_ops {
      from which, with the next eval's sums, it forms the budget.  A backend
      may compute that histogram with the eval, saving a round trip. */
   void (*hint)(void *ctx, const gcuba_classify *cl, const double *finavg);
+  /* optional (NULL: none): the leaves where they are, in the memory of
+     a GPU (s->ondev), for load by the members of a collective call on
+     the GPUs of this process while ctx lives (GCUBA_DEVICES=auto); 0 or
+     a fail code */
+  int (*save_dev)(void *ctx, gcuba_region_set *s);
 } gcuba_cuhre_ops;
 
 #ifdef __cplusplus

@@ -86,7 +86,26 @@ typedef struct {
   double *res;                      /* [ncomp][3] the last extrapolations */
   double *xres, *xerr;              /* [ncomp] this iteration's */
   int *xok;                         /* [ncomp] xres meets the tolerance */
+  /* GCUBA_DEVICES=auto: the GPUs this call may grow to (ngrow >= 2; 0:
+     it stays where it is), from when (ms, now_ms's clock), and whether
+     it stopped to grow */
+  int ngrow, grow_dev[GCUBA_MAXDEVICES];
+  double grow_at;
+  int grow_any;                     /* GCUBA_DEVICES_AFTER=0: at GROW_ITER
+                                       whatever the evaluations cost */
+  int grown;
+  gcuba_buf grow_state;             /* the state it grows from, and its */
+  gcuba_region_set grow_set;        /* regions in this GPU's memory */
+  int cont;                         /* run goes on where it stopped */
 } cuhre;
+
+/* GCUBA_DEVICES=auto: a call grows once its evaluations took at least
+   GROW_SHARE of an iteration's time (the rest, classification and
+   splitting, is done by every GPU over every region while they fit one
+   GPU, so it does not shrink), and at iteration GROW_ITER at the
+   earliest */
+#define GROW_SHARE 0.5
+#define GROW_ITER 3
 
 /* One dimension: convergence acceleration (QUADPACK's QAGS idea, done
    over the breadth-first iterations).  Near an integrable endpoint
@@ -269,8 +288,11 @@ static uint64_t signature(const cuhre *t)
                      gcuba_fnv1a(v, sizeof v, GCUBA_FNV_SEED));
 }
 
-/* driver state + the backend's leaves, to c->statefile */
-static int save_state(cuhre *t)
+/* driver state + the backend's leaves: into b (the state's payload),
+   and to c->statefile when file; with dev, the leaves stay where they
+   are (save_dev) and dev describes them */
+static int state_payload(cuhre *t, gcuba_buf *pb, int file,
+                         gcuba_region_set *dev)
 {
   gcuba_call *c = t->c;
   gcuba_region_set s;
@@ -278,7 +300,7 @@ static int save_state(cuhre *t)
   size_t nc = sizeof(double) * t->ncomp;
   int rc;
   memset(&s, 0, sizeof s);
-  rc = t->ops->save(t->ctx, &s);
+  rc = dev ? t->ops->save_dev(t->ctx, &s) : t->ops->save(t->ctx, &s);
   if (!rc) {
     long long nn = (s.n - s.nold) / 2;
     gcuba_buf_put(&b, &t->iter, sizeof t->iter);
@@ -300,27 +322,38 @@ static int save_state(cuhre *t)
     gcuba_buf_put(&b, &s.n, sizeof s.n);
     gcuba_buf_put(&b, &s.nold, sizeof s.nold);
     gcuba_buf_put(&b, &s.haveparents, sizeof s.haveparents);
-    gcuba_buf_put(&b, s.lo, sizeof(double) * s.n * c->ndim);
-    gcuba_buf_put(&b, s.w, sizeof(double) * s.n * c->ndim);
-    gcuba_buf_put(&b, s.avg, nc * s.nold);
-    gcuba_buf_put(&b, s.err, nc * s.nold);
-    gcuba_buf_put(&b, s.dims, sizeof(int) * t->ncomp * s.nold);
-    gcuba_buf_put(&b, s.pavg, nc * nn);
-    gcuba_buf_put(&b, s.perr, nc * nn);
-    rc = b.bad ? gcuba_fail(c, GCUBA_FAIL_NOMEM, "state buffer")
-               : gcuba_state_write(c, "cuhre", signature(t), &b);
+    if (!dev) {
+      gcuba_buf_put(&b, s.lo, sizeof(double) * s.n * c->ndim);
+      gcuba_buf_put(&b, s.w, sizeof(double) * s.n * c->ndim);
+      gcuba_buf_put(&b, s.avg, nc * s.nold);
+      gcuba_buf_put(&b, s.err, nc * s.nold);
+      gcuba_buf_put(&b, s.dims, sizeof(int) * t->ncomp * s.nold);
+      gcuba_buf_put(&b, s.pavg, nc * nn);
+      gcuba_buf_put(&b, s.perr, nc * nn);
+    }
+    rc = b.bad    ? gcuba_fail(c, GCUBA_FAIL_NOMEM, "state buffer")
+         : file ? gcuba_state_write(c, "cuhre", signature(t), &b)
+                : 0;
   } else
     rc = gcuba_fail(c, rc, "saving the regions");
-  free(s.lo);
-  free(s.w);
-  free(s.avg);
-  free(s.err);
-  free(s.dims);
-  free(s.pavg);
-  free(s.perr);
-  gcuba_buf_free(&b);
+  if (dev)
+    *dev = s; /* GPU memory, the store's */
+  else {
+    free(s.lo);
+    free(s.w);
+    free(s.avg);
+    free(s.err);
+    free(s.dims);
+    free(s.pavg);
+    free(s.perr);
+  }
+  if (pb && !rc)
+    *pb = b;
+  else
+    gcuba_buf_free(&b);
   return rc;
 }
+static int save_state(cuhre *t) { return state_payload(t, NULL, 1, NULL); }
 
 /* 1 resumed, 0 no state file, < 0 fail code */
 static int load_state(cuhre *t)
@@ -330,7 +363,18 @@ static int load_state(cuhre *t)
   gcuba_buf b = {0};
   size_t nc = sizeof(double) * t->ncomp, need;
   long long nn, i;
-  int rc = gcuba_state_read(c, "cuhre", signature(t), &b);
+  int rc;
+  /* a call growing to several GPUs reads the state its one GPU left, in
+     place */
+  const int view = c->resume != NULL;
+  const char *name = view ? "the state of one GPU" : c->statefile;
+  const double t0 = now_ms();
+  if (view) {
+    b.p = (unsigned char *)c->resume;
+    b.n = c->resume_n;
+    rc = 1;
+  } else
+    rc = gcuba_state_read(c, "cuhre", signature(t), &b);
   if (rc <= 0) return rc;
   memset(&s, 0, sizeof s);
   gcuba_buf_get(&b, &t->iter, sizeof t->iter);
@@ -352,6 +396,17 @@ static int load_state(cuhre *t)
   gcuba_buf_get(&b, &s.n, sizeof s.n);
   gcuba_buf_get(&b, &s.nold, sizeof s.nold);
   gcuba_buf_get(&b, &s.haveparents, sizeof s.haveparents);
+  if (view && c->resume_set) {
+    /* the regions in the one GPU's memory */
+    const gcuba_region_set *d = (const gcuba_region_set *)c->resume_set;
+    if (b.bad || b.pos != b.n || d->n != s.n || d->nold != s.nold)
+      return gcuba_fail(c, GCUBA_FAIL_STATE, "%s: inconsistent contents",
+                        name);
+    if ((rc = t->ops->load(t->ctx, d)))
+      return gcuba_fail(c, rc, "loading the regions");
+    gcuba_log(c, 2, "%lld regions copied in %.1f ms", s.n, now_ms() - t0);
+    return 1;
+  }
   nn = (s.n - s.nold) / 2;
   need = b.bad || s.n < 0 || s.nold < 0 || s.nold > s.n ||
                  !(t->relfrac >= 0 && t->relfrac <= 1) ||
@@ -363,9 +418,9 @@ static int load_state(cuhre *t)
              : (size_t)s.n * 2 * c->ndim * 8 + nc * (2 * s.nold + 2 * nn) +
                    sizeof(int) * t->ncomp * s.nold;
   if (need != b.n - b.pos) {
-    gcuba_buf_free(&b);
+    if (!view) gcuba_buf_free(&b);
     return gcuba_fail(c, GCUBA_FAIL_STATE, "%s: inconsistent contents",
-                      c->statefile);
+                      name);
   }
   s.lo = (double *)(b.p + b.pos);
   s.w = s.lo + s.n * c->ndim;
@@ -377,15 +432,18 @@ static int load_state(cuhre *t)
   s.perr = s.pavg + nn * t->ncomp;
   for (i = 0; i < s.nold * t->ncomp; ++i)
     if (gcuba_rule_axis(s.dims[i]) >= c->ndim) {
-      gcuba_buf_free(&b);
+      if (!view) gcuba_buf_free(&b);
       return gcuba_fail(c, GCUBA_FAIL_STATE, "%s: a split axis out of range",
-                        c->statefile);
+                        name);
     }
   rc = t->ops->load(t->ctx, &s);
-  gcuba_buf_free(&b);
+  if (!view) gcuba_buf_free(&b);
   if (rc) return gcuba_fail(c, rc, "loading the regions");
-  gcuba_log(c, 1, "resuming at iteration %lld, %lld evaluations, %lld "
-            "regions", t->iter + 1, c->neval, s.n);
+  if (!view)
+    gcuba_log(c, 1, "resuming at iteration %lld, %lld evaluations, %lld "
+              "regions", t->iter + 1, c->neval, s.n);
+  else
+    gcuba_log(c, 2, "%lld regions loaded in %.1f ms", s.n, now_ms() - t0);
   return 1;
 }
 
@@ -492,7 +550,9 @@ static void run(cuhre *t)
   int comp, rc, ndiv[GCUBA_CUHRE_MAXDIM], d, resumed;
   gcuba_classify cl;
 
-  resumed = c->statefile ? load_state(t) : 0;
+  resumed = t->cont                      ? 1
+            : c->statefile || c->resume ? load_state(t)
+                                        : 0;
   if (resumed < 0) return;
   if (!resumed) {
     /* uniform start, two parts along each of the first 10 axes, when the
@@ -513,7 +573,7 @@ static void run(cuhre *t)
   for (;;) {
     long long nnew = t->ops->nnew(t->ctx), nleaves;
     int converged = 1, worst = 0;
-    double excess = 0, t0 = now_ms(), t1;
+    double excess = 0, t0 = now_ms(), t1, t0_iter = t0;
     if (t->ops->hint && t->iter >= t->nfull) {
       /* what choose_thresholds will ask first (see below) */
       gcuba_classify h;
@@ -655,6 +715,26 @@ static void run(cuhre *t)
     t->tm[2] += now_ms() - t0;
     ++t->iter;
     if (c->statefile && !t->capped && save_state(t)) break;
+    /* GCUBA_DEVICES=auto: the call has run long enough, and its
+       evaluations would be shared: it goes on from here on several GPUs
+       (gcuba_cuhre_run) */
+    if (t->ngrow >= 2 && t->iter >= GROW_ITER && c->ndim > 1) {
+      double now = now_ms();
+      if (now >= t->grow_at && gcuba_calls_running() == 1 &&
+          (t->grow_any || t1 - t0_iter >= GROW_SHARE * (now - t0_iter))) {
+        if (!state_payload(t, &t->grow_state, 0, &t->grow_set)) {
+          t->grown = 1;
+          gcuba_log(c, 2, "after %.1f ms: the state (%.1f MB) taken in "
+                    "%.1f ms", now - t->grow_at +
+                    gcuba_env_devices_after(), t->grow_state.n / 1e6,
+                    now_ms() - now);
+          break;
+        }
+        /* no memory for the state: it stays on this GPU */
+        c->fail = 0;
+        t->ngrow = 0;
+      }
+    }
   }
 
   for (comp = 0; comp < nc; ++comp) {
@@ -670,7 +750,7 @@ static void run(cuhre *t)
     }
     c->prob[comp] = prob == GCUBA_CHISQ_NODOF ? 0 : prob;
   }
-  if (c->fail == 0 && c->statefile) gcuba_state_remove(c);
+  if (c->fail == 0 && c->statefile && !t->grown) gcuba_state_remove(c);
 }
 
 /* ---- collective calls (common/coll.h) ------------------------------------
@@ -739,13 +819,50 @@ static void cw_hint(void *x, const gcuba_classify *cl, const double *finavg)
 }
 static const gcuba_cuhre_ops coll_ops = {
     "collective", NULL, cw_destroy, cw_minbatch, cw_init, cw_load, cw_save,
-    cw_nleaves, cw_nnew, cw_eval, cw_hist, cw_apply, cw_kernel_ms, cw_hint};
+    cw_nleaves, cw_nnew, cw_eval, cw_hist, cw_apply, cw_kernel_ms, cw_hint,
+    NULL};
+
+/* GCUBA_DEVICES=auto: call t, stopped after an iteration, goes on on the
+   GPUs t->grow_dev as a team whose members copy its regions from its
+   store (t->grow_set), with the same result as on one.  Returns 0 when
+   the team finished the call; 1 when it could not (memory or a device
+   error on a GPU: t then goes on where it stopped, on its own GPU). */
+static int grow(cuhre *t)
+{
+  gcuba_call *c = t->c;
+  const long long neval = c->neval;
+  const double t0 = now_ms();
+  int back = 0;
+  gcuba_log(c, 1, "continuing on %d GPUs (GCUBA_DEVICES=auto; "
+            "GCUBA_DEVICES=1 keeps a call on one)", t->ngrow);
+  c->resume = t->grow_state.p;
+  c->resume_n = t->grow_state.n;
+  c->resume_set = &t->grow_set;
+  gcuba_team_run_on(c, gcuba_cuhre_run, t->grow_dev, t->ngrow);
+  gcuba_log(c, 2, "%d GPUs: %.1f ms", t->ngrow, now_ms() - t0);
+  if (c->fail == GCUBA_FAIL_NOMEM || c->fail == GCUBA_FAIL_DEVMEM ||
+      c->fail == GCUBA_FAIL_CUDA || c->fail == GCUBA_FAIL_NODEVICE) {
+    gcuba_log(c, 1, "%d GPUs failed (fail %d): going on on one",
+              t->ngrow, c->fail);
+    c->fail = 0;
+    c->neval = neval;
+    t->grown = 0;
+    t->ngrow = 0;
+    t->cont = 1;
+    back = 1;
+  }
+  c->resume = NULL;
+  c->resume_n = 0;
+  c->resume_set = NULL;
+  gcuba_buf_free(&t->grow_state);
+  return back;
+}
 
 void gcuba_cuhre_run(gcuba_call *c)
 {
   cuhre t;
   int bk, fail = 0;
-  double *mem;
+  double *mem, start;
   memset(&t, 0, sizeof t);
   t.stall_r = HUGE_VAL;
   t.c = c;
@@ -821,7 +938,7 @@ void gcuba_cuhre_run(gcuba_call *c)
   t.seq = mem + 16 * c->ncomp; /* WYNN_TERMS per component */
   t.gamma = GAMMA;
   t.nfull = NFULL;
-  t.tm[3] = now_ms();
+  t.tm[3] = start = now_ms();
   t.ctx = t.ops->create(c, &t.rule, &t.maxregions, &fail);
   t.tm[3] = now_ms() - t.tm[3];
   if (c->coll &&
@@ -859,7 +976,14 @@ void gcuba_cuhre_run(gcuba_call *c)
       t.ops = &coll_ops;
       t.ctx = w;
     }
+    if (bk == GCUBA_BK_GPU && !c->coll) {
+      const double after = gcuba_env_devices_after();
+      t.ngrow = gcuba_team_grow_devices(c, t.grow_dev);
+      t.grow_at = start + after;
+      t.grow_any = after == 0;
+    }
     run(&t);
+    while (t.grown && grow(&t)) run(&t);
     kms = t.ops->kernel_ms ? t.ops->kernel_ms(t.ctx) : -1;
     t.tm[4] = now_ms();
     t.ops->destroy(t.ctx);
