@@ -65,6 +65,7 @@ static void entry(const char *routine, const int ndim, const int ncomp,
   c.prob = prob;
   c.verbose = gcuba_env_verbose(flags);
   c.coll = gcuba_coll_begin();
+  c.grow = 1;
   if (!c.coll || !gcuba_coll_args(&c, !neval || !fail)) {
     if (!neval || !fail)
       gcuba_fail(&c, GCUBA_FAIL_NULL, "neval or fail is NULL");

@@ -392,11 +392,33 @@ static int team_devices(gcuba_call *c, int *dev)
   return n;
 }
 
+/* processes of an MPI job on this node, as the launchers say (Open MPI,
+   MPICH's Hydra, Slurm's srun): each has its GPU to itself */
+static int node_processes(void)
+{
+  static const char *const var[] = {"OMPI_COMM_WORLD_LOCAL_SIZE",
+                                    "MPI_LOCALNRANKS",
+                                    "SLURM_STEP_TASKS_PER_NODE"};
+  size_t i;
+  int n = 1;
+  for (i = 0; i < sizeof var / sizeof *var; ++i) {
+    const char *s = getenv(var[i]);
+    int k = s ? atoi(s) : 0;
+    if (k > n) n = k;
+  }
+  return n;
+}
+
 int gcuba_team_grow_devices(gcuba_call *c, int *dev)
 {
   const char *s = getenv("GCUBA_DEVICES");
   int ndev, n, i, cur, ud;
   if (c->coll || !c->grow || gcuba_calls_running() > 1) return 0;
+  if (node_processes() > 1) {
+    gcuba_log(c, 2, "several processes on this node: the call stays on "
+              "its GPU");
+    return 0;
+  }
   if (s && *s && !gcuba_env_devices_auto(s, &s)) return 0;
   if (!s || !*s) s = "all";
   ndev = gcuba_cuda_device_count();

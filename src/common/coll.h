@@ -93,7 +93,8 @@ int gcuba_team_run(struct gcuba_call *c, void (*run)(struct gcuba_call *));
    runs long on one GPU may grow to (the current GPU first for plain
    auto), their number (>= 2) into dev; 0 when the call stays on one GPU:
    fewer than two GPUs, a collective or batch call, another call running
-   in this process, or userdata in one GPU's memory */
+   in this process, several processes of an MPI job on this node, or
+   userdata in one GPU's memory */
 int gcuba_team_grow_devices(struct gcuba_call *c, int *dev);
 /* its body: run(c) by n members (1..GCUBA_MAXDEVICES), member k on GPU
    dev[k] (-1: none, for the CPU backend: tests/test-team.c) */

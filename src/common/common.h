@@ -92,6 +92,7 @@ size_t gcuba_userdata_bytes(void);    /* gcuba_userdata_size's value */
 void gcuba_run_init(void);            /* gcubainit's hook; counts the call */
 void gcuba_run_exit(void);            /* gcubaexit's hook */
 int gcuba_calls_running(void);        /* routine calls running in the process */
+double gcuba_now_ms(void);            /* a monotonic clock, milliseconds */
 
 /* the most GPUs one call uses (GCUBA_DEVICES) */
 #define GCUBA_MAXDEVICES 64

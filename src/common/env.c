@@ -6,8 +6,8 @@
      GCUBA_DEVICES  the GPUs one call of the GPU backend uses: all, a
                     count N (the first N), or a list of device numbers
                     (0,2,3); auto or auto:SPEC (the default, auto:all):
-                    the current GPU, and a gCuhre call that runs long
-                    grows to the GPUs of SPEC (common/coll.c)
+                    the current GPU, and a call that runs long grows to
+                    the GPUs of SPEC (common/coll.c)
      GCUBA_DEVICES_AFTER  milliseconds before such a call may grow
      GCUBA_MEMLIMIT, GCUBA_CUHRE_MINBATCH  checked here, read by the
                     Cuhre driver
@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "common.h"
 #ifdef _OPENMP
 #include <omp.h>
@@ -283,6 +284,13 @@ void gcuba_run_exit(void)
   const int core = MASTER_CORE;
   if (exit_fn) exit_fn(exit_arg, &core);
   __atomic_sub_fetch(&calls_running, 1, __ATOMIC_SEQ_CST);
+}
+
+double gcuba_now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
 int gcuba_calls_running(void)

@@ -264,12 +264,7 @@ long long gcuba_cuhre_max_regions(gcuba_call *c, int device, long long per)
   return n < 2 ? 2 : n;
 }
 
-static double now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
+static double now_ms(void) { return gcuba_now_ms(); }
 
 static uint64_t signature(const cuhre *t)
 {

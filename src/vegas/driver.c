@@ -98,7 +98,22 @@ typedef struct {
   double *hX;              /* [k * ncomp + comp] the largest |F - I| of a
                               sample of the iteration */
   long long *hcalls;       /* [k] samples */
+  /* GCUBA_DEVICES=auto: the GPUs this call may grow to (ngrow >= 2),
+     from when (gcuba_now_ms), whether it stopped to grow, with which
+     state, and whether run goes on where it stopped */
+  int ngrow, grow_dev[GCUBA_MAXDEVICES], grow_any, grown, cont;
+  double grow_at;
+  gcuba_buf grow_state;
 } vegas;
+
+/* GCUBA_DEVICES=auto: a call grows after iteration GROW_ITER at the
+   earliest, once an iteration takes GROW_MS (its samples are divided
+   among the GPUs by their index, so the result is the bits of one GPU;
+   the GPUs agree and reduce at every iteration, which costs more than
+   it saves on short ones: on two H200s, 10^4 iterations of 4 ms took 39
+   s on one GPU and 46 s on two) */
+#define GROW_ITER 2
+#define GROW_MS 50
 
 /* ---- grid slots (Cuba's gridno) ---------------------------------------- */
 #define NSLOTS 10
@@ -562,7 +577,9 @@ static uint64_t signature(const vegas *v)
   return gcuba_fnv1a(w, sizeof w, GCUBA_FNV_SEED);
 }
 
-static int save_state(vegas *v)
+/* the state after an iteration: into *pb when pb (else dropped), and to
+   c->statefile when file */
+static int state_payload(vegas *v, gcuba_buf *pb, int file)
 {
   gcuba_call *c = v->c;
   gcuba_buf b = {0};
@@ -587,10 +604,15 @@ static int save_state(vegas *v)
   gcuba_buf_put(&b, v->hX, sizeof(double) * nh);
   gcuba_buf_put(&b, v->hcalls, sizeof(long long) * v->k);
   rc = b.bad ? gcuba_fail(c, GCUBA_FAIL_NOMEM, "state buffer")
-             : gcuba_state_write(c, "vegas", signature(v), &b);
-  gcuba_buf_free(&b);
+       : file ? gcuba_state_write(c, "vegas", signature(v), &b)
+              : 0;
+  if (pb && !rc)
+    *pb = b;
+  else
+    gcuba_buf_free(&b);
   return rc;
 }
+static int save_state(vegas *v) { return state_payload(v, NULL, 1); }
 
 /* 1 resumed, 0 no state file, < 0 fail code */
 static int load_state(vegas *v)
@@ -598,16 +620,25 @@ static int load_state(vegas *v)
   gcuba_call *c = v->c;
   gcuba_buf b = {0};
   long long k = 0;
-  int rc = gcuba_state_read(c, "vegas", signature(v), &b), a, bad, nb = 0;
+  /* a call growing to several GPUs: the state its one GPU left, read in
+     place */
+  const int view = c->resume != NULL;
+  int rc, a, bad, nb = 0;
   /* the bins per axis of the saved grid (they may have grown) */
   const size_t nbpos = sizeof k + sizeof(long long) * 7 + sizeof(double) +
                        sizeof(int);
   size_t ng;
+  if (view) {
+    b.p = (unsigned char *)c->resume;
+    b.n = c->resume_n;
+    rc = 1;
+  } else
+    rc = gcuba_state_read(c, "vegas", signature(v), &b);
   if (rc <= 0) return rc;
   if (b.n >= nbpos + sizeof nb) memcpy(&nb, b.p + nbpos, sizeof nb);
   if (nb != v->nb && nb >= 2 && nb <= NBINS_MAX && !v->nb_fixed &&
       set_nb(v, nb, 0)) {
-    gcuba_buf_free(&b);
+    if (!view) gcuba_buf_free(&b);
     return c->fail;
   }
   ng = (size_t)v->ngrids * (v->nb + 1);
@@ -618,7 +649,7 @@ static int load_state(vegas *v)
                            (size_t)k * (3 * sizeof(double) * v->ncomp +
                                         sizeof(long long));
   if (!bad && hist_reserve(v, k + 1)) {
-    gcuba_buf_free(&b);
+    if (!view) gcuba_buf_free(&b);
     return gcuba_fail(c, GCUBA_FAIL_NOMEM, "iteration history");
   }
   if (!bad) {
@@ -636,7 +667,7 @@ static int load_state(vegas *v)
     gcuba_buf_get(&b, v->grid, sizeof(double) * ng);
     if (v->frozen == POLISHED &&
         !(v->gold = (double *)malloc(sizeof(double) * ng))) {
-      gcuba_buf_free(&b);
+      if (!view) gcuba_buf_free(&b);
       return gcuba_fail(c, GCUBA_FAIL_NOMEM, "grid copy");
     }
     if (v->frozen == POLISHED)
@@ -656,12 +687,13 @@ static int load_state(vegas *v)
              !gcuba_vegas_grid_check(v->gold + (size_t)a * (v->nb + 1),
                                      v->nb));
   }
-  gcuba_buf_free(&b);
+  if (!view) gcuba_buf_free(&b);
   if (bad)
     return gcuba_fail(c, GCUBA_FAIL_STATE, "%s: inconsistent contents",
-                      c->statefile);
-  gcuba_log(c, 1, "resuming after iteration %lld, %lld evaluations", v->k,
-            c->neval);
+                      view ? "the state of one GPU" : c->statefile);
+  if (!view)
+    gcuba_log(c, 1, "resuming after iteration %lld, %lld evaluations", v->k,
+              c->neval);
   return 1;
 }
 
@@ -891,9 +923,11 @@ static void run(vegas *v)
   int rc, comp, resumed;
   gcuba_vegas_iter it;
 
-  resumed = c->statefile ? load_state(v) : 0;
+  resumed = v->cont                      ? 1
+            : c->statefile || c->resume ? load_state(v)
+                                        : 0;
   if (resumed < 0) return;
-  if (resumed && (c->flags & GCUBA_RESETSTATE)) {
+  if (resumed && !v->cont && !c->resume && (c->flags & GCUBA_RESETSTATE)) {
     gcuba_log(c, 1, "flags bit 5: state reset, grid kept");
     resumed = 0;
   } else if (!resumed)
@@ -925,6 +959,7 @@ static void run(vegas *v)
 
   for (;;) {
     long long ncall;
+    const double t0 = gcuba_now_ms();
     if (c->flags & GCUBA_VEGASAUTO) autosize(v);
     ncall = v->nsamples;
     strat(v, ncall, &it.strat);
@@ -1023,6 +1058,20 @@ static void run(vegas *v)
     }
     v->nsamples += c->nincrease;
     if (c->statefile && save_state(v)) break;
+    /* GCUBA_DEVICES=auto: the call has run long enough; it goes on from
+       here on several GPUs (gcuba_vegas_run) */
+    if (v->ngrow >= 2 && v->k >= GROW_ITER) {
+      const double now = gcuba_now_ms();
+      if (now >= v->grow_at && gcuba_calls_running() == 1 &&
+          (v->grow_any || now - t0 >= GROW_MS)) {
+        if (!state_payload(v, &v->grow_state, 0)) {
+          v->grown = 1;
+          break;
+        }
+        c->fail = 0; /* no memory for the state: it stays */
+        v->ngrow = 0;
+      }
+    }
   }
 
   for (comp = 0; comp < nc; ++comp) {
@@ -1030,8 +1079,41 @@ static void run(vegas *v)
     c->error[comp] = v->err[comp];
     c->prob[comp] = v->prob[comp] == GCUBA_CHISQ_NODOF ? 0 : v->prob[comp];
   }
+  if (v->grown) return;
   slot_put(v);
   if (c->fail == 0 && c->statefile) gcuba_state_remove(c);
+}
+
+/* GCUBA_DEVICES=auto: call v, stopped after an iteration, goes on on the
+   GPUs v->grow_dev as a team from its state, with the same result as on
+   one.  Returns 0 when the team finished the call; 1 when it could not
+   (memory or a device error on a GPU: v then goes on where it stopped,
+   on its own GPU). */
+static int grow(vegas *v)
+{
+  gcuba_call *c = v->c;
+  const long long neval = c->neval;
+  int back = 0;
+  gcuba_log(c, 1, "continuing on %d GPUs (GCUBA_DEVICES=auto; "
+            "GCUBA_DEVICES=1 keeps a call on one)", v->ngrow);
+  c->resume = v->grow_state.p;
+  c->resume_n = v->grow_state.n;
+  gcuba_team_run_on(c, gcuba_vegas_run, v->grow_dev, v->ngrow);
+  if (c->fail == GCUBA_FAIL_NOMEM || c->fail == GCUBA_FAIL_DEVMEM ||
+      c->fail == GCUBA_FAIL_CUDA || c->fail == GCUBA_FAIL_NODEVICE) {
+    gcuba_log(c, 1, "%d GPUs failed (fail %d): going on on one",
+              v->ngrow, c->fail);
+    c->fail = 0;
+    c->neval = neval;
+    v->grown = 0;
+    v->ngrow = 0;
+    v->cont = 1;
+    back = 1;
+  }
+  c->resume = NULL;
+  c->resume_n = 0;
+  gcuba_buf_free(&v->grow_state);
+  return back;
 }
 
 void gcuba_vegas_run(gcuba_call *c)
@@ -1122,7 +1204,14 @@ void gcuba_vegas_run(gcuba_call *c)
   }
   v.setup = &s;
   if (v.ctx) {
+    if (bk == GCUBA_BK_GPU && !c->coll) {
+      const double after = gcuba_env_devices_after();
+      v.ngrow = gcuba_team_grow_devices(c, v.grow_dev);
+      v.grow_at = gcuba_now_ms() + after;
+      v.grow_any = after == 0;
+    }
     run(&v);
+    while (v.grown && grow(&v)) run(&v);
     if (v.ctx) v.ops->destroy(v.ctx);
   }
 out:
