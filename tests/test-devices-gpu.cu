@@ -330,6 +330,11 @@ int main(void)
     call(&ks[0], 100000, NULL, NULL, &a);
     ok(a.fail == GCUBA_FAIL_ENV, "GCUBA_DEVICES=%s with %d GPU(s): fail -16 "
        "(%d)", many, ndev, a.fail);
+    snprintf(many, sizeof many, "auto:%d", ndev + 1);
+    setenv("GCUBA_DEVICES", many, 1);
+    call(&ks[0], 100000, NULL, NULL, &a);
+    ok(a.fail == GCUBA_FAIL_ENV, "GCUBA_DEVICES=%s with %d GPU(s): fail -16 "
+       "(%d)", many, ndev, a.fail);
     snprintf(many, sizeof many, "0,%d", ndev);
     setenv("GCUBA_DEVICES", many, 1);
     call(&ks[3], 100000, NULL, NULL, &a);

@@ -363,11 +363,15 @@ static void *member_main(void *arg)
    the current GPU alone, or -1 with c->fail set */
 static int team_devices(gcuba_call *c, int *dev)
 {
-  const char *s = getenv("GCUBA_DEVICES");
-  int ndev, n, i, ud;
-  if (!s || !*s || gcuba_env_devices_auto(s, &s)) return 1;
+  const char *s = getenv("GCUBA_DEVICES"), *spec;
+  int ndev, n, i, ud, grow;
+  if (!s || !*s) return 1;
+  grow = gcuba_env_devices_auto(s, &spec);
+  if (grow && !strcmp(spec, "all")) return 1;
   ndev = gcuba_cuda_device_count();
-  n = gcuba_env_devices(s, ndev, dev, GCUBA_MAXDEVICES);
+  n = gcuba_env_devices(spec, ndev, dev, GCUBA_MAXDEVICES);
+  /* auto:SPEC starts on one GPU, but SPEC must name GPUs that exist */
+  if (grow && n >= 0) return 1;
   if (n == -1)
     return gcuba_fail(c, GCUBA_FAIL_ENV, "GCUBA_DEVICES=\"%s\": expected "
                       "all, a number of GPUs or a list such as 0,2,3", s),
