@@ -971,7 +971,7 @@ void gcuba_cuhre_run(gcuba_call *c)
       t.ops = &coll_ops;
       t.ctx = w;
     }
-    if (bk == GCUBA_BK_GPU && !c->coll) {
+    if (bk == GCUBA_BK_GPU && !c->coll && t.ops->save_dev) {
       const double after = gcuba_env_devices_after();
       t.ngrow = gcuba_team_grow_devices(c, t.grow_dev);
       t.grow_at = start + after;
