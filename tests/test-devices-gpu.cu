@@ -216,7 +216,7 @@ int main(void)
     team("2", 2, ks, loc);
   } else
     diag("one GPU: GCUBA_DEVICES=all is the current GPU alone");
-  /* GCUBA_DEVICES=auto (the default): a gCuhre call that has run
+  /* GCUBA_DEVICES=auto (the default): a call that has run
      GCUBA_DEVICES_AFTER ms goes on on several GPUs, with the bits of one */
   setenv("GCUBA_DEVICES_AFTER", "0", 1);
   team("auto:0,0", 2, ks, loc);
