@@ -916,6 +916,24 @@ static void test_sobol(void)
   ok(!badodd && !badnet, "all %d axes: odd direction numbers (%d bad), "
      "blocks of 1024 points stratified (%d axes bad)",
      GCUBA_SOBOL_MAXDIM, badodd, badnet);
+  /* the walk (gcuba_vegas_sobol_step, the CPU sampler's) gives every
+     point's bits, also across carries into high bits and from 2^40 on */
+  {
+    static const uint64_t start[3] = {1, 1023, (1ull << 40) - 5};
+    int s, nbad = 0;
+    for (s = 0; s < 3; ++s)
+      for (a = 0; a < GCUBA_SOBOL_MAXDIM; a += 97) {
+        uint64_t q = start[s], x = gcuba_vegas_sobol_bits(v + a * 64, q);
+        for (i = 0; i < 3000; ++i, ++q) {
+          if (x != gcuba_vegas_sobol_bits(v + a * 64, q) ||
+              gcuba_vegas_sobol_value(x) != gcuba_vegas_sobol(v + a * 64, q))
+            ++nbad;
+          x = gcuba_vegas_sobol_step(v + a * 64, x, q);
+        }
+      }
+    ok(nbad == 0, "Sobol walk: 3000 consecutive points from 1, 1023 and "
+       "2^40 - 5 on every 97th axis, the bits of each point (%d bad)", nbad);
+  }
   /* gcuba_vegas_y with Sobol: point qoff + sample + 1, no strata */
   {
     gcuba_vegas_strat_t st;

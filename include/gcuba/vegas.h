@@ -106,10 +106,10 @@ GCUBA_HDI void gcuba_vegas_uniforms(uint64_t seed, uint32_t iter,
    like gcuba_vegas_u01 (so point 0, the origin, is 2^-53 on every axis).
    Integer operations and one exact conversion: the same bits on every
    back end. */
-GCUBA_HDI double gcuba_vegas_sobol(const uint64_t *v, uint64_t i)
+/* point i's bits on one axis: one step per set bit of its Gray code */
+GCUBA_HDI uint64_t gcuba_vegas_sobol_bits(const uint64_t *v, uint64_t i)
 {
   uint64_t g = i ^ (i >> 1), x = 0;
-  /* one step per set bit */
 #if defined(__CUDA_ARCH__)
   for (; g; g &= g - 1) x ^= v[__ffsll((long long)g) - 1];
 #elif defined(__GNUC__)
@@ -119,7 +119,35 @@ GCUBA_HDI double gcuba_vegas_sobol(const uint64_t *v, uint64_t i)
   for (b = 0; g; ++b, g >>= 1)
     if (g & 1) x ^= v[b];
 #endif
+  return x;
+}
+
+/* those bits as the double in (0, 1) */
+GCUBA_HDI double gcuba_vegas_sobol_value(uint64_t x)
+{
   return (double)(2 * (x >> 12) + 1) * GCUBA_VEGAS_2M53;
+}
+
+GCUBA_HDI double gcuba_vegas_sobol(const uint64_t *v, uint64_t i)
+{
+  return gcuba_vegas_sobol_value(gcuba_vegas_sobol_bits(v, i));
+}
+
+/* point i + 1's bits from point i's, x: the Gray codes of i and i + 1
+   differ in the lowest set bit of i + 1, so a walk over consecutive
+   points costs one XOR per axis and point (i + 1 < 2^64) */
+GCUBA_HDI uint64_t gcuba_vegas_sobol_step(const uint64_t *v, uint64_t x,
+                                          uint64_t i)
+{
+#if defined(__CUDA_ARCH__)
+  return x ^ v[__ffsll((long long)(i + 1)) - 1];
+#elif defined(__GNUC__)
+  return x ^ v[__builtin_ctzll(i + 1)];
+#else
+  int b = 0;
+  for (i += 1; !(i & 1); i >>= 1) ++b;
+  return x ^ v[b];
+#endif
 }
 
 /* ------------------------------------------------------------------------

@@ -25,6 +25,20 @@
 /* most bytes kept for the bins of a slice's samples */
 #define BINBUF ((long long)1 << 28)
 
+/* The sampler's fma() calls (include/gcuba/vegas.h: the same bits on
+   every back end) are library calls on a baseline x86-64 build.  GCC on
+   Linux builds the two hot loops twice, with and without the FMA
+   instructions, and picks one when the library is loaded; contraction of
+   other products and sums stays off, so both give the same bits (the Genz
+   protocol's Vegas half on one core: 1.76 s -> 1.37 s, bench/NOTES.md). */
+#if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
+    !defined(__clang__) && __GNUC__ >= 6
+#define FMA_CLONES \
+  __attribute__((target_clones("fma", "default"), optimize("fp-contract=off")))
+#else
+#define FMA_CLONES
+#endif
+
 typedef struct {
   double *x;         /* [batch*ndim] points */
   double *w;         /* [batch] Jacobians */
@@ -36,6 +50,7 @@ typedef struct {
   int *c;            /* [ndim] cube coordinates */
   int *b;            /* [batch*ndim] bins of the points */
   double *u;         /* [ndim] a sample's point y (bin pass) */
+  uint64_t *sx;      /* [ndim] the current Sobol point's bits (seed 0) */
   uint64_t *hi, *lo; /* [ndim*nb] exact bin sums of this thread */
   double qmax;
   int st;
@@ -95,6 +110,7 @@ static void destroy(void *ctx)
       free(h->c);
       free(h->b);
       free(h->u);
+      free(h->sx);
       free(h->hi);
       free(h->lo);
     }
@@ -155,10 +171,11 @@ static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
     h->c = (int *)malloc(nd * sizeof(int));
     h->b = (int *)malloc((size_t)t->batch * nd * sizeof(int));
     h->u = (double *)malloc(nd * sizeof(double));
+    h->sx = (uint64_t *)malloc(nd * sizeof(uint64_t));
     h->hi = (uint64_t *)malloc(cells * sizeof(uint64_t));
     h->lo = (uint64_t *)malloc(cells * sizeof(uint64_t));
     if (!h->x || !h->w || !h->wt || !h->f || !h->s1 || !h->s2 || !h->fx || !h->col || !h->c || !h->b ||
-        !h->u || !h->hi || !h->lo)
+        !h->u || !h->sx || !h->hi || !h->lo)
       goto nomem;
   }
   return t;
@@ -180,7 +197,7 @@ typedef struct {
 /* evaluate the n points in h->x and fold them into the chunk sums in
    order; the samples' bin contributions q go to fj[0..n-1] and their bins
    to bb when these are not NULL */
-static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
+FMA_CLONES static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
                  acc_state *a, double *fj, uint16_t *bb, int tid)
 {
   const gcuba_call *c = t->c;
@@ -252,15 +269,24 @@ static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
    when these are not NULL.  Samples are evaluated in batches that may
    span chunks (nvec-form integrands get up to t->batch points a call) and
    folded into the sums in sample order. */
-static int chunks(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t j0,
+FMA_CLONES static int chunks(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t j0,
                   int64_t j1, int64_t g0, double *fj, uint16_t *bb, int tid)
 {
   const gcuba_vegas_strat_t *s = &it->strat;
   const int ndim = t->ndim;
+  const uint64_t *sob = it->sobol;
   int64_t cube = j0 * it->plan.cpt, end = j1 * it->plan.cpt, k;
-  int n = 0, rc;
+  uint64_t q = 0; /* Sobol: the point of the next sample (gcuba_vegas_y) */
+  int n = 0, rc, ax;
   acc_state a;
   if (end > s->ncubes) end = s->ncubes;
+  if (sob) {
+    /* the chunks' samples are consecutive points: the first from its
+       index, the others one step each */
+    q = it->qoff + (uint64_t)cube * (uint64_t)s->npg + 1;
+    for (ax = 0; ax < ndim; ++ax)
+      h->sx[ax] = gcuba_vegas_sobol_bits(sob + (size_t)ax * 64, q);
+  }
   a.k = 0;
   a.cube = cube;
   a.cend = cube + it->plan.cpt < s->ncubes ? cube + it->plan.cpt : s->ncubes;
@@ -268,11 +294,21 @@ static int chunks(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t j0,
   gcuba_vegas_cube_coords(s, cube, h->c);
   for (; cube < end; ++cube) {
     for (k = 0; k < s->npg; ++k) {
-      h->w[n] = gcuba_vegas_sample(it->seed, it->iter, it->sobol, it->qoff,
-                                   s, cube, k, h->c,
-                                   it->grid, t->nb, t->shared,
-                                   h->x + (size_t)n * ndim,
-                                   h->b + (size_t)n * ndim);
+      double *x = h->x + (size_t)n * ndim;
+      if (sob) {
+        for (ax = 0; ax < ndim; ++ax) {
+          x[ax] = gcuba_vegas_sobol_value(h->sx[ax]);
+          h->sx[ax] = gcuba_vegas_sobol_step(sob + (size_t)ax * 64, h->sx[ax],
+                                             q);
+        }
+        ++q;
+        h->w[n] = gcuba_vegas_map(it->grid, t->nb, t->shared, ndim, x, x,
+                                  h->b + (size_t)n * ndim);
+      } else
+        h->w[n] = gcuba_vegas_sample(it->seed, it->iter, it->sobol,
+                                     it->qoff, s, cube, k, h->c, it->grid,
+                                     t->nb, t->shared, x,
+                                     h->b + (size_t)n * ndim);
       if (++n == t->batch) {
         if ((rc = flush(t, h, it, n, &a, fj, bb, tid))) return rc;
         if (fj) fj += n;
@@ -312,13 +348,16 @@ static void bins(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t c0,
 {
   const gcuba_vegas_strat_t *s = &it->strat;
   const int ndim = t->ndim, nb = t->nb;
+  /* the cubes' coordinates place the points of stratified samples only
+     (gcuba_vegas_y), and are not needed when the bins were kept */
+  const int coords = !t->bbon && !it->sobol;
   int64_t ch, cube, k;
   int a;
   for (ch = c0; ch < c1; ++ch) {
     int64_t end = (ch + 1) * it->plan.cpt;
     if (end > s->ncubes) end = s->ncubes;
     cube = ch * it->plan.cpt;
-    gcuba_vegas_cube_coords(s, cube, h->c);
+    if (coords) gcuba_vegas_cube_coords(s, cube, h->c);
     for (; cube < end; ++cube) {
       for (k = 0; k < s->npg; ++k) {
         uint64_t sample = (uint64_t)cube * (uint64_t)s->npg + (uint64_t)k;
@@ -341,7 +380,7 @@ static void bins(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t c0,
           gcuba_vegas_fx_add(&h->hi[cell], &h->lo[cell], qh, ql);
         }
       }
-      gcuba_vegas_cube_next(s, h->c);
+      if (coords) gcuba_vegas_cube_next(s, h->c);
     }
   }
 }
