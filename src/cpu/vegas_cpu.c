@@ -197,7 +197,8 @@ typedef struct {
 /* evaluate the n points in h->x and fold them into the chunk sums in
    order; the samples' bin contributions q go to fj[0..n-1] and their bins
    to bb when these are not NULL */
-FMA_CLONES static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
+FMA_CLONES
+static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
                  acc_state *a, double *fj, uint16_t *bb, int tid)
 {
   const gcuba_call *c = t->c;
@@ -269,7 +270,8 @@ FMA_CLONES static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
    when these are not NULL.  Samples are evaluated in batches that may
    span chunks (nvec-form integrands get up to t->batch points a call) and
    folded into the sums in sample order. */
-FMA_CLONES static int chunks(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t j0,
+FMA_CLONES
+static int chunks(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t j0,
                   int64_t j1, int64_t g0, double *fj, uint16_t *bb, int tid)
 {
   const gcuba_vegas_strat_t *s = &it->strat;
