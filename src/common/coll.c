@@ -445,6 +445,34 @@ int gcuba_team_grow_devices(gcuba_call *c, int *dev)
   return n;
 }
 
+int gcuba_team_grow(gcuba_call *c, void (*run)(gcuba_call *),
+                    const int *dev, int n, const void *state, size_t bytes,
+                    const void *set)
+{
+  const long long neval = c->neval;
+  const double t0 = gcuba_now_ms();
+  int back = 0;
+  gcuba_log(c, 1, "continuing on %d GPUs (GCUBA_DEVICES=auto; "
+            "GCUBA_DEVICES=1 keeps a call on one)", n);
+  c->resume = state;
+  c->resume_n = bytes;
+  c->resume_set = set;
+  gcuba_team_run_on(c, run, dev, n);
+  gcuba_log(c, 2, "%d GPUs: %.1f ms", n, gcuba_now_ms() - t0);
+  if (c->fail == GCUBA_FAIL_NOMEM || c->fail == GCUBA_FAIL_DEVMEM ||
+      c->fail == GCUBA_FAIL_CUDA || c->fail == GCUBA_FAIL_NODEVICE) {
+    gcuba_log(c, 1, "%d GPUs failed (fail %d): going on on one", n,
+              c->fail);
+    c->fail = 0;
+    c->neval = neval;
+    back = 1;
+  }
+  c->resume = NULL;
+  c->resume_n = 0;
+  c->resume_set = NULL;
+  return back;
+}
+
 int gcuba_team_run(gcuba_call *c, void (*run)(gcuba_call *))
 {
   int dev[GCUBA_MAXDEVICES];

@@ -96,6 +96,16 @@ int gcuba_team_run(struct gcuba_call *c, void (*run)(struct gcuba_call *));
    in this process, several processes of an MPI job on this node, or
    userdata in one GPU's memory */
 int gcuba_team_grow_devices(struct gcuba_call *c, int *dev);
+/* GCUBA_DEVICES=auto: call c, stopped after an iteration, goes on as
+   run(c) by a team of the n GPUs dev, each member resuming from state
+   (bytes, the state file's payload) and, for gCuhre, the regions set (a
+   gcuba_region_set in a GPU's memory; NULL: none).  0 when the team
+   finished the call; 1 when it could not (memory or a device error on a
+   GPU): c's fail and neval are then as before, and its caller goes on
+   alone. */
+int gcuba_team_grow(struct gcuba_call *c, void (*run)(struct gcuba_call *),
+                    const int *dev, int n, const void *state, size_t bytes,
+                    const void *set);
 /* its body: run(c) by n members (1..GCUBA_MAXDEVICES), member k on GPU
    dev[k] (-1: none, for the CPU backend: tests/test-team.c) */
 void gcuba_team_run_on(struct gcuba_call *c, void (*run)(struct gcuba_call *),

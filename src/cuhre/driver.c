@@ -824,32 +824,15 @@ static const gcuba_cuhre_ops coll_ops = {
    error on a GPU: t then goes on where it stopped, on its own GPU). */
 static int grow(cuhre *t)
 {
-  gcuba_call *c = t->c;
-  const long long neval = c->neval;
-  const double t0 = now_ms();
-  int back = 0;
-  gcuba_log(c, 1, "continuing on %d GPUs (GCUBA_DEVICES=auto; "
-            "GCUBA_DEVICES=1 keeps a call on one)", t->ngrow);
-  c->resume = t->grow_state.p;
-  c->resume_n = t->grow_state.n;
-  c->resume_set = &t->grow_set;
-  gcuba_team_run_on(c, gcuba_cuhre_run, t->grow_dev, t->ngrow);
-  gcuba_log(c, 2, "%d GPUs: %.1f ms", t->ngrow, now_ms() - t0);
-  if (c->fail == GCUBA_FAIL_NOMEM || c->fail == GCUBA_FAIL_DEVMEM ||
-      c->fail == GCUBA_FAIL_CUDA || c->fail == GCUBA_FAIL_NODEVICE) {
-    gcuba_log(c, 1, "%d GPUs failed (fail %d): going on on one",
-              t->ngrow, c->fail);
-    c->fail = 0;
-    c->neval = neval;
+  const int back = gcuba_team_grow(t->c, gcuba_cuhre_run, t->grow_dev,
+                                   t->ngrow, t->grow_state.p,
+                                   t->grow_state.n, &t->grow_set);
+  gcuba_buf_free(&t->grow_state);
+  if (back) {
     t->grown = 0;
     t->ngrow = 0;
     t->cont = 1;
-    back = 1;
   }
-  c->resume = NULL;
-  c->resume_n = 0;
-  c->resume_set = NULL;
-  gcuba_buf_free(&t->grow_state);
   return back;
 }
 

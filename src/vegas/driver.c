@@ -1091,28 +1091,15 @@ static void run(vegas *v)
    on its own GPU). */
 static int grow(vegas *v)
 {
-  gcuba_call *c = v->c;
-  const long long neval = c->neval;
-  int back = 0;
-  gcuba_log(c, 1, "continuing on %d GPUs (GCUBA_DEVICES=auto; "
-            "GCUBA_DEVICES=1 keeps a call on one)", v->ngrow);
-  c->resume = v->grow_state.p;
-  c->resume_n = v->grow_state.n;
-  gcuba_team_run_on(c, gcuba_vegas_run, v->grow_dev, v->ngrow);
-  if (c->fail == GCUBA_FAIL_NOMEM || c->fail == GCUBA_FAIL_DEVMEM ||
-      c->fail == GCUBA_FAIL_CUDA || c->fail == GCUBA_FAIL_NODEVICE) {
-    gcuba_log(c, 1, "%d GPUs failed (fail %d): going on on one",
-              v->ngrow, c->fail);
-    c->fail = 0;
-    c->neval = neval;
+  const int back = gcuba_team_grow(v->c, gcuba_vegas_run, v->grow_dev,
+                                   v->ngrow, v->grow_state.p,
+                                   v->grow_state.n, NULL);
+  gcuba_buf_free(&v->grow_state);
+  if (back) {
     v->grown = 0;
     v->ngrow = 0;
     v->cont = 1;
-    back = 1;
   }
-  c->resume = NULL;
-  c->resume_n = 0;
-  gcuba_buf_free(&v->grow_state);
   return back;
 }
 
