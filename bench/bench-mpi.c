@@ -8,7 +8,8 @@
    Cases: gCuhre on the test suite's f2 6D, f4 8D and f5 8D (cheap
    integrands, the GPU's eval is then a small part of an iteration) and
    on an expensive 6D integrand (bench/mpi-heavy.h); gVegas ("V") on f4 8D
-   and the expensive one; gCuhre on f2 6D at 2e-7 (a cheap integrand in
+   and the expensive one (iterations of 4 ms and, last case, of 80 ms on
+   an H200); gCuhre on f2 6D at 2e-7 (a cheap integrand in
    a call of about a second).  One warm-up call, then the best of R
    (default 3) calls; --cases runs only the cases of these indices (from
    0, in the order below).  Rank 0 prints one line per case: processes, time,
@@ -36,6 +37,7 @@ typedef struct {
   int ndim;
   double epsrel;
   long long maxeval;
+  long long nstart; /* gVegas: samples per iteration (0: 1e7) */
 } bcase;
 
 static const bcase cases[] = {
@@ -51,6 +53,9 @@ static const bcase cases[] = {
     {"V heavy 6D", 1, 0, 6, 1e-6, 100000000000LL},
     /* gCuhre, a long call of a cheap integrand */
     {"f2 6D", 0, 2, 6, 2e-7, 1000000000000LL},
+    /* gVegas, 20 iterations of 2e8 samples (about 80 ms each on an H200,
+       so that GCUBA_DEVICES=auto grows the call) */
+    {"V heavy 6D", 1, 0, 6, 1e-9, 4000000000LL, 200000000LL},
 };
 
 static double truth(const bcase *k)
@@ -130,8 +135,8 @@ int main(int argc, char **argv)
       t0 = MPI_Wtime();
       if (k->vegas)
         llgVegas(k->ndim, 1, f, NULL, 1, k->epsrel, 0, 0, 1, 0, k->maxeval,
-                 10000000, 0, 1000, 0, NULL, NULL, &neval, &fail, integral,
-                 error, prob);
+                 k->nstart ? k->nstart : 10000000, 0, 1000, 0, NULL, NULL,
+                 &neval, &fail, integral, error, prob);
       else
         llgCuhre(k->ndim, 1, f, NULL, 1, k->epsrel, 0, 0, 0, k->maxeval, 0,
                  NULL, NULL, &nregions, &neval, &fail, integral, error,

@@ -135,8 +135,11 @@ gpus_bench() {
   : > "$log"
   while [ $n -le "${ngpu:-1}" ]; do
     if [ "$mode" = local ]; then
+      # --bind-to none: Open MPI binds one process to one core, where the
+      # GPUs' threads would wait for each other
       GCUBA_DEVICES=$n OMPI_ALLOW_RUN_AS_ROOT=1 \
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np 1 ./bench/bench-mpi \
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --bind-to none -np 1 \
+        ./bench/bench-mpi \
         --local --backend gpu --reps "${MPI_REPS:-3}" \
         ${MPI_CASES:+--cases "$MPI_CASES"} >> "$log" 2>&1 || status=1
     else

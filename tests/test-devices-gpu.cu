@@ -13,11 +13,13 @@
    differ in size; a gCuhre call whose regions do not fit one GPU's
    GCUBA_MEMLIMIT converges on four.  GCUBA_DEVICES=auto (the default):
    gCuhre and gVegas calls that grow to several GPUs give the bits of
-   one, and say so in gcuba_last_devices.  First, a gVegas
+   one, and say so in gcuba_last_devices; a thread bound to one CPU core
+   does not grow, one bound to two grows to two GPUs.  First, a gVegas
    call on a fresh context whose first iteration has more chunks than
    maxeval/2.  This file is part of gcuba. */
 #include <cuda_runtime.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,6 +234,45 @@ int main(void)
        gcuba_last_devices());
     unsetenv("GCUBA_DEVICES_AFTER");
     setenv("GCUBA_DEVICES", "1", 1);
+  }
+  {
+    /* a thread bound to one CPU core (mpirun's default binding) stays on
+       its GPU; bound to two, it grows to two GPUs at most */
+    cpu_set_t old, set;
+    int cpu, first = -1, second = -1;
+    if (sched_getaffinity(0, sizeof old, &old) == 0) {
+      for (cpu = 0; cpu < CPU_SETSIZE && second < 0; ++cpu)
+        if (CPU_ISSET(cpu, &old)) {
+          if (first < 0)
+            first = cpu;
+          else
+            second = cpu;
+        }
+    }
+    if (first >= 0) {
+      setenv("GCUBA_DEVICES_AFTER", "0", 1);
+      setenv("GCUBA_DEVICES", "auto:0,0", 1);
+      CPU_ZERO(&set);
+      CPU_SET(first, &set);
+      sched_setaffinity(0, sizeof set, &set);
+      call(&ks[0], ks[0].maxeval, NULL, NULL, &a);
+      ok(same(&a, &loc[0]) && gcuba_last_devices() == 1,
+         "GCUBA_DEVICES=auto:0,0 on one CPU core: one GPU (%d)",
+         gcuba_last_devices());
+      if (second >= 0) {
+        setenv("GCUBA_DEVICES", "auto:0,0,0", 1);
+        CPU_SET(second, &set);
+        sched_setaffinity(0, sizeof set, &set);
+        call(&ks[0], ks[0].maxeval, NULL, NULL, &a);
+        ok(same(&a, &loc[0]) && gcuba_last_devices() == 2,
+           "GCUBA_DEVICES=auto:0,0,0 on two CPU cores: two GPUs (%d)",
+           gcuba_last_devices());
+      }
+      sched_setaffinity(0, sizeof old, &old);
+      unsetenv("GCUBA_DEVICES_AFTER");
+      setenv("GCUBA_DEVICES", "1", 1);
+    } else
+      diag("no CPU affinity: the one-core case is not run");
   }
 
   /* Members whose stores differ in size: after a one-GPU call of about

@@ -1,6 +1,7 @@
 /* src/common/coll.c -- the collective table libgcuba_mpi installs, and
    the helpers the drivers use over it (see coll.h).  This file is part
    of gcuba. */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -413,10 +414,21 @@ static int node_processes(void)
   return n;
 }
 
+/* the CPUs the calling thread may run on (its affinity, e.g. mpirun's
+   binding to one core), 0 where unknown */
+static int cpus_allowed(void)
+{
+#if defined(__linux__) && defined(CPU_COUNT)
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return CPU_COUNT(&set);
+#endif
+  return 0;
+}
+
 int gcuba_team_grow_devices(gcuba_call *c, int *dev)
 {
   const char *s = getenv("GCUBA_DEVICES");
-  int ndev, n, i, cur, ud;
+  int ndev, n, i, cur, ud, ncpu;
   if (c->coll || !c->grow || gcuba_calls_running() > 1) return 0;
   if (node_processes() > 1) {
     gcuba_log(c, 2, "several processes on this node: the call stays on "
@@ -442,6 +454,23 @@ int gcuba_team_grow_devices(gcuba_call *c, int *dev)
                   "it", ud);
         return 0;
       }
+  /* each member is a thread that waits for its GPU and for the others
+     many times an iteration: members sharing a core wait for the
+     scheduler instead, and the second GPU gains little or loses (gVegas,
+     2 x H200, 80 ms iterations: 1.09 s on 2 GPUs with 2 cores, 1.81-1.85 s
+     with one, 2.05 s on one GPU; on another machine 1.56 s on one GPU,
+     1.61 s on two with one core, bench/NOTES.md) */
+  ncpu = cpus_allowed();
+  if (ncpu == 1) {
+    gcuba_log(c, 2, "this thread may run on one CPU core only (its "
+              "affinity): the call stays on its GPU");
+    return 0;
+  }
+  if (ncpu > 1 && ncpu < n) {
+    gcuba_log(c, 2, "this thread may run on %d CPU cores (its affinity): "
+              "the call grows to %d of the %d GPUs", ncpu, ncpu, n);
+    n = ncpu;
+  }
   return n;
 }
 
@@ -480,6 +509,13 @@ int gcuba_team_run(gcuba_call *c, void (*run)(gcuba_call *))
   if (n < 0) return 1;
   if (n < 2) return 0;
   gcuba_log(c, 1, "%d GPUs (GCUBA_DEVICES=%s)", n, getenv("GCUBA_DEVICES"));
+  {
+    const int ncpu = cpus_allowed();
+    if (ncpu > 0 && ncpu < n)
+      gcuba_log(c, 1, "%d GPUs, but this thread may run on %d CPU core(s) "
+                "(its affinity, e.g. mpirun's binding): their threads wait "
+                "for each other (mpirun --bind-to none)", n, ncpu);
+  }
   gcuba_team_run_on(c, run, dev, n);
   return 1;
 }

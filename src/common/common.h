@@ -104,7 +104,7 @@ int gcuba_env_devices(const char *s, int ndev, int *dev, int max);
 int gcuba_env_devices_auto(const char *s, const char **spec);
 /* GCUBA_DEVICES=auto: how long (ms) a gCuhre call runs on one GPU before
    it may grow to several (GCUBA_DEVICES_AFTER) */
-#define GCUBA_DEVICES_AFTER_MS 500
+#define GCUBA_DEVICES_AFTER_MS 20
 double gcuba_env_devices_after(void);
 
 /* CUDA side (cuda/device.cu, or cuda/stub.c without CUDA) */

@@ -109,11 +109,12 @@ typedef struct {
 /* GCUBA_DEVICES=auto: a call grows after iteration GROW_ITER at the
    earliest, once an iteration takes GROW_MS (its samples are divided
    among the GPUs by their index, so the result is the bits of one GPU;
-   the GPUs agree and reduce at every iteration, which costs more than
-   it saves on short ones: on two H200s, 10^4 iterations of 4 ms took 39
-   s on one GPU and 46 s on two) */
+   the GPUs agree and reduce at every slice of an iteration, tens of
+   microseconds: on two H200s, f4 8D at 1e-3, iterations of about 1.4
+   ms, took 8.4 ms on one GPU and 5.8 ms on two; measured with a thread
+   per core, see gcuba_team_grow_devices) */
 #define GROW_ITER 2
-#define GROW_MS 50
+#define GROW_MS 1
 
 /* ---- grid slots (Cuba's gridno) ---------------------------------------- */
 #define NSLOTS 10
