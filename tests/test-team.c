@@ -10,6 +10,7 @@
      neval, nregions, fail), within the tolerance of the analytic value;
      an abort and a NaN that only one member's share sees; a state file
      written by a team and resumed by another.
+   - GCUBA_DEVICES=auto's delay before a call grows (gcuba_team_grow_after).
    This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
@@ -235,6 +236,22 @@ int main(void)
        "%s: stopped with a state file by 3 members, resumed by 2, as by one "
        "thread (fail %d then %d)", vegas ? "gVegas" : "gCuhre", a.fail,
        b.fail);
+  }
+  {
+    /* GCUBA_DEVICES=auto's delay: GPUs on which no team member of this
+       process has run start their CUDA contexts first (no team here has
+       used a GPU), so the default is the longer one; an explicit
+       GCUBA_DEVICES_AFTER applies as it is */
+    const int devs[2] = {0, 1};
+    unsetenv("GCUBA_DEVICES_AFTER");
+    ok(gcuba_team_grow_after(devs, 2) == GCUBA_DEVICES_COLD_MS,
+       "GPUs not used yet: grow after %d ms (%g)", GCUBA_DEVICES_COLD_MS,
+       gcuba_team_grow_after(devs, 2));
+    setenv("GCUBA_DEVICES_AFTER", "7", 1);
+    ok(gcuba_team_grow_after(devs, 2) == 7,
+       "GCUBA_DEVICES_AFTER=7: grow after 7 ms (%g)",
+       gcuba_team_grow_after(devs, 2));
+    unsetenv("GCUBA_DEVICES_AFTER");
   }
   return done();
 }

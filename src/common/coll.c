@@ -414,6 +414,26 @@ static int node_processes(void)
   return n;
 }
 
+/* the GPUs on which a team member of this process has run: their CUDA
+   contexts exist (gcuba_team_grow_after) */
+#define USED_MAX 64
+static unsigned char dev_used[USED_MAX];
+
+double gcuba_team_grow_after(const int *dev, int n)
+{
+  const double after = gcuba_env_devices_after();
+  const int cur = gcuba_cuda_current();
+  int i, cold = 0;
+  if (after >= 0) return after;
+  pthread_mutex_lock(&lock);
+  for (i = 0; i < n; ++i)
+    if (dev[i] != cur && (dev[i] < 0 || dev[i] >= USED_MAX ||
+                          !dev_used[dev[i]]))
+      cold = 1;
+  pthread_mutex_unlock(&lock);
+  return cold ? GCUBA_DEVICES_COLD_MS : GCUBA_DEVICES_AFTER_MS;
+}
+
 /* the CPUs the calling thread may run on (its affinity, e.g. mpirun's
    binding to one core), 0 where unknown */
 static int cpus_allowed(void)
@@ -579,6 +599,10 @@ void gcuba_team_run_on(gcuba_call *c, void (*run)(gcuba_call *),
   pthread_mutex_unlock(&t->lock);
   if (started == n) run(&m[0].c);
   for (i = 1; i < started; ++i) pthread_join(m[i].th, NULL);
+  pthread_mutex_lock(&lock);
+  for (i = 0; i < started; ++i)
+    if (dev[i] >= 0 && dev[i] < USED_MAX) dev_used[dev[i]] = 1;
+  pthread_mutex_unlock(&lock);
   if (started == n) {
     if (dev[0] >= 0) gcuba_set_last_devices(n);
     c->nregions = m[0].c.nregions;

@@ -96,6 +96,12 @@ int gcuba_team_run(struct gcuba_call *c, void (*run)(struct gcuba_call *));
    in this process, several processes of an MPI job on this node, or
    userdata in one GPU's memory */
 int gcuba_team_grow_devices(struct gcuba_call *c, int *dev);
+/* the milliseconds a call on one GPU runs before it grows to the n GPUs
+   dev: GCUBA_DEVICES_AFTER when set; else GCUBA_DEVICES_AFTER_MS when
+   every one of them has run a team member of this process (or is the
+   current GPU), GCUBA_DEVICES_COLD_MS when one would start its CUDA
+   context first (about 0.1 s on an H200) */
+double gcuba_team_grow_after(const int *dev, int n);
 /* GCUBA_DEVICES=auto: call c, stopped after an iteration, goes on as
    run(c) by a team of the n GPUs dev, each member resuming from state
    (bytes, the state file's payload) and, for gCuhre, the regions set (a

@@ -102,9 +102,13 @@ int gcuba_env_devices(const char *s, int ndev, int *dev, int max);
 /* GCUBA_DEVICES=auto or auto:SPEC: 1 with *spec = SPEC ("all" for plain
    auto); else 0 with *spec = s */
 int gcuba_env_devices_auto(const char *s, const char **spec);
-/* GCUBA_DEVICES=auto: how long (ms) a gCuhre call runs on one GPU before
-   it may grow to several (GCUBA_DEVICES_AFTER) */
+/* GCUBA_DEVICES=auto: how long (ms) a call runs on one GPU before it may
+   grow to several, by default: GCUBA_DEVICES_AFTER_MS when the process
+   has used those GPUs before, GCUBA_DEVICES_COLD_MS when one of them
+   would start its CUDA context (gcuba_team_grow_after) */
 #define GCUBA_DEVICES_AFTER_MS 20
+#define GCUBA_DEVICES_COLD_MS 500
+/* GCUBA_DEVICES_AFTER, or -1 when it is not set */
 double gcuba_env_devices_after(void);
 
 /* CUDA side (cuda/device.cu, or cuda/stub.c without CUDA) */

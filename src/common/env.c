@@ -188,7 +188,7 @@ double gcuba_env_devices_after(void)
   const char *s = getenv("GCUBA_DEVICES_AFTER");
   long long v;
   if (s && *s && !parse_ll(s, 0, 1LL << 40, &v)) return (double)v;
-  return GCUBA_DEVICES_AFTER_MS;
+  return -1;
 }
 
 static const struct {

@@ -90,7 +90,7 @@ typedef struct {
      it stays where it is), from when (ms, now_ms's clock), and whether
      it stopped to grow */
   int ngrow, grow_dev[GCUBA_MAXDEVICES];
-  double grow_at;
+  double grow_at, grow_after;
   int grow_any;                     /* GCUBA_DEVICES_AFTER=0: at GROW_ITER
                                        whatever the evaluations cost */
   int grown;
@@ -720,8 +720,8 @@ static void run(cuhre *t)
         if (!state_payload(t, &t->grow_state, 0, &t->grow_set)) {
           t->grown = 1;
           gcuba_log(c, 2, "after %.1f ms: the state (%.1f MB) taken in "
-                    "%.1f ms", now - t->grow_at +
-                    gcuba_env_devices_after(), t->grow_state.n / 1e6,
+                    "%.1f ms", now - t->grow_at + t->grow_after,
+                    t->grow_state.n / 1e6,
                     now_ms() - now);
           break;
         }
@@ -955,9 +955,11 @@ void gcuba_cuhre_run(gcuba_call *c)
       t.ctx = w;
     }
     if (bk == GCUBA_BK_GPU && !c->coll && t.ops->save_dev) {
-      const double after = gcuba_env_devices_after();
+      double after;
       t.ngrow = gcuba_team_grow_devices(c, t.grow_dev);
+      after = gcuba_team_grow_after(t.grow_dev, t.ngrow);
       t.grow_at = start + after;
+      t.grow_after = after;
       t.grow_any = after == 0;
     }
     run(&t);

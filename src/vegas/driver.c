@@ -1193,8 +1193,9 @@ void gcuba_vegas_run(gcuba_call *c)
   v.setup = &s;
   if (v.ctx) {
     if (bk == GCUBA_BK_GPU && !c->coll) {
-      const double after = gcuba_env_devices_after();
+      double after;
       v.ngrow = gcuba_team_grow_devices(c, v.grow_dev);
+      after = gcuba_team_grow_after(v.grow_dev, v.ngrow);
       v.grow_at = gcuba_now_ms() + after;
       v.grow_any = after == 0;
     }
