@@ -104,11 +104,14 @@ int main(int argc, char **argv)
     else
       for (np = 1, p = devs; *p; ++p) np += *p == ',';
   }
-  if (rank == 0)
-    printf("# gCuhre, gVegas (V) over %d %s, %s backend; best of %d\n"
+  if (rank == 0) {
+    char how[32] = "the first call only";
+    if (reps > 0) snprintf(how, sizeof how, "best of %d", reps);
+    printf("# gCuhre, gVegas (V) over %d %s, %s backend; %s\n"
            "# case     epsrel    np    seconds        neval fail  true rel.err  "
            "integral  first\n", np, local ? "GPUs of one process (GCUBA_DEVICES)"
-           : "processes", gpu ? "GPU" : "CPU", reps);
+           : "processes", gpu ? "GPU" : "CPU", how);
+  }
   for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
     const bcase *k = &cases[i];
     gintegrand_t f;
