@@ -966,9 +966,51 @@ static void test_sobol(void)
   }
 }
 
+/* the bin sums' fixed point: splitting with the factor 2^E
+   (gcuba_vegas_fx_split_p, the CPU backend's) gives the bits of
+   gcuba_vegas_fx_split for every q and E the sums use (q 2^E < 2^126),
+   over the whole range of E where 2^E is a normal double */
+static void test_fixed_point(void)
+{
+  uint64_t x = 88172645463325252ULL;
+  long long bad = 0, n = 0, nonzero = 0;
+  int E;
+  for (E = -1022; E <= 1023; ++E) {
+    const double p = ldexp(1.0, E);
+    int k;
+    for (k = 0; k < 400; ++k) {
+      uint64_t h1, l1, h2, l2, m;
+      double q;
+      int e;
+      /* xorshift64: a random mantissa and an exponent that keeps
+         q 2^E below 2^126, from far below 1 up to the limit */
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      m = x >> 11;
+      e = 125 - E - (int)(x % 200);
+      if (e < -1074) e = -1074;
+      if (e > 1023) e = 1023;
+      q = ldexp((double)m / 9007199254740992.0, e);
+      if (k == 0) q = 0;
+      if (k == 1) q = 4.9406564584124654e-324; /* the least subnormal */
+      if (!(ldexp(q, E) < 8.5070591730234616e37)) continue; /* 2^126 */
+      gcuba_vegas_fx_split(q, E, &h1, &l1);
+      gcuba_vegas_fx_split_p(q, p, &h2, &l2);
+      bad += h1 != h2 || l1 != l2;
+      nonzero += (h1 | l1) != 0;
+      ++n;
+    }
+  }
+  ok(bad == 0 && nonzero > n / 4,
+     "fixed point: 2^E as a factor, the bits of ldexp (%lld of %lld "
+     "differ; %lld nonzero)", bad, n, nonzero);
+}
+
 int main(void)
 {
   plan(0);
+  test_fixed_point();
   test_rng();
   test_sobol();
   test_strat();

@@ -671,6 +671,27 @@ GCUBA_HDI void gcuba_vegas_fx_split(double q, int E, uint64_t *hi,
   }
 }
 
+/* the same with p = 2^E given (E in -1022..1023, where 2^E is a normal
+   double): q p is then q 2^E exactly wherever it is >= 1, and below 1
+   both give 0, so the bits are gcuba_vegas_fx_split's without a call
+   to ldexp per sample */
+GCUBA_HDI void gcuba_vegas_fx_split_p(double q, double p, uint64_t *hi,
+                                      uint64_t *lo)
+{
+  const double two64 = 18446744073709551616.0;
+  double v = q * p;
+  if (!(v >= 1)) {
+    *hi = *lo = 0;
+  } else if (v < two64) {
+    *hi = 0;
+    *lo = (uint64_t)v;
+  } else {
+    double h = floor(v / two64);
+    *hi = (uint64_t)h;
+    *lo = (uint64_t)(v - h * two64); /* h 2^64 is exact */
+  }
+}
+
 /* (hi, lo) += (h, l), exactly (mod 2^128) */
 GCUBA_HDI void gcuba_vegas_fx_add(uint64_t *hi, uint64_t *lo, uint64_t h,
                                   uint64_t l)

@@ -353,6 +353,9 @@ static void bins(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t c0,
   /* the cubes' coordinates place the points of stratified samples only
      (gcuba_vegas_y), and are not needed when the bins were kept */
   const int coords = !t->bbon && !it->sobol;
+  /* 2^E as a factor where it is a normal double (gcuba_vegas_fx_split_p) */
+  const int scaled = E >= -1022 && E <= 1023;
+  const double p = scaled ? ldexp(1.0, E) : 0;
   int64_t ch, cube, k;
   int a;
   for (ch = c0; ch < c1; ++ch) {
@@ -365,7 +368,10 @@ static void bins(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t c0,
         uint64_t sample = (uint64_t)cube * (uint64_t)s->npg + (uint64_t)k;
         const double q = t->fj[(int64_t)sample - s0];
         uint64_t qh, ql;
-        gcuba_vegas_fx_split(q, E, &qh, &ql);
+        if (scaled)
+          gcuba_vegas_fx_split_p(q, p, &qh, &ql);
+        else
+          gcuba_vegas_fx_split(q, E, &qh, &ql);
         if (!(qh | ql)) continue;
         if (t->bbon) {
           const uint16_t *bs = t->bb + ((int64_t)sample - s0) * ndim;
