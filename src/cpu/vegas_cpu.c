@@ -197,13 +197,34 @@ typedef struct {
 /* evaluate the n points in h->x and fold them into the chunk sums in
    order; the samples' bin contributions q go to fj[0..n-1] and their bins
    to bb when these are not NULL */
+/* the cube being accumulated is complete: its estimate into its chunk's
+   column, and on to the next cube */
+static void cube_done(thr *h, const gcuba_vegas_iter *it, acc_state *a,
+                      int ncomp)
+{
+  double *cI = h->col + a->jj, *cV = cI + (size_t)ncomp * GCUBA_VEGAS_GROUP;
+  int comp;
+  for (comp = 0; comp < ncomp; ++comp) {
+    double ci, vi;
+    gcuba_vegas_cube_estimate_k(h->s1[comp], h->s2[comp], it->ck, &ci, &vi);
+    cI[(size_t)comp * GCUBA_VEGAS_GROUP] += ci;
+    cV[(size_t)comp * GCUBA_VEGAS_GROUP] += vi;
+  }
+  a->k = 0;
+  if (++a->cube == a->cend) { /* and so is its chunk */
+    ++a->jj;
+    a->cend += it->plan.cpt;
+    if (a->cend > it->strat.ncubes) a->cend = it->strat.ncubes;
+  }
+}
+
 FMA_CLONES
 static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
                  acc_state *a, double *fj, uint16_t *bb, int tid)
 {
   const gcuba_call *c = t->c;
   const int ndim = t->ndim, ncomp = t->ncomp;
-  const int64_t npg = it->strat.npg, ncubes = it->strat.ncubes;
+  const int64_t npg = it->strat.npg;
   gintegrand_t in = c->integrand;
   int i, comp;
   if (in->kind == GCUBA_DESC_NVEC) {
@@ -219,6 +240,46 @@ static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
       if (in->fn(&t->ndim, h->x + (size_t)i * ndim, &t->ncomp,
                  h->f + (size_t)i * ncomp, c->userdata) == -999)
         return GCUBA_ST_ABORT;
+  }
+  if (ncomp == 1) {
+    /* the same operations in the same order, with the cube's sums and
+       the extremes in registers: a chain through memory cost a third of
+       this function */
+    double s1 = h->s1[0], s2 = h->s2[0], fhi = h->fx[0], flo = h->fx[1];
+    double qmax = h->qmax;
+    const double qw = fj ? it->qw[0] : 0;
+    int st = 0;
+    for (i = 0; i < n; ++i) {
+      const double f = h->f[i];
+      double F;
+      if (a->k == 0) s1 = s2 = 0;
+      if (!isfinite(f)) st |= GCUBA_ST_NONFINITE;
+      F = gcuba_vegas_acc(f, h->w[i], &s1, &s2);
+      if (F > fhi) fhi = F;
+      if (F < flo) flo = F;
+      if (fj) {
+        const double q = gcuba_vegas_qfix(gcuba_vegas_q(0, F, qw));
+        fj[i] = q;
+        if (q > qmax) qmax = q;
+        if (bb) {
+          int ax;
+          for (ax = 0; ax < ndim; ++ax)
+            bb[(size_t)i * ndim + ax] = (uint16_t)h->b[(size_t)i * ndim + ax];
+        }
+      }
+      if (++a->k == npg) {
+        h->s1[0] = s1;
+        h->s2[0] = s2;
+        cube_done(h, it, a, 1);
+      }
+    }
+    h->s1[0] = s1;
+    h->s2[0] = s2;
+    h->fx[0] = fhi;
+    h->fx[1] = flo;
+    h->qmax = qmax;
+    h->st |= st;
+    return 0;
   }
   for (i = 0; i < n; ++i) {
     const double *f = h->f + (size_t)i * ncomp;
@@ -244,22 +305,7 @@ static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
           bb[(size_t)i * ndim + ax] = (uint16_t)h->b[(size_t)i * ndim + ax];
       }
     }
-    if (++a->k == npg) { /* the cube is complete */
-      double *cI = h->col + a->jj, *cV = cI + (size_t)ncomp * GCUBA_VEGAS_GROUP;
-      for (comp = 0; comp < ncomp; ++comp) {
-        double ci, vi;
-        gcuba_vegas_cube_estimate_k(h->s1[comp], h->s2[comp], it->ck, &ci,
-                                    &vi);
-        cI[(size_t)comp * GCUBA_VEGAS_GROUP] += ci;
-        cV[(size_t)comp * GCUBA_VEGAS_GROUP] += vi;
-      }
-      a->k = 0;
-      if (++a->cube == a->cend) { /* and so is its chunk */
-        ++a->jj;
-        a->cend += it->plan.cpt;
-        if (a->cend > ncubes) a->cend = ncubes;
-      }
-    }
+    if (++a->k == npg) cube_done(h, it, a, ncomp);
   }
   return 0;
 }
