@@ -35,8 +35,12 @@
     !defined(__clang__) && __GNUC__ >= 6
 #define FMA_CLONES \
   __attribute__((target_clones("fma", "default"), optimize("fp-contract=off")))
+/* the same contraction for what those functions call, when it is not
+   inlined (with -march=native the whole file may use FMA) */
+#define NO_CONTRACT __attribute__((optimize("fp-contract=off")))
 #else
 #define FMA_CLONES
+#define NO_CONTRACT
 #endif
 
 typedef struct {
@@ -199,8 +203,9 @@ typedef struct {
    to bb when these are not NULL */
 /* the cube being accumulated is complete: its estimate into its chunk's
    column, and on to the next cube */
-static void cube_done(thr *h, const gcuba_vegas_iter *it, acc_state *a,
-                      int ncomp)
+NO_CONTRACT
+static inline void cube_done(thr *h, const gcuba_vegas_iter *it,
+                             acc_state *a, int ncomp)
 {
   double *cI = h->col + a->jj, *cV = cI + (size_t)ncomp * GCUBA_VEGAS_GROUP;
   int comp;
