@@ -35,12 +35,8 @@
     !defined(__clang__) && __GNUC__ >= 6
 #define FMA_CLONES \
   __attribute__((target_clones("fma", "default"), optimize("fp-contract=off")))
-/* the same contraction for what those functions call, when it is not
-   inlined (with -march=native the whole file may use FMA) */
-#define NO_CONTRACT __attribute__((optimize("fp-contract=off")))
 #else
 #define FMA_CLONES
-#define NO_CONTRACT
 #endif
 
 typedef struct {
@@ -198,12 +194,16 @@ typedef struct {
   int64_t jj;      /* its chunk's column in the group buffer */
 } acc_state;
 
-/* evaluate the n points in h->x and fold them into the chunk sums in
-   order; the samples' bin contributions q go to fj[0..n-1] and their bins
-   to bb when these are not NULL */
+/* sample i's bins, kept for the bin pass */
+static inline void keep_bins(const thr *h, uint16_t *bb, int i, int ndim)
+{
+  int ax;
+  for (ax = 0; ax < ndim; ++ax)
+    bb[(size_t)i * ndim + ax] = (uint16_t)h->b[(size_t)i * ndim + ax];
+}
+
 /* the cube being accumulated is complete: its estimate into its chunk's
    column, and on to the next cube */
-NO_CONTRACT
 static inline void cube_done(thr *h, const gcuba_vegas_iter *it,
                              acc_state *a, int ncomp)
 {
@@ -223,6 +223,9 @@ static inline void cube_done(thr *h, const gcuba_vegas_iter *it,
   }
 }
 
+/* evaluate the n points in h->x and fold them into the chunk sums in
+   order; the samples' bin contributions q go to fj[0..n-1] and their bins
+   to bb when these are not NULL */
 FMA_CLONES
 static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
                  acc_state *a, double *fj, uint16_t *bb, int tid)
@@ -266,11 +269,7 @@ static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
         const double q = gcuba_vegas_qfix(gcuba_vegas_q(0, F, qw));
         fj[i] = q;
         if (q > qmax) qmax = q;
-        if (bb) {
-          int ax;
-          for (ax = 0; ax < ndim; ++ax)
-            bb[(size_t)i * ndim + ax] = (uint16_t)h->b[(size_t)i * ndim + ax];
-        }
+        if (bb) keep_bins(h, bb, i, ndim);
       }
       if (++a->k == npg) {
         h->s1[0] = s1;
@@ -304,11 +303,7 @@ static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
       q = gcuba_vegas_qfix(q);
       fj[i] = q;
       if (q > h->qmax) h->qmax = q;
-      if (bb) {
-        int ax;
-        for (ax = 0; ax < ndim; ++ax)
-          bb[(size_t)i * ndim + ax] = (uint16_t)h->b[(size_t)i * ndim + ax];
-      }
+      if (bb) keep_bins(h, bb, i, ndim);
     }
     if (++a->k == npg) cube_done(h, it, a, ncomp);
   }
