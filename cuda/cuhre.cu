@@ -1794,8 +1794,12 @@ static int xfer(gpu *t, const long long *scnt, const long long *soff,
 {
   gcuba_call *c = t->c;
   if (c->coll->alltoallv_dev) {
-    if (c->coll->alltoallv_dev(c->coll->ctx, t->xs, scnt, soff, t->xr, rcnt,
-                               roff, t->stream))
+    const double t0 = gcuba_now_ms();
+    const int rc = c->coll->alltoallv_dev(c->coll->ctx, t->xs, scnt, soff,
+                                          t->xr, rcnt, roff, t->stream);
+    c->coll_ms += gcuba_now_ms() - t0;
+    ++c->coll_ops;
+    if (rc)
       return gcuba_fail(c, GCUBA_FAIL_CUDA, "copies between the %d GPUs",
                         c->coll->size);
     return 0;

@@ -71,8 +71,8 @@ int gcuba_cuda_select(gcuba_call *c)
   } else {
     if (!k || k->local_size < 2 || n < 2) return 0;
     dev = k->local_rank % n;
-    gcuba_log(c, 1, "%s: process %d of %d on this node uses GPU %d of %d",
-              c->routine, k->local_rank, k->local_size, dev, n);
+    gcuba_log(c, 1, "process %d of %d on this node uses GPU %d of %d",
+              k->local_rank, k->local_size, dev, n);
   }
   return gcuba_cuda_check(c, cudaSetDevice(dev), "cudaSetDevice", __FILE__,
                           __LINE__);

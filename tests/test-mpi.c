@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "gcuba.h"
 #include "gcuba_mpi.h"
 #include "collective.h"
@@ -383,6 +384,50 @@ int main(int argc, char **argv)
              r.error, r.prob);
     report(r.fail == 1 && r.neval > 0, "%s",
            "gCuhre after a refused call: collective again");
+  }
+
+  /* verbosity 2: each process says its time in the collective
+     operations; every process takes part in the same ones */
+  {
+    static char buf[1 << 20];
+    char log[64];
+    kase k = ks[0];
+    const char *p;
+    double ms = -1, tot = -1;
+    long long ops = -1, lo, hi;
+    int save = dup(2), r = -1, n = -1;
+    size_t len;
+    FILE *fp;
+    snprintf(log, sizeof log, "test-mpi-%ld.log", (long)getpid());
+    fp = freopen(log, "w", stderr);
+    (void)fp;
+    k.flags |= 2;
+    call(&k, k.maxeval, NULL, &a);
+    fflush(stderr);
+    dup2(save, 2);
+    close(save);
+    fp = fopen(log, "r");
+    len = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
+    buf[len] = 0;
+    if (fp) fclose(fp);
+    remove(log);
+    /* (the GPU backend says first which GPU each process uses) */
+    for (p = buf; (p = strstr(p, ": process ")) != NULL; ++p)
+      if (sscanf(p, ": process %d of %d: %lf ms of %lf ms in %lld", &r, &n,
+                 &ms, &tot, &ops) == 5)
+        break;
+    lo = hi = ops;
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_LONG_LONG, MPI_MIN,
+                  MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_LONG_LONG, MPI_MAX,
+                  MPI_COMM_WORLD);
+    /* (one process: the calls are local, and say nothing of it) */
+    report((size == 1 ? !p
+                      : r == rank && n == size && ms >= 0 && ms <= tot &&
+                            ops > 0 && lo == hi) &&
+               same(&a, &col[0]),
+           "%s: at verbosity 2 each process's time in the same collective "
+           "operations, the same result", k.name);
   }
 
   rc = gcuba_mpi_comm(MPI_COMM_NULL);

@@ -106,6 +106,8 @@ typedef struct {
   double integral[2], error[2], prob[2];
 } result;
 
+static int verbose; /* of call() */
+
 /* one call as src/api does it, by a team of n (1: this thread alone) */
 static void call(int vegas, int ndim, int ncomp, gintegrand_t f, double eps,
                  long long maxeval, int seed, const char *state, int n,
@@ -116,6 +118,7 @@ static void call(int vegas, int ndim, int ncomp, gintegrand_t f, double eps,
   memset(&c, 0, sizeof c);
   memset(r, 0, sizeof *r);
   c.routine = vegas ? "llgVegas" : "llgCuhre";
+  c.verbose = verbose;
   c.ndim = ndim;
   c.ncomp = ncomp;
   c.integrand = f;
@@ -236,6 +239,47 @@ int main(void)
        "%s: stopped with a state file by 3 members, resumed by 2, as by one "
        "thread (fail %d then %d)", vegas ? "gVegas" : "gCuhre", a.fail,
        b.fail);
+  }
+  {
+    /* verbosity 2 says how long each member waited for the others: every
+       member passes the same barriers, and waits no longer than the call */
+    static char buf[1 << 20];
+    const char *log = "test-team-log.txt", *p;
+    double w[4] = {-1, -1, -1, -1}, tot[4] = {0};
+    long long nb[4] = {0};
+    int save = dup(2), k, seen = 0, good = 1;
+    size_t len;
+    FILE *fp = freopen(log, "w", stderr);
+    (void)fp;
+    verbose = 2;
+    call(0, 4, 2, peak, 1e-5, 20000000, 0, NULL, 3, &a);
+    verbose = 0;
+    fflush(stderr);
+    dup2(save, 2);
+    close(save);
+    fp = fopen(log, "r");
+    len = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
+    buf[len] = 0;
+    if (fp) fclose(fp);
+    remove(log);
+    for (p = buf; (p = strstr(p, "member ")) != NULL; ++p) {
+      double wk, tk;
+      long long bk;
+      if (sscanf(p, "member %d (CPU): waited %lf ms of %lf ms for the "
+                 "others, at %lld barriers", &k, &wk, &tk, &bk) == 4 &&
+          k >= 0 && k < 3) {
+        w[k] = wk;
+        tot[k] = tk;
+        nb[k] = bk;
+        ++seen;
+      }
+    }
+    for (k = 0; k < 3; ++k)
+      good &= w[k] >= 0 && w[k] <= tot[k] && nb[k] > 0 && nb[k] == nb[0];
+    ok(seen == 3 && good && a.fail == 0,
+       "gCuhre by 3 members at verbosity 2: each member's waiting time "
+       "(%.2f, %.2f, %.2f ms of %.2f) and barriers (%lld, %lld, %lld)",
+       w[0], w[1], w[2], tot[0], nb[0], nb[1], nb[2]);
   }
   {
     /* GCUBA_DEVICES=auto's delay: GPUs on which no team member of this

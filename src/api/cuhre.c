@@ -36,6 +36,7 @@ static void entry(const char *routine, const int ndim, const int ncomp,
                   gcubareal integral[], gcubareal error[], gcubareal prob[])
 {
   gcuba_call c = {0};
+  double t0;
   c.routine = routine;
   c.ndim = ndim;
   c.ncomp = ncomp;
@@ -55,6 +56,7 @@ static void entry(const char *routine, const int ndim, const int ncomp,
   c.prob = prob;
   c.verbose = gcuba_env_verbose(flags);
   c.coll = gcuba_coll_begin();
+  t0 = gcuba_now_ms();
   c.grow = 1;
   if (!c.coll || !gcuba_coll_args(&c, !nregions || !neval || !fail)) {
     if (!nregions || !neval || !fail)
@@ -62,7 +64,13 @@ static void entry(const char *routine, const int ndim, const int ncomp,
     else
       cuhre(&c);
   }
-  if (c.coll) gcuba_coll_end();
+  if (c.coll) {
+    gcuba_log(&c, 2, "process %d of %d: %.1f ms of %.1f ms in %lld "
+              "collective operations (waiting for the others, exchanging)",
+              c.coll->rank, c.coll->size, c.coll_ms, gcuba_now_ms() - t0,
+              c.coll_ops);
+    gcuba_coll_end();
+  }
   if (nregions && neval && fail) {
     *nregions = c.nregions > INT_MAX ? INT_MAX : (int)c.nregions;
     *neval = c.neval;

@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "common/common.h"
@@ -42,16 +43,28 @@ void gcuba_coll_end(void)
   pthread_mutex_unlock(&lock);
 }
 
+/* the collective operation op (nonzero on an error), its time added to
+   the call's (said at verbosity 2: src/api): the start is subtracted
+   before op runs (the comma orders them), the end added after */
+static void timed_start(gcuba_call *c) { c->coll_ms -= gcuba_now_ms(); }
+static int timed_end(gcuba_call *c, int rc)
+{
+  c->coll_ms += gcuba_now_ms();
+  ++c->coll_ops;
+  return rc;
+}
+#define TIMED(c, op) (timed_start(c), timed_end((c), (op)))
+
 int gcuba_coll_status(gcuba_call *c, int rc)
 {
   long long v = rc;
   if (!c->coll) return rc;
-  if (c->coll->allreduce(c->coll->ctx, &v, 1, GCUBA_COLL_LL, GCUBA_COLL_MIN))
+  if (TIMED(c, c->coll->allreduce(c->coll->ctx, &v, 1, GCUBA_COLL_LL,
+                                   GCUBA_COLL_MIN)))
     return gcuba_fail(c, GCUBA_FAIL_MPI, "exchanging the status over %d "
                       "processes", c->coll->size);
   if (v != rc && v < 0) {
-    gcuba_log(c, 1, "%s: another %s of the collective call failed "
-              "(%lld: %s)", c->routine,
+    gcuba_log(c, 1, "another %s of the collective call failed (%lld: %s)",
               c->coll->device >= 0 ? "GPU" : "process", v,
               gcuba_strerror((int)v));
     c->fail = (int)v;
@@ -62,7 +75,7 @@ int gcuba_coll_status(gcuba_call *c, int rc)
 int gcuba_coll_reduce_ll(gcuba_call *c, long long *v, int n, int op)
 {
   if (!c->coll || n <= 0) return 0;
-  if (c->coll->allreduce(c->coll->ctx, v, n, GCUBA_COLL_LL, op))
+  if (TIMED(c, c->coll->allreduce(c->coll->ctx, v, n, GCUBA_COLL_LL, op)))
     return gcuba_fail(c, GCUBA_FAIL_MPI, "reduction over %d processes",
                       c->coll->size);
   return 0;
@@ -71,7 +84,7 @@ int gcuba_coll_reduce_ll(gcuba_call *c, long long *v, int n, int op)
 int gcuba_coll_reduce_d(gcuba_call *c, double *v, int n, int op)
 {
   if (!c->coll || n <= 0) return 0;
-  if (c->coll->allreduce(c->coll->ctx, v, n, GCUBA_COLL_DOUBLE, op))
+  if (TIMED(c, c->coll->allreduce(c->coll->ctx, v, n, GCUBA_COLL_DOUBLE, op)))
     return gcuba_fail(c, GCUBA_FAIL_MPI, "reduction over %d processes",
                       c->coll->size);
   return 0;
@@ -86,7 +99,7 @@ int gcuba_coll_gather(gcuba_call *c, void *buf, const long long *counts,
     if (counts[r] < 0 || counts[r] > INT_MAX)
       return gcuba_fail(c, GCUBA_FAIL_MPI, "a block of %lld elements is "
                         "more than one MPI message holds", counts[r]);
-  if (c->coll->allgatherv(c->coll->ctx, buf, counts, type))
+  if (TIMED(c, c->coll->allgatherv(c->coll->ctx, buf, counts, type)))
     return gcuba_fail(c, GCUBA_FAIL_MPI, "exchange over %d processes",
                       c->coll->size);
   return 0;
@@ -96,7 +109,8 @@ int gcuba_coll_gather_dev(gcuba_call *c, void *buf, const long long *counts,
                           int type, void *stream)
 {
   if (!c->coll || !c->coll->allgatherv_dev) return 1;
-  if (c->coll->allgatherv_dev(c->coll->ctx, buf, counts, type, stream))
+  if (TIMED(c, c->coll->allgatherv_dev(c->coll->ctx, buf, counts, type,
+                                        stream)))
     return gcuba_fail(c, GCUBA_FAIL_CUDA, "copies between the %d GPUs",
                       c->coll->size);
   return 0;
@@ -109,7 +123,8 @@ int gcuba_coll_alltoallv(gcuba_call *c, const void *send,
 {
   if (!c->coll) return 0;
   if (!c->coll->alltoallv ||
-      c->coll->alltoallv(c->coll->ctx, send, scnt, soff, recv, rcnt, roff))
+      TIMED(c, c->coll->alltoallv(c->coll->ctx, send, scnt, soff, recv,
+                                  rcnt, roff)))
     return gcuba_fail(c, GCUBA_FAIL_MPI, "exchange of regions over %d "
                       "processes", c->coll->size);
   return 0;
@@ -140,8 +155,8 @@ int gcuba_coll_agree(gcuba_call *c, const long long *v, int n,
     mm[i] = v[i];
     mm[n + i] = v[i] == LLONG_MIN ? LLONG_MAX : -v[i];
   }
-  if (c->coll->allreduce(c->coll->ctx, mm, 2 * n, GCUBA_COLL_LL,
-                         GCUBA_COLL_MIN))
+  if (TIMED(c, c->coll->allreduce(c->coll->ctx, mm, 2 * n, GCUBA_COLL_LL,
+                                   GCUBA_COLL_MIN)))
     return gcuba_fail(c, GCUBA_FAIL_MPI, "comparing the arguments of the "
                       "%d processes", c->coll->size);
   for (i = 0; i < n; ++i)
@@ -180,20 +195,27 @@ typedef struct member {
   void (*run)(gcuba_call *);
   size_t ubytes; /* gcuba_userdata_size of the calling thread */
   pthread_t th;
+  double wait_ms; /* at the barrier: waiting for the other members */
+  long long nwait;
 } member;
 
 /* every member here before any goes on: a spinning barrier (the waits
-   are short and many, a few per exchange), yielding after a while */
-static void team_wait(team *t)
+   are short and many, a few per exchange), yielding after a while.  The
+   time m spends waiting is its idle time (said at verbosity 2). */
+static void team_wait(member *m)
 {
+  team *t = m->t;
   const int gen = __atomic_load_n(&t->gen, __ATOMIC_ACQUIRE);
+  ++m->nwait;
   if (__atomic_add_fetch(&t->count, 1, __ATOMIC_ACQ_REL) == t->size) {
     __atomic_store_n(&t->count, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&t->gen, gen + 1, __ATOMIC_RELEASE);
   } else {
+    const double t0 = gcuba_now_ms();
     int spins = 0;
     while (__atomic_load_n(&t->gen, __ATOMIC_ACQUIRE) == gen)
       if (++spins > 4000) sched_yield();
+    m->wait_ms += gcuba_now_ms() - t0;
   }
 }
 
@@ -213,14 +235,14 @@ static int team_gather(void *ctx, void *buf, const long long *counts,
   size_t off = 0;
   int r;
   t->buf[m->coll.rank] = buf;
-  team_wait(t);
+  team_wait(m);
   for (r = 0; r < t->size; ++r) {
     const size_t n = (size_t)counts[r] * el;
     if (r != m->coll.rank && n)
       memcpy((char *)buf + off, (const char *)t->buf[r] + off, n);
     off += n;
   }
-  team_wait(t);
+  team_wait(m);
   return 0;
 }
 
@@ -235,7 +257,7 @@ static int team_gather_dev(void *ctx, void *buf, const long long *counts,
   size_t off = 0;
   int r, rc = 0;
   t->buf[me] = buf;
-  team_wait(t);
+  team_wait(m);
   for (r = 0; r < t->size; ++r) {
     const size_t n = (size_t)counts[r] * el;
     if (r != me && n && !rc)
@@ -246,7 +268,7 @@ static int team_gather_dev(void *ctx, void *buf, const long long *counts,
   }
   if (!rc) rc = gcuba_cuda_wait(stream);
   t->rc[me] = rc != 0;
-  team_wait(t);
+  team_wait(m);
   /* every member's outcome (read before anyone can pass the next op's
      first wait) */
   for (r = 0; r < t->size; ++r) rc |= t->rc[r];
@@ -265,7 +287,7 @@ static int team_a2a(member *m, const void *send, const long long *soff,
   int r, rc = 0;
   t->buf[me] = (void *)send;
   t->off[me] = soff;
-  team_wait(t);
+  team_wait(m);
   for (r = 0; r < t->size; ++r) {
     const char *src = (const char *)t->buf[r] + t->off[r][me];
     char *dst = (char *)recv + roff[r];
@@ -278,7 +300,7 @@ static int team_a2a(member *m, const void *send, const long long *soff,
   }
   if (stream && !rc) rc = gcuba_cuda_wait(stream);
   t->rc[me] = rc != 0;
-  team_wait(t);
+  team_wait(m);
   for (r = 0; r < t->size; ++r) rc |= t->rc[r];
   return rc;
 }
@@ -307,7 +329,7 @@ static int team_reduce(void *ctx, void *v, int n, int type, int op)
   team *t = m->t;
   int i0, i, r;
   t->buf[m->coll.rank] = v;
-  team_wait(t);
+  team_wait(m);
   /* in chunks: read every member's chunk, wait, write this member's */
   for (i0 = 0; i0 < n; i0 += REDUCE_CHUNK) {
     const int k = n - i0 < REDUCE_CHUNK ? n - i0 : REDUCE_CHUNK;
@@ -322,7 +344,7 @@ static int team_reduce(void *ctx, void *v, int n, int type, int op)
                                           : acc[i] + x;
         }
       }
-      team_wait(t);
+      team_wait(m);
       memcpy((double *)v + i0, acc, sizeof(double) * (size_t)k);
     } else {
       long long acc[REDUCE_CHUNK];
@@ -336,11 +358,11 @@ static int team_reduce(void *ctx, void *v, int n, int type, int op)
                                           : acc[i] | x;
         }
       }
-      team_wait(t);
+      team_wait(m);
       memcpy((long long *)v + i0, acc, sizeof(long long) * (size_t)k);
     }
   }
-  team_wait(t);
+  team_wait(m);
   return 0;
 }
 
@@ -546,7 +568,7 @@ void gcuba_team_run_on(gcuba_call *c, void (*run)(gcuba_call *),
   const int ncomp = c->ncomp, prev = gcuba_cuda_current();
   team *t;
   member *m;
-  double *out;
+  double *out, t0;
   int i, started = 1;
   if (n < 1 || n > GCUBA_MAXDEVICES) {
     gcuba_fail(c, GCUBA_FAIL_PARAM, "a team of %d members", n);
@@ -597,8 +619,20 @@ void gcuba_team_run_on(gcuba_call *c, void (*run)(gcuba_call *),
   t->go = started == n ? 1 : -1;
   pthread_cond_broadcast(&t->cv);
   pthread_mutex_unlock(&t->lock);
+  t0 = gcuba_now_ms();
   if (started == n) run(&m[0].c);
   for (i = 1; i < started; ++i) pthread_join(m[i].th, NULL);
+  if (started == n) {
+    const double ms = gcuba_now_ms() - t0;
+    for (i = 0; i < n; ++i) {
+      char where[24] = "CPU";
+      if (dev[i] >= 0) snprintf(where, sizeof where, "GPU %d", dev[i]);
+      gcuba_log(c, 2, "member %d (%s): waited %.1f ms of %.1f ms for the "
+                "others, at %lld barriers (%.1f ms in %lld collective "
+                "operations)", i, where, m[i].wait_ms, ms, m[i].nwait,
+                m[i].c.coll_ms, m[i].c.coll_ops);
+    }
+  }
   pthread_mutex_lock(&lock);
   for (i = 0; i < started; ++i)
     if (dev[i] >= 0 && dev[i] < USED_MAX) dev_used[dev[i]] = 1;

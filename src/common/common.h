@@ -43,6 +43,8 @@ typedef struct gcuba_call {
                                    gcuba_region_set: cuhre/backend.h) */
   int grow;                     /* a single call of the API: may grow to
                                    several GPUs (GCUBA_DEVICES=auto) */
+  double coll_ms;               /* time in the collective's operations */
+  long long coll_ops;           /* (waiting for the others, exchanging) */
   /* outputs */
   long long nregions;
   long long neval;
