@@ -155,6 +155,44 @@ GCUBA_HD static inline double x_double(x128 v, int s)
   return neg ? -d : d;
 }
 
+/* host staging of the exchanges through MPI: pinned memory where CUDA
+   gives it (its copies run at full speed and asynchronously), else
+   malloc'ed; it grows by half again, never shrinks, keeps no contents */
+typedef struct {
+  unsigned char *p;
+  size_t cap;
+  int pinned;
+} hostbuf;
+
+static void hostbuf_free(hostbuf *b)
+{
+  if (b->pinned)
+    cudaFreeHost(b->p);
+  else
+    free(b->p);
+  b->p = NULL;
+  b->cap = 0;
+  b->pinned = 0;
+}
+
+/* room for n bytes; 1 when there is no memory at all */
+static int hostbuf_grow(hostbuf *b, size_t n)
+{
+  const size_t cap = n + n / 2 + 1;
+  void *q = NULL;
+  if (n <= b->cap) return 0;
+  hostbuf_free(b);
+  if (cudaMallocHost(&q, cap) == cudaSuccess)
+    b->pinned = 1;
+  else {
+    (void)cudaGetLastError(); /* pinned memory refused: pageable */
+    if (!(q = malloc(cap))) return 1;
+  }
+  b->p = (unsigned char *)q;
+  b->cap = cap;
+  return 0;
+}
+
 /* Leaves, structure of arrays.  Every width is a power of two (the start
    divides each axis in 1 or 2, splits halve): wk holds its exponent,
    w = 2^-wk, which takes a quarter of the memory of a double and is
@@ -219,16 +257,14 @@ typedef struct {
   int kbytes, pbytes, rbytes;
   unsigned char *xs, *xr;
   long long xscap, xrcap;
-  unsigned char *hs, *hr;
-  size_t hscap, hrcap;
+  hostbuf hs, hr;
   long long *hg;            /* [size * HG_REC] gathered records */
   long long *plan;          /* [PLAN_PER * size] */
   int hgsize;               /* the members hg and plan have room for */
   /* the replicated store of a collective call (before its regions outgrow
      one GPU): the new regions' results of every member, staged on the
      host (MPI), and the shares */
-  unsigned char *xh;
-  size_t xhcap;
+  hostbuf xh;
   long long *xcnt;          /* [2 * members] */
   int xcntcap;
   long long repmax;         /* the fewest regions a member holds: a
@@ -481,11 +517,11 @@ static void release(gpu *t)
   cudaFree(t->dxpart);
   cudaFree(t->xs);
   if (t->hbuf) cudaFreeHost(t->hbuf);
-  free(t->hs);
-  free(t->hr);
+  hostbuf_free(&t->hs);
+  hostbuf_free(&t->hr);
   free(t->hg);
   free(t->plan);
-  free(t->xh);
+  hostbuf_free(&t->xh);
   free(t->xcnt);
   if (t->ev[0]) cudaEventDestroy(t->ev[0]);
   if (t->ev[1]) cudaEventDestroy(t->ev[1]);
@@ -1283,18 +1319,12 @@ static int exchange(gpu *t, long long ea, long long eb, int krc)
     } else
       krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
   }
-  if (!krc && bytes > t->xhcap && !k->allgatherv_dev) {
-    unsigned char *q = (unsigned char *)realloc(t->xh, bytes);
-    if (q) {
-      t->xh = q;
-      t->xhcap = bytes;
-    } else
-      krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
-  }
+  if (!krc && !k->allgatherv_dev && hostbuf_grow(&t->xh, bytes))
+    krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
   if (!krc)
     krc = GCUBA_CK(c, cudaMemcpyAsync(t->hbuf, t->dstatus, sizeof(int),
                                       cudaMemcpyDeviceToHost, t->stream));
-  havg = (double *)t->xh;
+  havg = (double *)t->xh.p;
   herr = havg + nn * nc;
   hdims = (int *)(herr + nn * nc);
   /* GPUs of one process (a team) copy from each other directly */
@@ -1804,17 +1834,7 @@ static int xfer(gpu *t, const long long *scnt, const long long *soff,
                         c->coll->size);
     return 0;
   }
-  return gcuba_coll_alltoallv(c, t->hs, scnt, soff, t->hr, rcnt, roff);
-}
-
-static int grow_host(unsigned char **p, size_t *cap, size_t n)
-{
-  unsigned char *q;
-  if (n <= *cap) return 0;
-  if (!(q = (unsigned char *)realloc(*p, n + n / 2 + 1))) return 1;
-  *p = q;
-  *cap = n + n / 2 + 1;
-  return 0;
+  return gcuba_coll_alltoallv(c, t->hs.p, scnt, soff, t->hr.p, rcnt, roff);
 }
 
 static int apply_dist(gpu *t, const gcuba_classify *cl, double *finavg,
@@ -1938,11 +1958,11 @@ static int apply_dist(gpu *t, const gcuba_classify *cl, double *finavg,
   }
   if (!krc && !c->coll->alltoallv_dev) {
     /* through the host */
-    if (grow_host(&t->hs, &t->hscap, (size_t)sendb) ||
-        grow_host(&t->hr, &t->hrcap, (size_t)recvb))
+    if (hostbuf_grow(&t->hs, (size_t)sendb) ||
+        hostbuf_grow(&t->hr, (size_t)recvb))
       krc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "exchange buffers");
     else if (sendb > 0 &&
-             !(krc = GCUBA_CK(c, cudaMemcpyAsync(t->hs, t->xs, (size_t)sendb,
+             !(krc = GCUBA_CK(c, cudaMemcpyAsync(t->hs.p, t->xs, (size_t)sendb,
                                                  cudaMemcpyDeviceToHost,
                                                  t->stream))))
       krc = GCUBA_CK(c, cudaStreamSynchronize(t->stream));
@@ -1961,7 +1981,7 @@ static int apply_dist(gpu *t, const gcuba_classify *cl, double *finavg,
   }
   if (krc) return krc; /* failed on every member */
   if (!c->coll->alltoallv_dev && recvb > 0)
-    CK(cudaMemcpyAsync(t->xr, t->hr, (size_t)recvb, cudaMemcpyHostToDevice,
+    CK(cudaMemcpyAsync(t->xr, t->hr.p, (size_t)recvb, cudaMemcpyHostToDevice,
                        t->stream));
   if (nk + npair > 0) {
     k_unpack<<<nblocks(nk + npair, 256), 256, 0, t->stream>>>(
