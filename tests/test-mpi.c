@@ -21,6 +21,7 @@
 #include "gcuba.h"
 #include "gcuba_mpi.h"
 #include "collective.h"
+#include "capture.h"
 
 #ifdef TEST_MPI_GPU
 /* the bytes of a region by which GCUBA_MEMLIMIT counts (src/cuhre) */
@@ -395,22 +396,12 @@ int main(int argc, char **argv)
     const char *p;
     double ms = -1, tot = -1;
     long long ops = -1, lo, hi;
-    int save = dup(2), r = -1, n = -1;
-    size_t len;
-    FILE *fp;
+    int save, r = -1, n = -1;
     snprintf(log, sizeof log, "test-mpi-%ld.log", (long)getpid());
-    fp = freopen(log, "w", stderr);
-    (void)fp;
+    save = capture_begin(log);
     k.flags |= 2;
     call(&k, k.maxeval, NULL, &a);
-    fflush(stderr);
-    dup2(save, 2);
-    close(save);
-    fp = fopen(log, "r");
-    len = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
-    buf[len] = 0;
-    if (fp) fclose(fp);
-    remove(log);
+    capture_end(save, log, buf, sizeof buf);
     /* (the GPU backend says first which GPU each process uses) */
     for (p = buf; (p = strstr(p, ": process ")) != NULL; ++p)
       if (sscanf(p, ": process %d of %d: %lf ms of %lf ms in %lld", &r, &n,

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "tap.h"
+#include "capture.h"
 #include "common/common.h"
 #include "common/coll.h"
 #include "cuhre/cuhre.h"
@@ -247,21 +248,11 @@ int main(void)
     const char *log = "test-team-log.txt", *p;
     double w[4] = {-1, -1, -1, -1}, tot[4] = {0};
     long long nb[4] = {0};
-    int save = dup(2), k, seen = 0, good = 1;
-    size_t len;
-    FILE *fp = freopen(log, "w", stderr);
-    (void)fp;
+    int save = capture_begin(log), k, seen = 0, good = 1;
     verbose = 2;
     call(0, 4, 2, peak, 1e-5, 20000000, 0, NULL, 3, &a);
     verbose = 0;
-    fflush(stderr);
-    dup2(save, 2);
-    close(save);
-    fp = fopen(log, "r");
-    len = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
-    buf[len] = 0;
-    if (fp) fclose(fp);
-    remove(log);
+    capture_end(save, log, buf, sizeof buf);
     for (p = buf; (p = strstr(p, "member ")) != NULL; ++p) {
       double wk, tk;
       long long bk;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "tap.h"
+#include "capture.h"
 #include "suite.h"
 #include "gpu.h"
 
@@ -54,25 +55,12 @@ static const char *capture(gintegrand_t f, int ndim, double epsrel,
                            int flags, long long nstart, int seed,
                            long long maxeval, result *r)
 {
-  FILE *fp;
-  size_t n;
-  int save = dup(2);
-  fflush(stderr);
-  fp = freopen(LOG, "w", stderr);
-  (void)fp;
+  const int save = capture_begin(LOG);
   memset(r, 0, sizeof *r);
   llgVegas(ndim, 1, f, NULL, 1, epsrel, 1e-20, flags, seed, 0, maxeval,
            nstart, nstart, 1000, 0, NULL, NULL, &r->neval, &r->fail, r->I,
            r->E, r->P);
-  fflush(stderr);
-  dup2(save, 2);
-  close(save);
-  fp = fopen(LOG, "r");
-  n = fp ? fread(buf, 1, sizeof buf - 1, fp) : 0;
-  buf[n] = 0;
-  if (fp) fclose(fp);
-  remove(LOG);
-  return buf;
+  return capture_end(save, LOG, buf, sizeof buf);
 }
 
 /* f4 5D at 1e-3 as run() does it */

@@ -64,13 +64,7 @@ static void entry(const char *routine, const int ndim, const int ncomp,
     else
       cuhre(&c);
   }
-  if (c.coll) {
-    gcuba_log(&c, 2, "process %d of %d: %.1f ms of %.1f ms in %lld "
-              "collective operations (waiting for the others, exchanging)",
-              c.coll->rank, c.coll->size, c.coll_ms, gcuba_now_ms() - t0,
-              c.coll_ops);
-    gcuba_coll_end();
-  }
+  if (c.coll) gcuba_coll_end(&c, t0);
   if (nregions && neval && fail) {
     *nregions = c.nregions > INT_MAX ? INT_MAX : (int)c.nregions;
     *neval = c.neval;

@@ -36,8 +36,11 @@ const gcuba_collective *gcuba_coll_begin(void)
   return r;
 }
 
-void gcuba_coll_end(void)
+void gcuba_coll_end(const gcuba_call *c, double t0)
 {
+  gcuba_log(c, 2, "process %d of %d: %.1f ms of %.1f ms in %lld collective "
+            "operations (waiting for the others, exchanging)", c->coll->rank,
+            c->coll->size, c->coll_ms, gcuba_now_ms() - t0, c->coll_ops);
   pthread_mutex_lock(&lock);
   busy = 0;
   pthread_mutex_unlock(&lock);

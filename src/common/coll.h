@@ -63,9 +63,11 @@ struct gcuba_call;
    also when the group is one process, whose result is the same).  One
    call at a time is collective: a call made while another runs (an
    integrand that integrates, another thread) is local.  A non-NULL
-   result must be given back with gcuba_coll_end. */
+   result must be given back with gcuba_coll_end, which says (verbosity
+   2) the time of call c, started at t0 (gcuba_now_ms), in its collective
+   operations. */
 const gcuba_collective *gcuba_coll_begin(void);
-void gcuba_coll_end(void);
+void gcuba_coll_end(const struct gcuba_call *c, double t0);
 /* Every process passes n values (names[i] says what v[i] is, for the
    message); 0 when all agree, else every process gets
    GCUBA_FAIL_COLLECTIVE (GCUBA_FAIL_MPI when the exchange failed). */
