@@ -2483,4 +2483,4 @@ static int save_dev(void *ctx, gcuba_region_set *s)
 
 extern "C" const gcuba_cuhre_ops gcuba_cuhre_cuda = {
     "gpu", create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
-    hist, apply, kernel_ms, hint, save_dev};
+    hist, apply, kernel_ms, hint, save_dev, 0};

@@ -68,6 +68,8 @@ typedef struct gcuba_classify {
   long long split_max;  /* split at most this many (the first in leaf
                            order); < 0: no limit */
   const double *budget; /* [ncomp], > 0 */
+  int nocut;            /* split leaves at their middle, without looking
+                           for where to cut (gcuba/cut.h) */
 } gcuba_classify;
 
 /* Keys are binned on a log scale for the threshold search:

@@ -12,6 +12,7 @@
 #include "cuhre/backend.h"
 #include "common/coll.h"
 #include "gcuba/gpu_ops.h"
+#include "gcuba/cut.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -47,6 +48,9 @@ typedef struct {
   arrays a, b;          /* current leaves, next partition */
   double *pavg, *perr;  /* [cap/2*ncomp] parents of the new regions */
   unsigned char *cls;   /* [cap] classification: 0 keep, 1 fin, 2 split */
+  double *cut;          /* [cap] where a split leaf is cut (gcuba/cut.h) */
+  int *cutax;           /* [cap] and along which axis */
+  double *xcut, *fcut;  /* per thread: GCUBA_CUT_MAXPTS*ndim, *ncomp */
   long long *pos;       /* [cap+1] scratch for apply */
   double *xbuf, *fbuf;  /* per thread: CHUNK*ndim, np*ncomp (np: the
                            rule's points and probes, gcuba_rule_nevals) */
@@ -103,6 +107,8 @@ static int reserve(cpu *t, long long n)
       grow((void **)&t->pavg, (cap / 2 + 1) * t->ncomp, sizeof(double)) ||
       grow((void **)&t->perr, (cap / 2 + 1) * t->ncomp, sizeof(double)) ||
       grow((void **)&t->cls, cap, 1) ||
+      grow((void **)&t->cut, cap, sizeof(double)) ||
+      grow((void **)&t->cutax, cap, sizeof(int)) ||
       grow((void **)&t->pos, cap + 1, sizeof(long long)))
     return -1;
   t->cap = cap;
@@ -118,6 +124,10 @@ static void destroy(void *ctx)
   free(t->pavg);
   free(t->perr);
   free(t->cls);
+  free(t->cut);
+  free(t->cutax);
+  free(t->xcut);
+  free(t->fcut);
   free(t->pos);
   free(t->xbuf);
   free(t->fbuf);
@@ -141,7 +151,11 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   t->xbuf = (double *)malloc(sizeof(double) * CHUNK * t->ndim * t->nthreads);
   t->fbuf = (double *)malloc(sizeof(double) * (size_t)t->np * t->ncomp *
                              t->nthreads);
-  if (!t->xbuf || !t->fbuf) goto nomem;
+  t->xcut = (double *)malloc(sizeof(double) * GCUBA_CUT_MAXPTS * t->ndim *
+                             t->nthreads);
+  t->fcut = (double *)malloc(sizeof(double) * GCUBA_CUT_MAXPTS * t->ncomp *
+                             t->nthreads);
+  if (!t->xbuf || !t->fbuf || !t->xcut || !t->fcut) goto nomem;
   if (c->coll) {
     t->counts = (long long *)malloc(sizeof(long long) * 2 * c->coll->size);
     if (!t->counts) goto nomem;
@@ -440,15 +454,118 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
 static void move1(cpu *t, long long i, const gcuba_classify *cl,
                   long long nkeep);
 
+/* the split axis of leaf i and the component that chose it */
+static int split_axis(const cpu *t, long long i, const gcuba_classify *cl,
+                      int *comp)
+{
+  *comp = 0;
+  key(t, i, cl->budget, comp);
+  return gcuba_rule_axis(t->a.dims[i * t->ncomp + *comp]);
+}
+
+/* where split leaf i is cut (gcuba/cut.h), on thread tid: the integrand
+   on the line through its centre along its split axis, the component that
+   chose the axis; the evaluations added to *nev; GCUBA_ST_* bits */
+static int cut_region(cpu *t, long long i, const gcuba_classify *cl,
+                      int tid, long long *nev)
+{
+  const int ndim = t->ndim, ncomp = t->ncomp;
+  const double *lo = t->a.lo + i * ndim, *w = t->a.w + i * ndim;
+  double *x = t->xcut + (size_t)tid * GCUBA_CUT_MAXPTS * ndim;
+  double *f = t->fcut + (size_t)tid * GCUBA_CUT_MAXPTS * ncomp;
+  double s[GCUBA_CUT_MAXPTS], g[GCUBA_CUT_MAXPTS];
+  gintegrand_t in = t->c->integrand;
+  void *ud = t->c->userdata;
+  gcuba_cut cs;
+  int n, p, d, comp;
+  const int ax = split_axis(t, i, cl, &comp);
+  t->cutax[i] = ax;
+  gcuba_cut_init(&cs);
+  while ((n = gcuba_cut_points(&cs, s)) > 0) {
+    if (t->abort) return GCUBA_ST_ABORT;
+    for (p = 0; p < n; ++p) {
+      for (d = 0; d < ndim; ++d) x[p * ndim + d] = lo[d] + w[d] * 0.5;
+      x[p * ndim + ax] = lo[ax] + w[ax] * s[p];
+    }
+    if (in->kind == GCUBA_DESC_NVEC) {
+      const int nv = t->c->nvec < n ? (int)t->c->nvec : n;
+      for (p = 0; p < n; p += nv) {
+        int k2 = n - p < nv ? n - p : nv;
+        if (((nvec_fn)in->fn)(&t->ndim, x + p * ndim, &t->ncomp,
+                              f + (size_t)p * ncomp, ud, &k2,
+                              &tid) == -999)
+          return t->abort = 1, GCUBA_ST_ABORT;
+      }
+    } else
+      for (p = 0; p < n; ++p)
+        if (in->fn(&t->ndim, x + p * ndim, &t->ncomp, f + (size_t)p * ncomp,
+                   ud) == -999)
+          return t->abort = 1, GCUBA_ST_ABORT;
+    *nev += n;
+    for (p = 0; p < n; ++p) {
+      g[p] = f[(size_t)p * ncomp + comp];
+      /* a value that is not finite at a point no rule uses: the middle
+         (the rules' own values say whether the integrand is finite) */
+      if (!isfinite(g[p])) {
+        t->cut[i] = 0.5;
+        return 0;
+      }
+    }
+    gcuba_cut_take(&cs, g);
+  }
+  t->cut[i] = cs.cut;
+
+  return 0;
+}
+
+/* the cuts of the split leaves; their evaluations go to neval (the same
+   on every process of a collective call, each of which finds them all);
+   0 or a fail code */
+static int cuts(cpu *t, const gcuba_classify *cl)
+{
+  long long i, nev = 0;
+  int st = 0;
+  t->abort = 0;
+  if (cl->nocut) {
+    for (i = 0; i < t->n; ++i) {
+      int comp;
+      t->cut[i] = 0.5;
+      if (t->cls[i] == SPLIT) t->cutax[i] = split_axis(t, i, cl, &comp);
+    }
+    return 0;
+  }
+  if (t->n < PAR_MIN / 64 || t->nthreads < 2) {
+    for (i = 0; i < t->n && !st; ++i)
+      if (t->cls[i] == SPLIT) st |= cut_region(t, i, cl, 0, &nev);
+  } else {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 16) num_threads(t->nthreads) \
+    reduction(| : st) reduction(+ : nev)
+#endif
+    for (i = 0; i < t->n; ++i) {
+      int tid = 0;
+#ifdef _OPENMP
+      tid = omp_get_thread_num();
+#endif
+      if (t->cls[i] == SPLIT && !t->abort)
+        st |= cut_region(t, i, cl, tid, &nev);
+    }
+  }
+  t->c->neval += nev;
+  return st & GCUBA_ST_ABORT ? GCUBA_FAIL_ABORT : 0;
+}
+
 static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
                  double *finerr)
 {
   cpu *t = (cpu *)ctx;
   long long i, nk = 0, ns = 0, nnext, nkeep, nsplit;
   arrays sw;
+  int rc;
   classify(t, cl, finavg, finerr, &nkeep, &nsplit);
   nnext = nkeep + 2 * nsplit;
   if (reserve(t, nnext)) return GCUBA_FAIL_NOMEM;
+  if ((rc = cuts(t, cl))) return rc;
   /* destination of each leaf: kept ones first, in order, then the
      children of the split ones, in order */
   for (i = 0; i < t->n; ++i) {
@@ -495,14 +612,16 @@ static void move1(cpu *t, long long i, const gcuba_classify *cl,
       int d, c, ax, comp = 0;
       double *l1 = t->b.lo + k * ndim, *w1 = t->b.w + k * ndim;
       double *l2 = l1 + ndim, *w2 = w1 + ndim;
-      /* axis of the component furthest from its tolerance here */
-      key(t, i, cl->budget, &comp);
-      ax = gcuba_rule_axis(t->a.dims[i * ncomp + comp]);
+      /* axis of the component furthest from its tolerance here, cut
+         where cuts() found (at 1/2: two halves, as exact as ever) */
+      ax = t->cutax[i];
+      (void)comp;
       for (d = 0; d < ndim; ++d) {
         l1[d] = l2[d] = t->a.lo[i * ndim + d];
         w1[d] = w2[d] = t->a.w[i * ndim + d];
       }
-      w1[ax] = w2[ax] = 0.5 * w1[ax];
+      w1[ax] = t->cut[i] * w2[ax];
+      w2[ax] -= w1[ax];
       l2[ax] += w1[ax];
       memcpy(t->pavg + par * ncomp, t->a.avg + i * ncomp,
              sizeof(double) * ncomp);
@@ -562,4 +681,4 @@ static int save(void *ctx, gcuba_region_set *s)
 
 const gcuba_cuhre_ops gcuba_cuhre_cpu = {
     "cpu", create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
-    hist, apply, NULL, NULL, NULL};
+    hist, apply, NULL, NULL, NULL, 1};

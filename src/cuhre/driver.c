@@ -37,6 +37,7 @@
 #include "common/chisq.h"
 #include "common/state.h"
 #include "common/coll.h"
+#include "gcuba/cut.h"
 
 /* the policy's constants: gcuba/cuhre_policy.h */
 #define GAMMA GCUBA_CUHRE_GAMMA
@@ -97,7 +98,16 @@ typedef struct {
   gcuba_buf grow_state;             /* the state it grows from, and its */
   gcuba_region_set grow_set;        /* regions in this GPU's memory */
   int cont;                         /* run goes on where it stopped */
+  int cuts; /* the backend's apply cuts (gcuba/cut.h) */
 } cuhre;
+
+/* half the most evaluations one split may cost: each child's rule, and
+   half the search for where to cut (gcuba/cut.h) */
+static int split_nevals(const cuhre *t)
+{
+  return gcuba_rule_nevals(&t->rule) +
+         (t->cuts ? (GCUBA_CUT_MAXEVALS + 1) / 2 : 0);
+}
 
 /* GCUBA_DEVICES=auto: a call grows once its evaluations took at least
    GROW_SHARE of an iteration's time (the rest, classification and
@@ -491,10 +501,21 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
   p.neval = c->neval;
   p.maxeval = c->maxeval;
   p.maxregions = t->maxregions;
-  p.nevals = gcuba_rule_nevals(&t->rule);
+  p.nevals = split_nevals(t);
   p.small = t->small;
   p.target = t->gamma * excess;
+  cl->nocut = 0;
   if (gcuba_cuhre_plan_split(h, &p, cl)) return 1;
+  if (t->cuts && (p.capped || c->neval + 2LL * p.nevals * p.nsplit >
+                                   c->maxeval)) {
+    /* what maxeval leaves pays for more halvings than cuts (or for no
+       cut at all) */
+    p.nevals = gcuba_rule_nevals(&t->rule);
+    cl->nocut = 1;
+    if (gcuba_cuhre_plan_split(h, &p, cl)) return 1;
+    /* not the uninterrupted path: not saved (as capped) */
+    p.capped = 1;
+  }
   if (p.capped) t->capped = 1;
   if (p.squeezed)
     gcuba_log(c, 2, "memory for %lld regions: splitting %lld instead of "
@@ -542,6 +563,7 @@ static void run(cuhre *t)
 {
   gcuba_call *c = t->c;
   const int nc = t->ncomp, np = gcuba_rule_nevals(&t->rule);
+  const int nps = split_nevals(t);
   int comp, rc, ndiv[GCUBA_CUHRE_MAXDIM], d, resumed;
   gcuba_classify cl;
 
@@ -667,7 +689,8 @@ static void run(cuhre *t)
       }
     }
     /* maxeval is a budget: the next iteration bisects at least one
-       region, 2 np evaluations */
+       region, 2 np evaluations (a split that looks for where to cut costs
+       up to 2 nps; an iteration maxeval cuts short halves instead) */
     if (c->neval + 2 * np > c->maxeval) {
       c->fail = 1;
       gcuba_log(c, 1, "maxeval %lld reached (%lld evaluations, a bisection "
@@ -678,11 +701,12 @@ static void run(cuhre *t)
        (so that every leaf gets the two-level error) and until mineval is
        reached, as far as maxeval allows */
     if ((t->iter < t->nfull || c->neval < c->mineval) &&
-        nleaves <= (c->maxeval - c->neval) / (2 * np)) {
+        nleaves <= (c->maxeval - c->neval) / (2 * nps)) {
       cl.relfinish = 0;
       cl.fin_thresh = -1;
       cl.split_thresh = 0;
       cl.split_max = -1;
+      cl.nocut = 0;
       if (2 * nleaves > t->maxregions) {
         c->fail = 1;
         gcuba_log(c, 1, "out of memory for regions (limit %lld): the best "
@@ -815,7 +839,7 @@ static void cw_hint(void *x, const gcuba_classify *cl, const double *finavg)
 static const gcuba_cuhre_ops coll_ops = {
     "collective", NULL, cw_destroy, cw_minbatch, cw_init, cw_load, cw_save,
     cw_nleaves, cw_nnew, cw_eval, cw_hist, cw_apply, cw_kernel_ms, cw_hint,
-    NULL};
+    NULL, 0 /* t->cuts is the backend's */};
 
 /* GCUBA_DEVICES=auto: call t, stopped after an iteration, goes on on the
    GPUs t->grow_dev as a team whose members copy its regions from its
@@ -872,6 +896,7 @@ void gcuba_cuhre_run(gcuba_call *c)
 #ifdef HAVE_CUDA
   if (bk == GCUBA_BK_GPU) t.ops = &gcuba_cuhre_cuda;
 #endif
+  t.cuts = t.ops->cuts;
   gcuba_set_last_backend(bk);
   t.relfrac = gcuba_cuhre_relfrac0(t.rule.degree);
   t.maxregions = gcuba_cuhre_max_regions(c, t.ops != &gcuba_cuhre_cpu, 0);

@@ -1,0 +1,255 @@
+/* gcuba/cut.h -- where gCuhre cuts a region it splits.  Bisection at the
+   middle never puts a face on a jump or a kink at a point such as 0.2724,
+   so the regions that straddle it keep errors the rule cannot bound.
+   Instead, the integrand is sampled on the line through the region's
+   centre along the split axis, and the region is cut where a jump or a
+   kink lies on that line, else in the middle:
+
+   1. Scan: GCUBA_CUT_M + 1 equally spaced points (k + 1/2) / (M + 1),
+      inside the region (the rules never evaluate on its faces, where an
+      integrand may be singular).
+   2. Jump: the largest difference of neighbours exceeds GCUBA_CUT_R times
+      every other (its neighbours excepted): bisect its interval, keeping
+      the half whose ends differ more, GCUBA_CUT_BISECT times.  After 8
+      halvings the difference must still be a quarter of the first, or it
+      was a steep slope: the middle; if it grows past 64 times the first,
+      a singularity (log |x - c|): the middle too, so that no rule point
+      comes within rounding of it.
+   3. Kink: else, the largest second difference exceeds GCUBA_CUT_R times
+      every other (two on each side excepted): zoom GCUBA_CUT_ZOOM times
+      onto the interval of the largest second difference among 6 points
+      (0.4 of the interval each time).  A kink's second difference shrinks
+      as the spacing, a smooth function's as its square: unless the last
+      is above 0.25 x 0.4^(GCUBA_CUT_ZOOM - 1) of the first, the middle.
+      A kink's values converge: if the range of the last 6 is within 5%
+      of the first 6's, cut where the line through the two leftmost
+      points meets the line through the two rightmost.  Else, if one
+      difference of the last 6 carries 80% of their change, it is a jump
+      after all (a steep slope beside it hid it in step 2): bisect it
+      GCUBA_CUT_KBISECT times.  Else a singularity: the middle.
+   Cuts are kept within [GCUBA_CUT_MIN, 1 - GCUBA_CUT_MIN] of the width.
+
+   A search is a sequence of rounds: gcuba_cut_points gives the points
+   (fractions of the width) to evaluate now, gcuba_cut_take their values,
+   until gcuba_cut_points gives none; then cut is the fraction.  The
+   decisions depend on the values alone, so every backend, thread count
+   and process count cuts where one thread would.  Host and device code.
+   This file is part of gcuba. */
+#ifndef GCUBA_CUT_H
+#define GCUBA_CUT_H
+
+#include <math.h>
+#include "gcuba/hd.h"
+
+#define GCUBA_CUT_M 24
+#define GCUBA_CUT_R 10.0
+#define GCUBA_CUT_BISECT 44
+#define GCUBA_CUT_ZOOM 7
+#define GCUBA_CUT_KBISECT 30
+#define GCUBA_CUT_MIN (1.0 / 1024)
+/* points of one round at most, and evaluations of one search at most
+   (the kink path: scan, zoom, bisection; the jump path takes 69) */
+#define GCUBA_CUT_MAXPTS (GCUBA_CUT_M + 1)
+#define GCUBA_CUT_MAXEVALS \
+  (GCUBA_CUT_M + 1 + 6 * GCUBA_CUT_ZOOM + GCUBA_CUT_KBISECT)
+
+enum { GCUBA_CUT_SCAN = 0, GCUBA_CUT_BISECTING, GCUBA_CUT_ZOOMING,
+       GCUBA_CUT_DONE };
+
+typedef struct gcuba_cut {
+  int phase, step, kink, np; /* np: points of the round asked for */
+  double a, b, ga, gb, j0;   /* bisection: [a, b], f there, first |gb-ga| */
+  double A, B, bm0, r0;      /* zoom: interval, first largest second
+                                difference and range of values */
+  double p[6];               /* the zoom's points */
+  double cut;                /* the result, once done */
+} gcuba_cut;
+
+GCUBA_HDI void gcuba_cut_init(gcuba_cut *s)
+{
+  s->phase = GCUBA_CUT_SCAN;
+  s->step = s->kink = s->np = 0;
+  s->a = s->b = s->ga = s->gb = s->j0 = s->A = s->B = s->bm0 = s->r0 = 0;
+  s->cut = 0.5;
+}
+
+GCUBA_HDI void gcuba_cut_done_(gcuba_cut *s, double c)
+{
+  if (!(c > GCUBA_CUT_MIN)) c = GCUBA_CUT_MIN; /* also NaN */
+  if (!(c < 1 - GCUBA_CUT_MIN)) c = 1 - GCUBA_CUT_MIN;
+  s->cut = c;
+  s->phase = GCUBA_CUT_DONE;
+  s->np = 0;
+}
+
+/* the points to evaluate now, as fractions of the width, into x (at most
+   GCUBA_CUT_MAXPTS); their number, 0 when the search is done */
+GCUBA_HDI int gcuba_cut_points(gcuba_cut *s, double *x)
+{
+  int k;
+  switch (s->phase) {
+  case GCUBA_CUT_SCAN:
+    for (k = 0; k <= GCUBA_CUT_M; ++k)
+      x[k] = (k + 0.5) / (GCUBA_CUT_M + 1);
+    return s->np = GCUBA_CUT_M + 1;
+  case GCUBA_CUT_BISECTING:
+    x[0] = 0.5 * (s->a + s->b);
+    return s->np = 1;
+  case GCUBA_CUT_ZOOMING:
+    for (k = 0; k < 6; ++k) x[k] = s->p[k] = s->A + (s->B - s->A) * k / 5;
+    return s->np = 6;
+  default:
+    return s->np = 0;
+  }
+}
+
+GCUBA_HDI void gcuba_cut_bisect_(gcuba_cut *s, double a, double b,
+                                 double ga, double gb, int kink)
+{
+  s->phase = GCUBA_CUT_BISECTING;
+  s->step = 0;
+  s->kink = kink;
+  s->a = a;
+  s->b = b;
+  s->ga = ga;
+  s->gb = gb;
+  s->j0 = fabs(gb - ga);
+}
+
+/* the values at the points of the last gcuba_cut_points, in order */
+GCUBA_HDI void gcuba_cut_take(gcuba_cut *s, const double *g)
+{
+  const int M = GCUBA_CUT_M;
+  int k, j, km = -1;
+  double best = 0, second = 0;
+  switch (s->phase) {
+  case GCUBA_CUT_SCAN:
+    /* a jump: one difference of neighbours above all others */
+    for (k = 0; k < M; ++k)
+      if (fabs(g[k + 1] - g[k]) > best) best = fabs(g[k + 1] - g[k]), km = k;
+    for (k = 0; k < M; ++k)
+      if ((k < km - 1 || k > km + 1) && fabs(g[k + 1] - g[k]) > second)
+        second = fabs(g[k + 1] - g[k]);
+    if (km >= 0 && best > GCUBA_CUT_R * second) {
+      gcuba_cut_bisect_(s, (km + 0.5) / (M + 1), (km + 1.5) / (M + 1),
+                        g[km], g[km + 1], 0);
+      return;
+    }
+    /* a kink: one second difference above all others */
+    best = second = 0;
+    km = -1;
+    for (k = 1; k < M; ++k) {
+      const double v = fabs(g[k + 1] - 2 * g[k] + g[k - 1]);
+      if (v > best) best = v, km = k;
+    }
+    for (k = 1; k < M; ++k) {
+      const double v = fabs(g[k + 1] - 2 * g[k] + g[k - 1]);
+      if ((k < km - 2 || k > km + 2) && v > second) second = v;
+    }
+    if (km >= 0 && best > GCUBA_CUT_R * second) {
+      s->phase = GCUBA_CUT_ZOOMING;
+      s->step = 0;
+      s->A = (km - 0.5) / (M + 1);
+      s->B = (km + 1.5) / (M + 1);
+      return;
+    }
+    gcuba_cut_done_(s, 0.5);
+    return;
+  case GCUBA_CUT_BISECTING: {
+    const double m = 0.5 * (s->a + s->b), gm = g[0];
+    if (fabs(gm - s->ga) <= fabs(s->gb - gm))
+      s->a = m, s->ga = gm;
+    else
+      s->b = m, s->gb = gm;
+    ++s->step;
+    /* a singularity grows as the interval shrinks: cutting next to it
+       would put rule points within rounding of it; the middle */
+    if (!(fabs(s->gb - s->ga) <= 64 * s->j0)) {
+      gcuba_cut_done_(s, 0.5);
+      return;
+    }
+    /* a jump keeps its size as the interval shrinks, a slope does not */
+    if (!s->kink && s->step == 8 && !(fabs(s->gb - s->ga) >= 0.25 * s->j0)) {
+      gcuba_cut_done_(s, 0.5);
+      return;
+    }
+    if (s->step >= (s->kink ? GCUBA_CUT_KBISECT : GCUBA_CUT_BISECT))
+      gcuba_cut_done_(s, 0.5 * (s->a + s->b));
+    return;
+  }
+  case GCUBA_CUT_ZOOMING: {
+    int jm = 1;
+    double bm = -1;
+    for (j = 1; j < 5; ++j) {
+      const double v = fabs(g[j + 1] - 2 * g[j] + g[j - 1]);
+      if (v > bm) bm = v, jm = j;
+    }
+    if (s->step == 0) {
+      double lo = g[0], hi = g[0];
+      for (j = 1; j < 6; ++j) {
+        if (g[j] < lo) lo = g[j];
+        if (g[j] > hi) hi = g[j];
+      }
+      s->bm0 = bm;
+      s->r0 = hi - lo;
+    }
+    if (s->step < GCUBA_CUT_ZOOM - 1) {
+      s->A = s->p[jm - 1];
+      s->B = s->p[jm + 1];
+      ++s->step;
+      return;
+    }
+    /* a kink's second difference shrinks as the spacing (0.4 a round),
+       a smooth function's faster */
+    if (!(bm > 0.25 * pow(0.4, GCUBA_CUT_ZOOM - 1) * s->bm0)) {
+      gcuba_cut_done_(s, 0.5);
+      return;
+    }
+    {
+      /* a kink's values converge as the interval shrinks; a jump's or a
+         singularity's keep their range */
+      double lo = g[0], hi = g[0];
+      for (j = 1; j < 6; ++j) {
+        if (g[j] < lo) lo = g[j];
+        if (g[j] > hi) hi = g[j];
+      }
+      if (hi - lo <= 0.05 * s->r0) {
+        /* the lines through the two leftmost and the two rightmost
+           points */
+        const double *p = s->p;
+        const double sl = (g[1] - g[0]) / (p[1] - p[0]);
+        const double sr = (g[5] - g[4]) / (p[5] - p[4]);
+        double c = 0.5 * (s->A + s->B);
+        if (sl != sr) {
+          const double x = (g[4] - sr * p[4] - g[0] + sl * p[0]) / (sl - sr);
+          if (x > p[0] && x < p[5]) c = x;
+        }
+        gcuba_cut_done_(s, c);
+        return;
+      }
+    }
+    {
+      /* a jump beside a steep slope: one difference carries the change */
+      double sd = 0, dm = 0;
+      int jd = 0;
+      for (j = 0; j < 5; ++j) {
+        const double v = fabs(g[j + 1] - g[j]);
+        sd += v;
+        if (v > dm) dm = v, jd = j;
+      }
+      if (dm > 0.8 * sd && dm > 0) {
+        gcuba_cut_bisect_(s, s->p[jd], s->p[jd + 1], g[jd], g[jd + 1], 1);
+        return;
+      }
+    }
+    /* a singularity (log |x - c|): the middle, so that no rule point
+       comes within rounding of it */
+    gcuba_cut_done_(s, 0.5);
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+#endif /* GCUBA_CUT_H */
