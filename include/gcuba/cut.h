@@ -40,6 +40,7 @@
 
 #include <math.h>
 #include "gcuba/hd.h"
+#include "gcuba/rule.h"
 
 #define GCUBA_CUT_M 24
 #define GCUBA_CUT_R 10.0
@@ -63,18 +64,69 @@ typedef struct gcuba_cut {
                                 difference and range of values */
   double p[6];               /* the zoom's points */
   double cut;                /* the result, once done */
+  int found;                 /* cut is at a jump or a kink */
 } gcuba_cut;
+
+/* What a call knows of its integrand's features.  Once, before the first
+   split, the cube's central line along each axis is searched as a region
+   is (gcuba_cut_init .. gcuba_cut_take), and where a feature was found on
+   one of them, the ends of the others (1/(M+1) of the line each, beyond
+   the scan's first and last points): feat[d] is where a jump or a kink
+   lies on the line along d, or -1.  Only an integrand with features
+   (nfeat > 0) has its split regions searched; a smooth one costs the
+   scan of its central lines and nothing more.  A region that straddles
+   feat[d] (more than GCUBA_CUT_MIN of its width on either side) is split
+   there, along d, without a search, and until then its error is at least
+   |its integral|: a rule need not see a kink inside a region (one near a
+   face hides from its points), and the null rules of a region it passes
+   for smooth underestimate the error. */
+typedef struct gcuba_cutmap {
+  int ready, nfeat; /* central lines searched; features found */
+  double feat[GCUBA_RULE_MAXDIM];
+} gcuba_cutmap;
+
+GCUBA_HDI void gcuba_cutmap_init(gcuba_cutmap *m)
+{
+  int d;
+  m->ready = m->nfeat = 0;
+  for (d = 0; d < GCUBA_RULE_MAXDIM; ++d) m->feat[d] = -1;
+}
+
+/* split regions are searched */
+GCUBA_HDI int gcuba_cut_searching(const gcuba_cutmap *m)
+{
+  return m->nfeat > 0;
+}
+
+/* the first axis along which the box (lo, w) straddles a known feature,
+   and the fraction of the width there in *q; -1 if none */
+GCUBA_HDI int gcuba_cut_known(const gcuba_cutmap *m, int ndim,
+                              const double *lo, const double *w, double *q)
+{
+  int d;
+  if (!m->nfeat) return -1;
+  for (d = 0; d < ndim; ++d)
+    if (m->feat[d] >= 0) {
+      const double f = (m->feat[d] - lo[d]) / w[d];
+      if (f > GCUBA_CUT_MIN && f < 1 - GCUBA_CUT_MIN) {
+        *q = f;
+        return d;
+      }
+    }
+  return -1;
+}
 
 GCUBA_HDI void gcuba_cut_init(gcuba_cut *s)
 {
   s->phase = GCUBA_CUT_SCAN;
-  s->step = s->kink = s->np = 0;
+  s->step = s->kink = s->np = s->found = 0;
   s->a = s->b = s->ga = s->gb = s->j0 = s->A = s->B = s->bm0 = s->r0 = 0;
   s->cut = 0.5;
 }
 
 GCUBA_HDI void gcuba_cut_done_(gcuba_cut *s, double c)
 {
+  s->found = 0;
   if (!(c > GCUBA_CUT_MIN)) c = GCUBA_CUT_MIN; /* also NaN */
   if (!(c < 1 - GCUBA_CUT_MIN)) c = 1 - GCUBA_CUT_MIN;
   s->cut = c;
@@ -173,8 +225,10 @@ GCUBA_HDI void gcuba_cut_take(gcuba_cut *s, const double *g)
       gcuba_cut_done_(s, 0.5);
       return;
     }
-    if (s->step >= (s->kink ? GCUBA_CUT_KBISECT : GCUBA_CUT_BISECT))
+    if (s->step >= (s->kink ? GCUBA_CUT_KBISECT : GCUBA_CUT_BISECT)) {
       gcuba_cut_done_(s, 0.5 * (s->a + s->b));
+      s->found = 1;
+    }
     return;
   }
   case GCUBA_CUT_ZOOMING: {
@@ -225,6 +279,7 @@ GCUBA_HDI void gcuba_cut_take(gcuba_cut *s, const double *g)
           if (x > p[0] && x < p[5]) c = x;
         }
         gcuba_cut_done_(s, c);
+        s->found = 1;
         return;
       }
     }

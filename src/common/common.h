@@ -41,6 +41,8 @@ typedef struct gcuba_call {
   size_t resume_n;
   const void *resume_set;       /* and its regions, in a GPU's memory (a
                                    gcuba_region_set: cuhre/backend.h) */
+  struct gcuba_cutmap *cutmap;  /* gCuhre: its features (gcuba/cut.h),
+                                   NULL when its backend does not cut */
   int grow;                     /* a single call of the API: may grow to
                                    several GPUs (GCUBA_DEVICES=auto) */
   double coll_ms;               /* time in the collective's operations */

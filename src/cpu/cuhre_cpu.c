@@ -350,6 +350,19 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
           gcuba_gk_twolevel(t->pavg[i * ncomp + c], t->perr[i * ncomp + c],
                             a[c], &e[c], a[ncomp + c], &e[ncomp + c]);
     }
+  /* a region that straddles a known feature: its error is at least its
+     integral until it is cut there (gcuba_cutmap) */
+  if (t->c->cutmap && t->c->cutmap->nfeat)
+    for (i = n0; i < n; ++i) {
+      double q;
+      if (gcuba_cut_known(t->c->cutmap, ndim, t->a.lo + i * ndim,
+                          t->a.w + i * ndim, &q) >= 0)
+        for (c = 0; c < ncomp; ++c) {
+          double *e = t->a.err + i * ncomp + c;
+          const double v = fabs(t->a.avg[i * ncomp + c]);
+          if (!(*e >= v)) *e = v;
+        }
+    }
   t->nold = n;
   for (c = 0; c < ncomp; ++c) sumavg[c] = sumerr[c] = 0;
   for (i = 0; i < n; ++i)
@@ -463,26 +476,25 @@ static int split_axis(const cpu *t, long long i, const gcuba_classify *cl,
   return gcuba_rule_axis(t->a.dims[i * t->ncomp + *comp]);
 }
 
-/* where split leaf i is cut (gcuba/cut.h), on thread tid: the integrand
-   on the line through its centre along its split axis, the component that
-   chose the axis; the evaluations added to *nev; GCUBA_ST_* bits */
-static int cut_region(cpu *t, long long i, const gcuba_classify *cl,
-                      int tid, long long *nev)
+/* the search of gcuba/cut.h on the line through the centre of the box
+   (lo, w) along axis ax, component comp, on thread tid: *cut, and 1 when
+   it lies at a jump or a kink; the evaluations added to *nev; < 0 when
+   the integrand asked to stop */
+static int line_search(cpu *t, const double *lo, const double *w, int ax,
+                       int comp, int tid, long long *nev, double *cut)
 {
   const int ndim = t->ndim, ncomp = t->ncomp;
-  const double *lo = t->a.lo + i * ndim, *w = t->a.w + i * ndim;
   double *x = t->xcut + (size_t)tid * GCUBA_CUT_MAXPTS * ndim;
   double *f = t->fcut + (size_t)tid * GCUBA_CUT_MAXPTS * ncomp;
   double s[GCUBA_CUT_MAXPTS], g[GCUBA_CUT_MAXPTS];
   gintegrand_t in = t->c->integrand;
   void *ud = t->c->userdata;
   gcuba_cut cs;
-  int n, p, d, comp;
-  const int ax = split_axis(t, i, cl, &comp);
-  t->cutax[i] = ax;
+  int n, p, d;
+  *cut = 0.5;
   gcuba_cut_init(&cs);
   while ((n = gcuba_cut_points(&cs, s)) > 0) {
-    if (t->abort) return GCUBA_ST_ABORT;
+    if (t->abort) return -1;
     for (p = 0; p < n; ++p) {
       for (d = 0; d < ndim; ++d) x[p * ndim + d] = lo[d] + w[d] * 0.5;
       x[p * ndim + ax] = lo[ax] + w[ax] * s[p];
@@ -494,27 +506,90 @@ static int cut_region(cpu *t, long long i, const gcuba_classify *cl,
         if (((nvec_fn)in->fn)(&t->ndim, x + p * ndim, &t->ncomp,
                               f + (size_t)p * ncomp, ud, &k2,
                               &tid) == -999)
-          return t->abort = 1, GCUBA_ST_ABORT;
+          return t->abort = 1, -1;
       }
     } else
       for (p = 0; p < n; ++p)
         if (in->fn(&t->ndim, x + p * ndim, &t->ncomp, f + (size_t)p * ncomp,
                    ud) == -999)
-          return t->abort = 1, GCUBA_ST_ABORT;
+          return t->abort = 1, -1;
     *nev += n;
     for (p = 0; p < n; ++p) {
       g[p] = f[(size_t)p * ncomp + comp];
       /* a value that is not finite at a point no rule uses: the middle
          (the rules' own values say whether the integrand is finite) */
-      if (!isfinite(g[p])) {
-        t->cut[i] = 0.5;
-        return 0;
-      }
+      if (!isfinite(g[p])) return 0;
     }
     gcuba_cut_take(&cs, g);
   }
-  t->cut[i] = cs.cut;
+  *cut = cs.cut;
+  return cs.found;
+}
 
+/* where split leaf i is cut, on thread tid (gcuba/cut.h): at a known
+   feature it straddles, else, when search, where the search along its
+   split axis finds a jump or a kink, else in the middle; GCUBA_ST_* bits */
+static int cut_region(cpu *t, long long i, const gcuba_classify *cl,
+                      int tid, int search, long long *nev)
+{
+  const int ndim = t->ndim;
+  const double *lo = t->a.lo + i * ndim, *w = t->a.w + i * ndim;
+  const gcuba_cutmap *m = t->c->cutmap;
+  double q;
+  int comp, rc, ax = m ? gcuba_cut_known(m, ndim, lo, w, &q) : -1;
+  if (ax >= 0) {
+    t->cutax[i] = ax;
+    t->cut[i] = q;
+    return 0;
+  }
+  t->cutax[i] = ax = split_axis(t, i, cl, &comp);
+  t->cut[i] = 0.5;
+  if (!search) return 0;
+  rc = line_search(t, lo, w, ax, comp, tid, nev, &t->cut[i]);
+  return rc < 0 ? GCUBA_ST_ABORT : 0;
+}
+
+/* the cube's central lines searched for features (gcuba_cutmap), when
+   what maxeval leaves after the planned splits pays for it */
+static int scan_cube(cpu *t, long long *nev)
+{
+  gcuba_cutmap *m = t->c->cutmap;
+  const int ndim = t->ndim;
+  double lo[GCUBA_RULE_MAXDIM], w[GCUBA_RULE_MAXDIM], c;
+  long long nsplit = 0, i;
+  int d, rc;
+  m->ready = 1;
+  for (i = 0; i < t->n; ++i) nsplit += t->cls[i] == SPLIT;
+  if (t->c->neval + nsplit * (2LL * t->np + GCUBA_CUT_MAXEVALS) +
+          3LL * ndim * GCUBA_CUT_MAXEVALS > t->c->maxeval)
+    return 0;
+  for (d = 0; d < ndim; ++d) lo[d] = 0, w[d] = 1;
+  for (d = 0; d < ndim; ++d) {
+    if ((rc = line_search(t, lo, w, d, 0, 0, nev, &c)) < 0)
+      return GCUBA_FAIL_ABORT;
+    if (rc) {
+      m->feat[d] = c;
+      ++m->nfeat;
+    }
+  }
+  /* an integrand with features: the ends of the other lines, where the
+     scan's points (1/50 from the faces) do not see */
+  if (m->nfeat)
+    for (d = 0; d < ndim; ++d) {
+      int e;
+      for (e = 0; e < 2 && m->feat[d] < 0; ++e) {
+        w[d] = 1.0 / (GCUBA_CUT_M + 1);
+        lo[d] = e ? 1 - w[d] : 0;
+        if ((rc = line_search(t, lo, w, d, 0, 0, nev, &c)) < 0)
+          return GCUBA_FAIL_ABORT;
+        if (rc) {
+          m->feat[d] = lo[d] + w[d] * c;
+          ++m->nfeat;
+        }
+      }
+      lo[d] = 0;
+      w[d] = 1;
+    }
   return 0;
 }
 
@@ -523,20 +598,18 @@ static int cut_region(cpu *t, long long i, const gcuba_classify *cl,
    0 or a fail code */
 static int cuts(cpu *t, const gcuba_classify *cl)
 {
+  gcuba_cutmap *m = t->c->cutmap;
   long long i, nev = 0;
-  int st = 0;
+  int st = 0, search;
   t->abort = 0;
-  if (cl->nocut) {
-    for (i = 0; i < t->n; ++i) {
-      int comp;
-      t->cut[i] = 0.5;
-      if (t->cls[i] == SPLIT) t->cutax[i] = split_axis(t, i, cl, &comp);
-    }
-    return 0;
+  if (m && !m->ready && !cl->nocut && (st = scan_cube(t, &nev))) {
+    t->c->neval += nev;
+    return st;
   }
-  if (t->n < PAR_MIN / 64 || t->nthreads < 2) {
+  search = m && !cl->nocut && gcuba_cut_searching(m);
+  if (t->n < PAR_MIN / 64 || t->nthreads < 2 || !search) {
     for (i = 0; i < t->n && !st; ++i)
-      if (t->cls[i] == SPLIT) st |= cut_region(t, i, cl, 0, &nev);
+      if (t->cls[i] == SPLIT) st |= cut_region(t, i, cl, 0, search, &nev);
   } else {
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 16) num_threads(t->nthreads) \
@@ -548,7 +621,7 @@ static int cuts(cpu *t, const gcuba_classify *cl)
       tid = omp_get_thread_num();
 #endif
       if (t->cls[i] == SPLIT && !t->abort)
-        st |= cut_region(t, i, cl, tid, &nev);
+        st |= cut_region(t, i, cl, tid, 1, &nev);
     }
   }
   t->c->neval += nev;

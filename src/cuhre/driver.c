@@ -99,14 +99,17 @@ typedef struct {
   gcuba_region_set grow_set;        /* regions in this GPU's memory */
   int cont;                         /* run goes on where it stopped */
   int cuts; /* the backend's apply cuts (gcuba/cut.h) */
+  gcuba_cutmap cm;                  /* and what it knows (c->cutmap) */
 } cuhre;
 
 /* half the most evaluations one split may cost: each child's rule, and
-   half the search for where to cut (gcuba/cut.h) */
+   half the search for where to cut while the backend searches
+   (gcuba/cut.h) */
 static int split_nevals(const cuhre *t)
 {
   return gcuba_rule_nevals(&t->rule) +
-         (t->cuts ? (GCUBA_CUT_MAXEVALS + 1) / 2 : 0);
+         (t->cuts && gcuba_cut_searching(&t->cm)
+            ? (GCUBA_CUT_MAXEVALS + 1) / 2 : 0);
 }
 
 /* GCUBA_DEVICES=auto: a call grows once its evaluations took at least
@@ -285,10 +288,10 @@ static uint64_t signature(const cuhre *t)
   v[1] = c->ncomp;
   v[2] = t->rule.key;
   v[3] = gcuba_rule_nevals(&t->rule);
-  /* the leaves' layout: 2 since dims carry GCUBA_RULE_DECAYS and parent
-     records their sign (a library before it would read the flag as an
-     axis) */
-  v[4] = 2;
+  /* the layout: 2 since dims carry GCUBA_RULE_DECAYS and parent records
+     their sign (a library before it would read the flag as an axis), 3
+     since the payload holds the cut map (gcuba/cut.h) */
+  v[4] = 3;
   return gcuba_fnv1a(name, strlen(name),
                      gcuba_fnv1a(v, sizeof v, GCUBA_FNV_SEED));
 }
@@ -324,6 +327,7 @@ static int state_payload(cuhre *t, gcuba_buf *pb, int file,
     gcuba_buf_put(&b, t->pconv, nc);
     gcuba_buf_put(&b, &t->stall_r, sizeof t->stall_r);
     gcuba_buf_put(&b, &t->stall_neval, sizeof t->stall_neval);
+    gcuba_buf_put(&b, &t->cm, sizeof t->cm);
     gcuba_buf_put(&b, &s.n, sizeof s.n);
     gcuba_buf_put(&b, &s.nold, sizeof s.nold);
     gcuba_buf_put(&b, &s.haveparents, sizeof s.haveparents);
@@ -398,6 +402,7 @@ static int load_state(cuhre *t)
   gcuba_buf_get(&b, t->pconv, nc);
   gcuba_buf_get(&b, &t->stall_r, sizeof t->stall_r);
   gcuba_buf_get(&b, &t->stall_neval, sizeof t->stall_neval);
+  gcuba_buf_get(&b, &t->cm, sizeof t->cm);
   gcuba_buf_get(&b, &s.n, sizeof s.n);
   gcuba_buf_get(&b, &s.nold, sizeof s.nold);
   gcuba_buf_get(&b, &s.haveparents, sizeof s.haveparents);
@@ -563,7 +568,6 @@ static void run(cuhre *t)
 {
   gcuba_call *c = t->c;
   const int nc = t->ncomp, np = gcuba_rule_nevals(&t->rule);
-  const int nps = split_nevals(t);
   int comp, rc, ndiv[GCUBA_CUHRE_MAXDIM], d, resumed;
   gcuba_classify cl;
 
@@ -701,7 +705,7 @@ static void run(cuhre *t)
        (so that every leaf gets the two-level error) and until mineval is
        reached, as far as maxeval allows */
     if ((t->iter < t->nfull || c->neval < c->mineval) &&
-        nleaves <= (c->maxeval - c->neval) / (2 * nps)) {
+        nleaves <= (c->maxeval - c->neval) / (2 * split_nevals(t))) {
       cl.relfinish = 0;
       cl.fin_thresh = -1;
       cl.split_thresh = 0;
@@ -897,6 +901,8 @@ void gcuba_cuhre_run(gcuba_call *c)
   if (bk == GCUBA_BK_GPU) t.ops = &gcuba_cuhre_cuda;
 #endif
   t.cuts = t.ops->cuts;
+  gcuba_cutmap_init(&t.cm);
+  c->cutmap = t.cuts ? &t.cm : NULL;
   gcuba_set_last_backend(bk);
   t.relfrac = gcuba_cuhre_relfrac0(t.rule.degree);
   t.maxregions = gcuba_cuhre_max_regions(c, t.ops != &gcuba_cuhre_cpu, 0);
