@@ -193,13 +193,10 @@ static int hostbuf_grow(hostbuf *b, size_t n)
   return 0;
 }
 
-/* Leaves, structure of arrays.  Every width is a power of two (the start
-   divides each axis in 1 or 2, splits halve): wk holds its exponent,
-   w = 2^-wk, which takes a quarter of the memory of a double and is
-   exact. */
+/* Leaves, structure of arrays: lower corners and widths (w), results */
 typedef struct {
   double *lo, *avg, *err;
-  unsigned short *wk;
+  double *w;
   int *dims;
 } darrays;
 
@@ -316,19 +313,19 @@ enum { KEEP = 0, FIN = 1, SPLIT = 2 };
    record sent and one received */
 static long long leaf_bytes(int ndim, int ncomp)
 {
-  return 8LL * (ndim + 2 * ncomp) + 2LL * ndim + 4LL * ncomp;
+  return 8LL * (2 * ndim + 2 * ncomp) + 4LL * ncomp;
 }
 
 /* the records of the distributed store (k_pack), whole doubles: a kept
    leaf, a split one's parent, and the larger */
 static long long kept_bytes(int ndim, int ncomp)
 {
-  return (8LL * ndim + 20LL * ncomp + 2LL * ndim + 7) / 8 * 8;
+  return (16LL * ndim + 20LL * ncomp + 7) / 8 * 8;
 }
 
 static long long pair_bytes(int ndim, int ncomp)
 {
-  return (8LL * ndim + 16LL * ncomp + 4 + 2LL * ndim + 7) / 8 * 8;
+  return (16LL * ndim + 16LL * ncomp + 4 + 7) / 8 * 8;
 }
 
 static long long rec_bytes(int ndim, int ncomp)
@@ -347,7 +344,7 @@ static long long region_bytes(int ndim, int ncomp, int dist)
 static void free_arrays(darrays *a)
 {
   cudaFree(a->lo);
-  cudaFree(a->wk);
+  cudaFree(a->w);
   cudaFree(a->avg);
   cudaFree(a->err);
   cudaFree(a->dims);
@@ -357,7 +354,7 @@ static void free_arrays(darrays *a)
 static int alloc_arrays(gpu *t, darrays *a, long long cap)
 {
   CK(cudaMalloc(&a->lo, sizeof(double) * cap * t->ndim));
-  CK(cudaMalloc(&a->wk, sizeof(unsigned short) * cap * t->ndim));
+  CK(cudaMalloc(&a->w, sizeof(double) * cap * t->ndim));
   CK(cudaMalloc(&a->avg, sizeof(double) * cap * t->ncomp));
   CK(cudaMalloc(&a->err, sizeof(double) * cap * t->ncomp));
   CK(cudaMalloc(&a->dims, sizeof(int) * cap * t->ncomp));
@@ -467,8 +464,7 @@ static int reserve(gpu *t, long long n)
   if (keep > 0) {
     CK(cudaMemcpyAsync(na.lo, t->a.lo, sizeof(double) * keep * t->ndim,
                        cudaMemcpyDeviceToDevice, t->stream));
-    CK(cudaMemcpyAsync(na.wk, t->a.wk,
-                       sizeof(unsigned short) * keep * t->ndim,
+    CK(cudaMemcpyAsync(na.w, t->a.w, sizeof(double) * keep * t->ndim,
                        cudaMemcpyDeviceToDevice, t->stream));
     CK(cudaMemcpyAsync(na.avg, t->a.avg, sizeof(double) * keep * t->ncomp,
                        cudaMemcpyDeviceToDevice, t->stream));
@@ -777,7 +773,7 @@ struct dndiv {
 };
 
 __global__ void k_init(long long n, long long first, int ndim,
-                       const dndiv ndiv, double *lo, unsigned short *wk)
+                       const dndiv ndiv, double *lo, double *w)
 {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -785,7 +781,7 @@ __global__ void k_init(long long n, long long first, int ndim,
   for (int d = 0; d < ndim; ++d) {
     int j = (int)(k % ndiv.n[d]);
     k /= ndiv.n[d];
-    wk[i * ndim + d] = (unsigned short)ndiv.k[d];
+    w[i * ndim + d] = ldexp(1.0, -ndiv.k[d]);
     lo[i * ndim + d] = ldexp((double)j, -ndiv.k[d]);
   }
 }
@@ -823,7 +819,7 @@ static int init(void *ctx, const int *ndiv)
   if ((rc = reserve(t, n))) return rc;
   if (n > 0) {
     k_init<<<nblocks(n, 256), 256, 0, t->stream>>>(n, t->gfirst, t->ndim, dd,
-                                                   t->a.lo, t->a.wk);
+                                                   t->a.lo, t->a.w);
     CKL("k_init");
   }
   t->n = n;
@@ -1272,26 +1268,26 @@ static int warps_per_region(const gpu *t, long long n)
    kernel of its own.  The points are formed as the CPU backend forms
    them, lo + (w/2)(1 + u), without a fused multiply-add. */
 __global__ void k_gk_points(long long first, long long n, int np,
-                            const double *lo, const unsigned short *wk,
+                            const double *lo, const double *w,
                             const double *u, double *x)
 {
   const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= n * np) return;
   const long long i = first + j / np;
   const int p = (int)(j % np);
-  const double hw = ldexp(1.0, -1 - (int)wk[i]);
+  const double hw = __dmul_rn(0.5, w[i]);
   x[j] = __dadd_rn(lo[i], __dmul_rn(hw, __dadd_rn(1.0, u[p])));
 }
 
 __global__ void k_gk_apply(long long first, long long n, int ncomp, int np,
                            const gcuba_rule *r, const double *f,
-                           const unsigned short *wk, double *avg,
+                           const double *w, double *avg,
                            double *err, int *dims)
 {
   const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= n) return;
   const long long i = first + j;
-  gcuba_rule_apply(r, ncomp, f + j * np * ncomp, ldexp(1.0, -(int)wk[i]),
+  gcuba_rule_apply(r, ncomp, f + j * np * ncomp, w[i],
                    NULL, avg + i * ncomp, err + i * ncomp, dims + i * ncomp);
 }
 
@@ -1452,7 +1448,8 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   a.ndim = t->ndim;
   a.ncomp = t->ncomp;
   a.lo = t->a.lo;
-  a.wk = t->a.wk;
+  a.wk = NULL;
+  a.w = t->a.w;
   a.avg = t->a.avg;
   a.err = t->a.err;
   a.dims = t->a.dims;
@@ -1483,7 +1480,7 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
     for (a.first = ea; a.first < eb && !krc; a.first += GK_CHUNK) {
       const long long m = eb - a.first < GK_CHUNK ? eb - a.first : GK_CHUNK;
       k_gk_points<<<nblocks(m * np, 256), 256, 0, t->stream>>>(
-          a.first, m, np, t->a.lo, t->a.wk, t->du, t->dx);
+          a.first, m, np, t->a.lo, t->a.w, t->du, t->dx);
       if ((krc = GCUBA_CK_LAUNCH(t->c, "k_gk_points"))) break;
       rc = t->c->integrand->gpu->eval_points(1, t->ncomp, m * np, t->dx,
                                               t->df, t->duser, t->dstatus,
@@ -1493,7 +1490,7 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
         break;
       }
       k_gk_apply<<<nblocks(m, 128), 128, 0, t->stream>>>(
-          a.first, m, t->ncomp, np, t->drule, t->df, t->a.wk, t->a.avg,
+          a.first, m, t->ncomp, np, t->drule, t->df, t->a.w, t->a.avg,
           t->a.err, t->a.dims);
       krc = GCUBA_CK_LAUNCH(t->c, "k_gk_apply");
     }
@@ -1634,7 +1631,7 @@ __global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
     long long k = kr + demoted;
     for (int d = 0; d < ndim; ++d) {
       b.lo[k * ndim + d] = a.lo[i * ndim + d];
-      b.wk[k * ndim + d] = a.wk[i * ndim + d];
+      b.w[k * ndim + d] = a.w[i * ndim + d];
     }
     for (int c = 0; c < ncomp; ++c) {
       b.avg[k * ncomp + c] = a.avg[i * ncomp + c];
@@ -1647,15 +1644,15 @@ __global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
     d_key(a.err, i, ncomp, cl.budget, &comp);
     ax = gcuba_rule_axis(a.dims[i * ncomp + comp]);
     for (int d = 0; d < ndim; ++d) {
-      double l = a.lo[i * ndim + d];
-      unsigned short e = a.wk[i * ndim + d];
+      const double l = a.lo[i * ndim + d];
+      double e = a.w[i * ndim + d];
       if (d == ax) {
-        ++e;
+        e = __dmul_rn(0.5, e); /* as the CPU backend halves */
         b.lo[k * ndim + d] = l;
-        b.lo[(k + 1) * ndim + d] = l + ldexp(1.0, -(int)e);
+        b.lo[(k + 1) * ndim + d] = __dadd_rn(l, e);
       } else
         b.lo[k * ndim + d] = b.lo[(k + 1) * ndim + d] = l;
-      b.wk[k * ndim + d] = b.wk[(k + 1) * ndim + d] = e;
+      b.w[k * ndim + d] = b.w[(k + 1) * ndim + d] = e;
     }
     for (int c = 0; c < ncomp; ++c) {
       pavg[par * ncomp + c] = a.avg[i * ncomp + c];
@@ -1692,8 +1689,8 @@ struct dpack {
   int kbytes, pbytes;
 };
 
-/* record layouts (bytes): kept  lo[ndim] avg[nc] err[nc] dims[nc] wk[ndim]
-                           pair  lo[ndim] pavg[nc] perr[nc] axis wk[ndim] */
+/* record layouts (bytes): kept  lo[ndim] w[ndim] avg[nc] err[nc] dims[nc]
+                           pair  lo[ndim] w[ndim] pavg[nc] perr[nc] axis */
 __global__ void k_pack(long long n, int ndim, int ncomp, darrays a,
                        const unsigned char *cls, const long long *pos,
                        dclassify cl, dpack p, unsigned char *xs)
@@ -1710,12 +1707,12 @@ __global__ void k_pack(long long n, int ndim, int ncomp, darrays a,
       cl.split_max >= 0 && sr > cl.split_max ? sr - cl.split_max : 0;
   if (k0 == KEEP || (cl.split_max >= 0 && sr >= cl.split_max)) {
     unsigned char *r = xs + (kr + demoted - p.kb[X] + p.kst[X]) * p.kbytes;
-    double *lo = (double *)r, *avg = lo + ndim, *err = avg + ncomp;
+    double *lo = (double *)r, *w = lo + ndim, *avg = w + ndim,
+           *err = avg + ncomp;
     int *dims = (int *)(err + ncomp);
-    unsigned short *wk = (unsigned short *)(dims + ncomp);
     for (int d = 0; d < ndim; ++d) {
       lo[d] = a.lo[i * ndim + d];
-      wk[d] = a.wk[i * ndim + d];
+      w[d] = a.w[i * ndim + d];
     }
     for (int c = 0; c < ncomp; ++c) {
       avg[c] = a.avg[i * ncomp + c];
@@ -1724,15 +1721,15 @@ __global__ void k_pack(long long n, int ndim, int ncomp, darrays a,
     }
   } else {
     unsigned char *r = xs + p.pbase + (sr - p.pb[X] + p.pst[X]) * p.pbytes;
-    double *lo = (double *)r, *pavg = lo + ndim, *perr = pavg + ncomp;
+    double *lo = (double *)r, *w = lo + ndim, *pavg = w + ndim,
+           *perr = pavg + ncomp;
     int *axis = (int *)(perr + ncomp);
-    unsigned short *wk = (unsigned short *)(axis + 1);
     int comp = 0;
     d_key(a.err, i, ncomp, cl.budget, &comp);
     *axis = gcuba_rule_axis(a.dims[i * ncomp + comp]);
     for (int d = 0; d < ndim; ++d) {
       lo[d] = a.lo[i * ndim + d];
-      wk[d] = a.wk[i * ndim + d];
+      w[d] = a.w[i * ndim + d];
     }
     for (int c = 0; c < ncomp; ++c) {
       pavg[c] = a.avg[i * ncomp + c];
@@ -1753,13 +1750,12 @@ __global__ void k_unpack(long long nk, long long np, int ndim, int ncomp,
   if (j >= nk + np) return;
   if (j < nk) {
     const unsigned char *r = xr + j * kbytes;
-    const double *lo = (const double *)r, *avg = lo + ndim,
+    const double *lo = (const double *)r, *w = lo + ndim, *avg = w + ndim,
                  *err = avg + ncomp;
     const int *dims = (const int *)(err + ncomp);
-    const unsigned short *wk = (const unsigned short *)(dims + ncomp);
     for (int d = 0; d < ndim; ++d) {
       a.lo[j * ndim + d] = lo[d];
-      a.wk[j * ndim + d] = wk[d];
+      a.w[j * ndim + d] = w[d];
     }
     for (int c = 0; c < ncomp; ++c) {
       a.avg[j * ncomp + c] = avg[c];
@@ -1769,19 +1765,19 @@ __global__ void k_unpack(long long nk, long long np, int ndim, int ncomp,
   } else {
     const long long q = j - nk, k = nk + 2 * q;
     const unsigned char *r = xr + pbase + q * pbytes;
-    const double *lo = (const double *)r, *pa = lo + ndim, *pe = pa + ncomp;
+    const double *lo = (const double *)r, *w = lo + ndim, *pa = w + ndim,
+                 *pe = pa + ncomp;
     const int ax = *(const int *)(pe + ncomp);
-    const unsigned short *wk = (const unsigned short *)(pe + ncomp) + 2;
     for (int d = 0; d < ndim; ++d) {
       const double l = lo[d];
-      unsigned short e = wk[d];
+      double e = w[d];
       if (d == ax) {
-        ++e;
+        e = __dmul_rn(0.5, e); /* as k_scatter */
         a.lo[k * ndim + d] = l;
-        a.lo[(k + 1) * ndim + d] = l + ldexp(1.0, -(int)e);
+        a.lo[(k + 1) * ndim + d] = __dadd_rn(l, e);
       } else
         a.lo[k * ndim + d] = a.lo[(k + 1) * ndim + d] = l;
-      a.wk[k * ndim + d] = a.wk[(k + 1) * ndim + d] = e;
+      a.w[k * ndim + d] = a.w[(k + 1) * ndim + d] = e;
     }
     for (int c = 0; c < ncomp; ++c) {
       pavg[q * ncomp + c] = pa[c];
@@ -2043,7 +2039,7 @@ static int convert_dist(gpu *t)
                        t->stream));                                         \
   } while (0)
   MV(lo, nd, double);
-  MV(wk, nd, unsigned short);
+  MV(w, nd, double);
   MV(avg, nc, double);
   MV(err, nc, double);
   MV(dims, nc, int);
@@ -2252,15 +2248,13 @@ static int load_local(gpu *t, const gcuba_region_set *s)
 {
   size_t nn = (size_t)(s->n - s->nold) / 2 * t->ncomp;
   int rc;
-  size_t nw = (size_t)s->n * t->ndim, j;
-  unsigned short *wk;
+  size_t nw = (size_t)s->n * t->ndim;
   if ((rc = reserve(t, s->n))) return rc;
   if (s->ondev) {
     /* from another store, on this GPU or another */
     const size_t nr = (size_t)s->nold * t->ncomp;
     if ((rc = copy_from(t, t->a.lo, s->lo, s->dev, sizeof(double) * nw)) ||
-        (rc = copy_from(t, t->a.wk, s->wk, s->dev,
-                        sizeof(unsigned short) * nw)) ||
+        (rc = copy_from(t, t->a.w, s->w, s->dev, sizeof(double) * nw)) ||
         (rc = copy_from(t, t->a.avg, s->avg, s->dev, sizeof(double) * nr)) ||
         (rc = copy_from(t, t->a.err, s->err, s->dev, sizeof(double) * nr)) ||
         (rc = copy_from(t, t->a.dims, s->dims, s->dev, sizeof(int) * nr)) ||
@@ -2273,24 +2267,7 @@ static int load_local(gpu *t, const gcuba_region_set *s)
     t->haveparents = s->haveparents;
     return 0;
   }
-  /* the widths as exponents: anything but a power of two >= 2^-65535 is
-     not a region gcuba made */
-  if (!(wk = (unsigned short *)malloc(sizeof *wk * nw + 1)))
-    return gcuba_fail(t->c, GCUBA_FAIL_NOMEM, "state file");
-  for (j = 0; j < nw; ++j) {
-    int e;
-    double m = frexp(s->w[j], &e);
-    if (m != 0.5 || e > 1 || e < 1 - 65535) {
-      free(wk);
-      return gcuba_fail(t->c, GCUBA_FAIL_STATE, "state file: region width "
-                        "%g is not a power of two", s->w[j]);
-    }
-    wk[j] = (unsigned short)(1 - e);
-  }
-  rc = GCUBA_CK(t->c, cudaMemcpy(t->a.wk, wk, sizeof *wk * nw,
-                                 cudaMemcpyHostToDevice));
-  free(wk);
-  if (rc) return rc;
+  CK(cudaMemcpy(t->a.w, s->w, sizeof(double) * nw, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(t->a.lo, s->lo, sizeof(double) * s->n * t->ndim,
                 cudaMemcpyHostToDevice));
   CK(cudaMemcpy(t->a.avg, s->avg, sizeof(double) * s->nold * t->ncomp,
@@ -2429,18 +2406,7 @@ static int save_local(gpu *t, gcuba_region_set *s)
       !s->perr)
     return GCUBA_FAIL_NOMEM;
   CK(cudaMemcpy(s->lo, t->a.lo, nb, cudaMemcpyDeviceToHost));
-  {
-    size_t nw = (size_t)t->n * t->ndim, j;
-    unsigned short *wk = (unsigned short *)malloc(sizeof *wk * nw + 1);
-    if (!wk) return GCUBA_FAIL_NOMEM;
-    if (GCUBA_CK(t->c, cudaMemcpy(wk, t->a.wk, sizeof *wk * nw,
-                                  cudaMemcpyDeviceToHost))) {
-      free(wk);
-      return t->c->fail;
-    }
-    for (j = 0; j < nw; ++j) s->w[j] = ldexp(1.0, -(int)wk[j]);
-    free(wk);
-  }
+  CK(cudaMemcpy(s->w, t->a.w, nb, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(s->avg, t->a.avg, rb, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(s->err, t->a.err, rb, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(s->dims, t->a.dims, sizeof(int) * t->nold * t->ncomp,
@@ -2472,7 +2438,7 @@ static int save_dev(void *ctx, gcuba_region_set *s)
   s->ondev = 1;
   s->dev = t->dev;
   s->lo = t->a.lo;
-  s->wk = t->a.wk;
+  s->w = t->a.w;
   s->avg = t->a.avg;
   s->err = t->a.err;
   s->dims = t->a.dims;

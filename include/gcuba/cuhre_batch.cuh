@@ -230,6 +230,7 @@ __global__ void __launch_bounds__(GCUBA_BATCH_BLOCK)
     la.npoints = a.npoints;
     la.nprobe = a.nprobe;
     la.wpr = 1;
+    la.w = NULL; /* widths as exponents (wk) */
     la.userdata = a.userdata ? a.userdata + (unsigned long long)b * a.stride
                              : NULL;
     la.status = NULL;

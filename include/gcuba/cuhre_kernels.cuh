@@ -38,7 +38,8 @@ struct gcuba_cuhre_launch {
   int ndim, ncomp;
   long long first, n;          /* the regions [first, first + n) */
   const double *lo;            /* [i*ndim + d] lower corner */
-  const unsigned short *wk;    /* [i*ndim + d] width 2^-wk */
+  const unsigned short *wk;    /* [i*ndim + d] width 2^-wk, or NULL: */
+  const double *w;             /* [i*ndim + d] width */
   double *avg, *err;           /* [i*ncomp + c] results */
   int *dims;                   /* [i*ncomp + c] split axis per component */
   const gcuba_rule *rule;      /* device copy */
@@ -132,7 +133,8 @@ __device__ __forceinline__ int gcuba_cuhre_region(
   int st = 0, c;
 
   if (live && t < ndim) {
-    const double h = ldexp(1.0, -1 - (int)a.wk[i * ndim + t]);
+    const double h = a.wk ? ldexp(1.0, -1 - (int)a.wk[i * ndim + t])
+                          : __dmul_rn(0.5, a.w[i * ndim + t]);
     hw[t] = h;
     cen[t] = a.lo[i * ndim + t] + h;
   }

@@ -16,7 +16,7 @@
 /* Host copy of the leaves, for state files: [0, nold) evaluated (with
    avg, err, dims), [nold, n) waiting, children 2k, 2k+1 of parent k.
    Or (ondev) the leaves in the memory of GPU dev, as save_dev gives
-   them: the widths are then wk, w = 2^-wk, and w is NULL. */
+   them. */
 typedef struct gcuba_region_set {
   long long n, nold;
   int haveparents;        /* 0 before the first split */
@@ -25,7 +25,6 @@ typedef struct gcuba_region_set {
   int *dims;              /* [nold*ncomp] */
   double *pavg, *perr;    /* [(n-nold)/2*ncomp] parents of the new ones */
   int ondev, dev;
-  unsigned short *wk;     /* [n*ndim] ondev */
 } gcuba_region_set;
 
 typedef struct gcuba_cuhre_ops {
