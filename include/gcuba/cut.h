@@ -92,10 +92,14 @@ GCUBA_HDI void gcuba_cutmap_init(gcuba_cutmap *m)
   for (d = 0; d < GCUBA_RULE_MAXDIM; ++d) m->feat[d] = -1;
 }
 
-/* split regions are searched */
-GCUBA_HDI int gcuba_cut_searching(const gcuba_cutmap *m)
+/* the most regions an iteration searches: one that splits more halves
+   them (at a known feature, cuts them there) */
+#define GCUBA_CUT_MAXSEARCH 4096
+
+/* the nsplit regions an iteration splits are searched */
+GCUBA_HDI int gcuba_cut_searching(const gcuba_cutmap *m, long long nsplit)
 {
-  return m->nfeat > 0;
+  return m->nfeat > 0 && nsplit <= GCUBA_CUT_MAXSEARCH;
 }
 
 /* the first axis along which the box (lo, w) straddles a known feature,

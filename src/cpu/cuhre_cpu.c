@@ -549,50 +549,6 @@ static int cut_region(cpu *t, long long i, const gcuba_classify *cl,
   return rc < 0 ? GCUBA_ST_ABORT : 0;
 }
 
-/* the cube's central lines searched for features (gcuba_cutmap), when
-   what maxeval leaves after the planned splits pays for it */
-static int scan_cube(cpu *t, long long *nev)
-{
-  gcuba_cutmap *m = t->c->cutmap;
-  const int ndim = t->ndim;
-  double lo[GCUBA_RULE_MAXDIM], w[GCUBA_RULE_MAXDIM], c;
-  long long nsplit = 0, i;
-  int d, rc;
-  m->ready = 1;
-  for (i = 0; i < t->n; ++i) nsplit += t->cls[i] == SPLIT;
-  if (t->c->neval + nsplit * (2LL * t->np + GCUBA_CUT_MAXEVALS) +
-          3LL * ndim * GCUBA_CUT_MAXEVALS > t->c->maxeval)
-    return 0;
-  for (d = 0; d < ndim; ++d) lo[d] = 0, w[d] = 1;
-  for (d = 0; d < ndim; ++d) {
-    if ((rc = line_search(t, lo, w, d, 0, 0, nev, &c)) < 0)
-      return GCUBA_FAIL_ABORT;
-    if (rc) {
-      m->feat[d] = c;
-      ++m->nfeat;
-    }
-  }
-  /* an integrand with features: the ends of the other lines, where the
-     scan's points (1/50 from the faces) do not see */
-  if (m->nfeat)
-    for (d = 0; d < ndim; ++d) {
-      int e;
-      for (e = 0; e < 2 && m->feat[d] < 0; ++e) {
-        w[d] = 1.0 / (GCUBA_CUT_M + 1);
-        lo[d] = e ? 1 - w[d] : 0;
-        if ((rc = line_search(t, lo, w, d, 0, 0, nev, &c)) < 0)
-          return GCUBA_FAIL_ABORT;
-        if (rc) {
-          m->feat[d] = lo[d] + w[d] * c;
-          ++m->nfeat;
-        }
-      }
-      lo[d] = 0;
-      w[d] = 1;
-    }
-  return 0;
-}
-
 /* the cuts of the split leaves; their evaluations go to neval (the same
    on every process of a collective call, each of which finds them all);
    0 or a fail code */
@@ -602,11 +558,9 @@ static int cuts(cpu *t, const gcuba_classify *cl)
   long long i, nev = 0;
   int st = 0, search;
   t->abort = 0;
-  if (m && !m->ready && !cl->nocut && (st = scan_cube(t, &nev))) {
-    t->c->neval += nev;
-    return st;
-  }
-  search = m && !cl->nocut && gcuba_cut_searching(m);
+  long long nsplit = 0;
+  for (i = 0; i < t->n; ++i) nsplit += t->cls[i] == SPLIT;
+  search = m && !cl->nocut && gcuba_cut_searching(m, nsplit);
   if (t->n < PAR_MIN / 64 || t->nthreads < 2 || !search) {
     for (i = 0; i < t->n && !st; ++i)
       if (t->cls[i] == SPLIT) st |= cut_region(t, i, cl, 0, search, &nev);

@@ -108,8 +108,106 @@ typedef struct {
 static int split_nevals(const cuhre *t)
 {
   return gcuba_rule_nevals(&t->rule) +
-         (t->cuts && gcuba_cut_searching(&t->cm)
+         (t->cuts && gcuba_cut_searching(&t->cm, 1)
             ? (GCUBA_CUT_MAXEVALS + 1) / 2 : 0);
+}
+
+/* The search of gcuba/cut.h along axis ax of the box (lo, w) with the
+   integrand's host function (the GPU backends search their regions on
+   the device; this is the cube's scan, the same on every backend):
+   *cut, and 1 when it lies at a jump or a kink, 0 when not, -1 when the
+   integrand asked to stop; x and f hold GCUBA_CUT_MAXPTS points */
+static int host_search(gcuba_call *c, const double *lo, const double *w,
+                       int ax, double *x, double *f, double *cut)
+{
+  typedef int (*nvec_fn)(const int *, const double *, const int *,
+                         double *, void *, const int *, const int *);
+  const int ndim = c->ndim, ncomp = c->ncomp, core = 0;
+  double s[GCUBA_CUT_MAXPTS], g[GCUBA_CUT_MAXPTS];
+  gintegrand_t in = c->integrand;
+  gcuba_cut cs;
+  int n, p, d;
+  *cut = 0.5;
+  gcuba_cut_init(&cs);
+  while ((n = gcuba_cut_points(&cs, s)) > 0) {
+    for (p = 0; p < n; ++p) {
+      for (d = 0; d < ndim; ++d) x[p * ndim + d] = lo[d] + w[d] * 0.5;
+      x[p * ndim + ax] = lo[ax] + w[ax] * s[p];
+    }
+    for (p = 0; p < n; ++p) {
+      int one = 1;
+      if ((in->kind == GCUBA_DESC_NVEC
+             ? ((nvec_fn)in->fn)(&c->ndim, x + p * ndim, &c->ncomp,
+                                 f + (size_t)p * ncomp, c->userdata, &one,
+                                 &core)
+             : in->fn(&c->ndim, x + p * ndim, &c->ncomp,
+                      f + (size_t)p * ncomp, c->userdata)) == -999)
+        return -1;
+    }
+    c->neval += n;
+    for (p = 0; p < n; ++p) {
+      g[p] = f[(size_t)p * ncomp];
+      /* not finite off the rule's points: the rule's values tell */
+      if (!isfinite(g[p])) return 0;
+    }
+    gcuba_cut_take(&cs, g);
+  }
+  *cut = cs.cut;
+  return cs.found;
+}
+
+/* the cut map (gcuba/cut.h): the cube's central lines, and where one of
+   them has a feature, the ends of the others, searched once, when maxeval
+   leaves room for that and one split with a search; 0 or a fail code */
+static int scan_cube(cuhre *t)
+{
+  gcuba_call *c = t->c;
+  gcuba_cutmap *m = &t->cm;
+  const int ndim = c->ndim;
+  double lo[GCUBA_RULE_MAXDIM], w[GCUBA_RULE_MAXDIM], cut, *x, *f;
+  int d, e, rc = 0;
+  m->ready = 1;
+  if (c->neval + 3LL * ndim * GCUBA_CUT_MAXEVALS +
+          2LL * (gcuba_rule_nevals(&t->rule) + GCUBA_CUT_MAXEVALS) >
+      c->maxeval)
+    return 0;
+  x = (double *)malloc(sizeof(double) * GCUBA_CUT_MAXPTS * ndim);
+  f = (double *)malloc(sizeof(double) * GCUBA_CUT_MAXPTS * c->ncomp);
+  if (!x || !f) {
+    free(x);
+    free(f);
+    return GCUBA_FAIL_NOMEM;
+  }
+  for (d = 0; d < ndim; ++d) lo[d] = 0, w[d] = 1;
+  for (d = 0; d < ndim && rc >= 0; ++d)
+    if ((rc = host_search(c, lo, w, d, x, f, &cut)) > 0) {
+      m->feat[d] = cut;
+      ++m->nfeat;
+    }
+  /* the scan's points keep 1/(2(M+1)) from the faces */
+  if (m->nfeat)
+    for (d = 0; d < ndim && rc >= 0; ++d) {
+      for (e = 0; e < 2 && m->feat[d] < 0 && rc >= 0; ++e) {
+        w[d] = 1.0 / (GCUBA_CUT_M + 1);
+        lo[d] = e ? 1 - w[d] : 0;
+        if ((rc = host_search(c, lo, w, d, x, f, &cut)) > 0) {
+          m->feat[d] = lo[d] + w[d] * cut;
+          ++m->nfeat;
+        }
+      }
+      lo[d] = 0;
+      w[d] = 1;
+    }
+  free(x);
+  free(f);
+  if (rc < 0) return GCUBA_FAIL_ABORT;
+  if (m->nfeat) {
+    gcuba_log(c, 2, "features on the cube's central lines (the regions "
+              "that straddle one are cut there):");
+    for (d = 0; d < ndim; ++d)
+      if (m->feat[d] >= 0) gcuba_log(c, 2, "  x%d = %.17g", d + 1, m->feat[d]);
+  }
+  return 0;
 }
 
 /* GCUBA_DEVICES=auto: a call grows once its evaluations took at least
@@ -691,6 +789,11 @@ static void run(cuhre *t)
                   t->stall_r, t->stall_neval, c->neval);
         break;
       }
+    }
+    /* the cut map, before the first split */
+    if (t->cuts && !t->cm.ready && (rc = scan_cube(t))) {
+      gcuba_fail(c, rc, "scanning for features");
+      break;
     }
     /* maxeval is a budget: the next iteration bisects at least one
        region, 2 np evaluations (a split that looks for where to cut costs
