@@ -36,6 +36,7 @@
 #include "common/coll.h"
 #include "cuhre/backend.h"
 #include "gcuba/cuhre_kernels.cuh"
+#include "gcuba/cut_kernels.cuh"
 
 /* blocks of the reductions and fused passes: a fixed grid, so that every
    sum is taken in the same order on every run */
@@ -267,6 +268,12 @@ typedef struct {
   long long repmax;         /* the fewest regions a member holds: a
                                replicated store beyond it is distributed
                                (-1: not agreed yet) */
+  /* the search for where to cut (gcuba/cut.h), allocated at its first
+     use: up to GCUBA_CUT_MAXSEARCH regions' corners and widths
+     [j*ndim + d], axes, cuts, and the evaluations */
+  double *slo, *sw, *scut;
+  int *sax;
+  unsigned long long *snev;
 } gpu;
 
 /* hx: the maxima at HX_MAX, the sums of eval, hist and apply after */
@@ -325,7 +332,7 @@ static long long kept_bytes(int ndim, int ncomp)
 
 static long long pair_bytes(int ndim, int ncomp)
 {
-  return (16LL * ndim + 16LL * ncomp + 4 + 7) / 8 * 8;
+  return (16LL * ndim + 16LL * ncomp + 8 + 4 + 7) / 8 * 8;
 }
 
 static long long rec_bytes(int ndim, int ncomp)
@@ -512,6 +519,11 @@ static void release(gpu *t)
   cudaFree(t->udcopy);
   cudaFree(t->dxpart);
   cudaFree(t->xs);
+  cudaFree(t->slo);
+  cudaFree(t->sw);
+  cudaFree(t->scut);
+  cudaFree(t->sax);
+  cudaFree(t->snev);
   if (t->hbuf) cudaFreeHost(t->hbuf);
   hostbuf_free(&t->hs);
   hostbuf_free(&t->hr);
@@ -918,6 +930,15 @@ static unsigned red_blocks(long long n)
   return b < 1 ? 1 : b > RED_BLOCKS ? RED_BLOCKS : (unsigned)b;
 }
 
+/* the call's cut map (gcuba/cut.h), or an empty one */
+static gcuba_cutmap cutmap(const gpu *t)
+{
+  gcuba_cutmap m;
+  if (t->c->cutmap) return *t->c->cutmap;
+  gcuba_cutmap_init(&m);
+  return m;
+}
+
 /* The two-level error of the new pairs (children 2k, 2k+1 of parent k
    from `first' on, when pavg != NULL; in one dimension the
    Gauss-Kronrod check, gcuba_gk_twolevel), and the largest |avg_c| and
@@ -925,7 +946,9 @@ static unsigned red_blocks(long long n)
    before) */
 __global__ void k_twolevel(long long n, int ndim, int ncomp, double *avg,
                            double *err, long long first, const double *pavg,
-                           const double *perr, unsigned long long *mx)
+                           const double *perr, unsigned long long *mx,
+                           const double *lo, const double *w,
+                           const gcuba_cutmap cm)
 {
   __shared__ unsigned long long sm[2 * GCUBA_CUHRE_GPU_MAXCOMP];
   unsigned long long v[2 * GCUBA_CUHRE_GPU_MAXCOMP];
@@ -951,6 +974,19 @@ __global__ void k_twolevel(long long n, int ndim, int ncomp, double *avg,
                             &err[(i + 1) * ncomp + c]);
       m = 2;
     }
+    /* a new region that straddles a known feature: its error is at least
+       its integral until it is cut there (gcuba/cut.h) */
+    if (cm.nfeat && i >= first)
+      for (int j = 0; j < m; ++j) {
+        double q;
+        if (gcuba_cut_known(&cm, ndim, lo + (i + j) * ndim,
+                            w + (i + j) * ndim, &q) >= 0)
+          for (int c = 0; c < ncomp; ++c) {
+            const double v = fabs(avg[(i + j) * ncomp + c]);
+            if (!(err[(i + j) * ncomp + c] >= v))
+              err[(i + j) * ncomp + c] = v;
+          }
+      }
     for (int j = 0; j < m; ++j)
       for (int c = 0; c < ncomp; ++c) {
         const unsigned long long a = double_bits(fabs(avg[(i + j) * ncomp + c]));
@@ -1520,7 +1556,8 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   if (!krc) {
     k_twolevel<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
         t->n, t->ndim, t->ncomp, t->a.avg, t->a.err, t->nold,
-        t->haveparents ? t->pavg : NULL, t->perr, t->dmax);
+        t->haveparents ? t->pavg : NULL, t->perr, t->dmax, t->a.lo, t->a.w,
+        cutmap(t));
     krc = GCUBA_CK_LAUNCH(t->c, "k_twolevel");
   }
   if (t->dist) return eval_dist(t, krc, timing, sumavg, sumerr);
@@ -1611,6 +1648,104 @@ __global__ void k_mark(long long n, int ncomp, darrays a, dclassify cl,
     mx[threadIdx.x] = 0;
 }
 
+/* where split leaf i is cut: at a known feature it straddles (*q its
+   fraction), else along its split axis, in the middle, or with search,
+   *q = -1 - the component that chose the axis, for the search to find
+   (gcuba/cut.h); the axis */
+__device__ int d_cut(const darrays &a, long long i, int ndim, int ncomp,
+                     const dclassify &cl, const gcuba_cutmap *cm, int search,
+                     double *q)
+{
+  int comp = 0, ax = gcuba_cut_known(cm, ndim, a.lo + i * ndim,
+                                     a.w + i * ndim, q);
+  if (ax >= 0) return ax;
+  d_key(a.err, i, ncomp, cl.budget, &comp);
+  *q = search ? -1.0 - comp : 0.5;
+  return gcuba_rule_axis(a.dims[i * ncomp + comp]);
+}
+
+/* the split leaves (not those past split_max) in split order j: corner,
+   widths, axis and cut (or what the search is to find) */
+__global__ void k_cutprep(long long n, int ndim, int ncomp, darrays a,
+                          const unsigned char *cls, const long long *pos,
+                          dclassify cl, const gcuba_cutmap cm, double *slo,
+                          double *sw, int *sax, double *scut)
+{
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n || cls[i] != SPLIT) return;
+  const long long j = pos[i] >> 32;
+  if (cl.split_max >= 0 && j >= cl.split_max) return;
+  sax[j] = d_cut(a, i, ndim, ncomp, cl, &cm, 1, &scut[j]);
+  for (int d = 0; d < ndim; ++d) {
+    slo[j * ndim + d] = a.lo[i * ndim + d];
+    sw[j * ndim + d] = a.w[i * ndim + d];
+  }
+}
+
+/* the records of a member's pairs (apply_dist) to the search's arrays
+   (out) and their cuts back */
+__global__ void k_pairs_cut(long long np, int ndim, int ncomp,
+                            unsigned char *P, int pbytes, double *slo,
+                            double *sw, int *sax, double *scut, int out)
+{
+  const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= np) return;
+  double *lo = (double *)(P + j * pbytes), *w = lo + ndim;
+  double *cut = w + ndim + 2 * ncomp;
+  if (out) {
+    for (int d = 0; d < ndim; ++d) {
+      slo[j * ndim + d] = lo[d];
+      sw[j * ndim + d] = w[d];
+    }
+    sax[j] = *(const int *)(cut + 1);
+    scut[j] = *cut;
+  } else
+    *cut = scut[j];
+}
+
+/* the search's arrays, at its first use */
+static int cut_buffers(gpu *t)
+{
+  const size_t m = GCUBA_CUT_MAXSEARCH;
+  if (t->snev) return 0;
+  CK(cudaMalloc(&t->slo, sizeof(double) * m * t->ndim));
+  CK(cudaMalloc(&t->sw, sizeof(double) * m * t->ndim));
+  CK(cudaMalloc(&t->scut, sizeof(double) * m));
+  CK(cudaMalloc(&t->sax, sizeof(int) * m));
+  CK(cudaMalloc(&t->snev, sizeof(unsigned long long)));
+  return 0;
+}
+
+/* the search for where to cut the nj regions of slo, sw, sax, scut (those
+   with scut < 0), by the integrand's kernel (gcuba/cut_kernels.cuh); its
+   evaluations in *nev; 0 or a fail code */
+static int cut_search(gpu *t, long long nj, unsigned long long *nev)
+{
+  gcuba_cut_launch l;
+  int rc, st = 0;
+  *nev = 0;
+  if (nj <= 0) return 0;
+  CK(cudaMemsetAsync(t->snev, 0, sizeof *t->snev, t->stream));
+  l.ndim = t->ndim;
+  l.ncomp = t->ncomp;
+  l.n = nj;
+  l.lo = t->slo;
+  l.w = t->sw;
+  l.ax = t->sax;
+  l.cut = t->scut;
+  l.nev = t->snev;
+  l.userdata = t->duser;
+  l.status = t->dstatus;
+  if ((rc = t->c->integrand->gpu->cuhre_cut(&l, t->stream)))
+    return GCUBA_CK(t->c, (cudaError_t)rc);
+  CK(cudaMemcpyAsync(nev, t->snev, sizeof *nev, cudaMemcpyDeviceToHost,
+                     t->stream));
+  CK(cudaMemcpyAsync(&st, t->dstatus, sizeof st, cudaMemcpyDeviceToHost,
+                     t->stream));
+  CK(cudaStreamSynchronize(t->stream));
+  return st & GCUBA_ST_ABORT ? GCUBA_FAIL_ABORT : 0;
+}
+
 /* Kept leaves move to the front in order; split leaves become two
    children each after them.  With split_max >= 0 the splits past the
    first split_max are kept instead (numbered after the kept ones that
@@ -1618,7 +1753,9 @@ __global__ void k_mark(long long n, int ncomp, darrays a, dclassify cl,
 __global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
                           darrays b, const unsigned char *cls,
                           const long long *pos, long long nkeep,
-                          dclassify cl, double *pavg, double *perr)
+                          dclassify cl, double *pavg, double *perr,
+                          const gcuba_cutmap cm, const double *scut,
+                          const int *sax)
 {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -1640,19 +1777,27 @@ __global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
     }
   } else {
     long long par = sr, k = nkeep + 2 * par;
-    int comp = 0, ax;
-    d_key(a.err, i, ncomp, cl.budget, &comp);
-    ax = gcuba_rule_axis(a.dims[i * ncomp + comp]);
+    double q;
+    int ax;
+    if (scut) {
+      /* k_cutprep and the search */
+      ax = sax[par];
+      q = scut[par];
+    } else
+      ax = d_cut(a, i, ndim, ncomp, cl, &cm, 0, &q);
     for (int d = 0; d < ndim; ++d) {
-      const double l = a.lo[i * ndim + d];
-      double e = a.w[i * ndim + d];
+      const double l = a.lo[i * ndim + d], e = a.w[i * ndim + d];
       if (d == ax) {
-        e = __dmul_rn(0.5, e); /* as the CPU backend halves */
+        /* as the CPU backend cuts */
+        const double e1 = __dmul_rn(q, e);
         b.lo[k * ndim + d] = l;
-        b.lo[(k + 1) * ndim + d] = __dadd_rn(l, e);
-      } else
+        b.lo[(k + 1) * ndim + d] = __dadd_rn(l, e1);
+        b.w[k * ndim + d] = e1;
+        b.w[(k + 1) * ndim + d] = __dsub_rn(e, e1);
+      } else {
         b.lo[k * ndim + d] = b.lo[(k + 1) * ndim + d] = l;
-      b.w[k * ndim + d] = b.w[(k + 1) * ndim + d] = e;
+        b.w[k * ndim + d] = b.w[(k + 1) * ndim + d] = e;
+      }
     }
     for (int c = 0; c < ncomp; ++c) {
       pavg[par * ncomp + c] = a.avg[i * ncomp + c];
@@ -1687,10 +1832,13 @@ struct dpack {
   long long pbase;            /* bytes before the P area */
   long long seg;
   int kbytes, pbytes;
+  int search;                 /* pairs to search: cut = -1 - comp */
+  gcuba_cutmap cm;
 };
 
 /* record layouts (bytes): kept  lo[ndim] w[ndim] avg[nc] err[nc] dims[nc]
-                           pair  lo[ndim] w[ndim] pavg[nc] perr[nc] axis */
+                           pair  lo[ndim] w[ndim] pavg[nc] perr[nc] cut
+                                 axis */
 __global__ void k_pack(long long n, int ndim, int ncomp, darrays a,
                        const unsigned char *cls, const long long *pos,
                        dclassify cl, dpack p, unsigned char *xs)
@@ -1723,10 +1871,9 @@ __global__ void k_pack(long long n, int ndim, int ncomp, darrays a,
     unsigned char *r = xs + p.pbase + (sr - p.pb[X] + p.pst[X]) * p.pbytes;
     double *lo = (double *)r, *w = lo + ndim, *pavg = w + ndim,
            *perr = pavg + ncomp;
-    int *axis = (int *)(perr + ncomp);
-    int comp = 0;
-    d_key(a.err, i, ncomp, cl.budget, &comp);
-    *axis = gcuba_rule_axis(a.dims[i * ncomp + comp]);
+    double *cut = perr + ncomp;
+    int *axis = (int *)(cut + 1);
+    *axis = d_cut(a, i, ndim, ncomp, cl, &p.cm, p.search, cut);
     for (int d = 0; d < ndim; ++d) {
       lo[d] = a.lo[i * ndim + d];
       w[d] = a.w[i * ndim + d];
@@ -1767,17 +1914,21 @@ __global__ void k_unpack(long long nk, long long np, int ndim, int ncomp,
     const unsigned char *r = xr + pbase + q * pbytes;
     const double *lo = (const double *)r, *w = lo + ndim, *pa = w + ndim,
                  *pe = pa + ncomp;
-    const int ax = *(const int *)(pe + ncomp);
+    const double cut = pe[ncomp];
+    const int ax = *(const int *)(pe + ncomp + 1);
     for (int d = 0; d < ndim; ++d) {
-      const double l = lo[d];
-      double e = w[d];
+      const double l = lo[d], e = w[d];
       if (d == ax) {
-        e = __dmul_rn(0.5, e); /* as k_scatter */
+        /* as k_scatter */
+        const double e1 = __dmul_rn(cut, e);
         a.lo[k * ndim + d] = l;
-        a.lo[(k + 1) * ndim + d] = __dadd_rn(l, e);
-      } else
+        a.lo[(k + 1) * ndim + d] = __dadd_rn(l, e1);
+        a.w[k * ndim + d] = e1;
+        a.w[(k + 1) * ndim + d] = __dsub_rn(e, e1);
+      } else {
         a.lo[k * ndim + d] = a.lo[(k + 1) * ndim + d] = l;
-      a.w[k * ndim + d] = a.w[(k + 1) * ndim + d] = e;
+        a.w[k * ndim + d] = a.w[(k + 1) * ndim + d] = e;
+      }
     }
     for (int c = 0; c < ncomp; ++c) {
       pavg[q * ncomp + c] = pa[c];
@@ -1847,6 +1998,7 @@ static int apply_dist(gpu *t, const gcuba_classify *cl, double *finavg,
   long long *scnt = pw + (size + 1), *soff = scnt + size,
             *rcnt = soff + size, *roff = rcnt + size;
   long long sp = 0, kp = 0, nsplit0, nsplit, nkeep, nk, npair, sendb, recvb;
+  unsigned long long cutnev = 0;
   long long tot[2] = {0, 0};
   int krc = 0, rc, X, r, q;
   dpack pk;
@@ -1938,6 +2090,9 @@ static int apply_dist(gpu *t, const gcuba_classify *cl, double *finavg,
   pk.pst[0] = 0;
   pk.pst[1] = pn[0][me];
   pk.pbase = (kn[0][me] + kn[1][me]) * t->kbytes;
+  pk.cm = cutmap(t);
+  pk.search = c->cutmap && !cl->nocut && nsplit > 0 &&
+              gcuba_cut_searching(&pk.cm, nsplit);
   sendb = pk.pbase + (pn[0][me] + pn[1][me]) * t->pbytes;
   recvb = nk * t->kbytes + npair * t->pbytes;
   if (t->n > 0) {
@@ -1946,6 +2101,23 @@ static int apply_dist(gpu *t, const gcuba_classify *cl, double *finavg,
     krc = GCUBA_CK_LAUNCH(c, "k_pack");
   }
   if (!krc) krc = GCUBA_CK(c, cudaStreamSynchronize(t->stream));
+  if (!krc && pk.search && pn[0][me] + pn[1][me] > 0) {
+    /* this member's pairs searched for where to cut (gcuba/cut.h) */
+    const long long npl = pn[0][me] + pn[1][me];
+    unsigned char *P = t->xs + pk.pbase;
+    if (!(krc = cut_buffers(t))) {
+      k_pairs_cut<<<nblocks(npl, 256), 256, 0, t->stream>>>(
+          npl, t->ndim, nc, P, t->pbytes, t->slo, t->sw, t->sax, t->scut, 1);
+      krc = GCUBA_CK_LAUNCH(c, "k_pairs_cut");
+    }
+    if (!krc) krc = cut_search(t, npl, &cutnev);
+    if (!krc) {
+      k_pairs_cut<<<nblocks(npl, 256), 256, 0, t->stream>>>(
+          npl, t->ndim, nc, P, t->pbytes, t->slo, t->sw, t->sax, t->scut, 0);
+      krc = GCUBA_CK_LAUNCH(c, "k_pairs_cut");
+    }
+    if (!krc) krc = GCUBA_CK(c, cudaStreamSynchronize(t->stream));
+  }
   /* room for the new leaves (the old ones are packed) */
   if (!krc && nk + 2 * npair > t->cap) {
     gcuba_log(c, 2, "growing the device region store to %lld",
@@ -1964,6 +2136,12 @@ static int apply_dist(gpu *t, const gcuba_classify *cl, double *finavg,
       krc = GCUBA_CK(c, cudaStreamSynchronize(t->stream));
   }
   if ((rc = gcuba_coll_status(c, krc))) return rc;
+  if (pk.search) {
+    /* the searches' evaluations, every member's */
+    long long v = (long long)cutnev;
+    if ((rc = gcuba_coll_reduce_ll(c, &v, 1, GCUBA_COLL_SUM))) return rc;
+    c->neval += v;
+  }
   /* the four parts: kept and pairs of segments A and B */
   for (X = 0; X < 2 && !krc; ++X) {
     plan_part(t, kb[X], kn[X], pk.kst[X] * t->kbytes, kw, 0, t->kbytes,
@@ -2133,10 +2311,27 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
     finerr[c] += x_double(hxs(t, XS_FIN + t->ncomp + c),
                           hscale(t, t->ncomp + c));
   }
-  k_scatter<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
-      t->n, t->ndim, t->ncomp, t->a, t->b, t->cls, t->pos, nkeep, d,
-      t->pavg, t->perr);
-  CKL("k_scatter");
+  {
+    /* where to cut (gcuba/cut.h): known features in k_scatter, searches
+       before it */
+    const gcuba_cutmap m = cutmap(t);
+    const int search = t->c->cutmap && !cl->nocut && nsplit > 0 &&
+                       gcuba_cut_searching(&m, nsplit);
+    if (search) {
+      unsigned long long nev;
+      if ((rc = cut_buffers(t))) return rc;
+      k_cutprep<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
+          t->n, t->ndim, t->ncomp, t->a, t->cls, t->pos, d, m, t->slo, t->sw,
+          t->sax, t->scut);
+      CKL("k_cutprep");
+      if ((rc = cut_search(t, nsplit, &nev))) return rc;
+      t->c->neval += (long long)nev;
+    }
+    k_scatter<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
+        t->n, t->ndim, t->ncomp, t->a, t->b, t->cls, t->pos, nkeep, d,
+        t->pavg, t->perr, m, search ? t->scut : NULL, t->sax);
+    CKL("k_scatter");
+  }
   /* no synchronisation: the next step is queued on the same stream */
   sw = t->a;
   t->a = t->b;
@@ -2449,4 +2644,4 @@ static int save_dev(void *ctx, gcuba_region_set *s)
 
 extern "C" const gcuba_cuhre_ops gcuba_cuhre_cuda = {
     "gpu", create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
-    hist, apply, kernel_ms, hint, save_dev, 0};
+    hist, apply, kernel_ms, hint, save_dev, 1};

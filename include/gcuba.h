@@ -26,8 +26,10 @@
    2: the GPU Cuhre kernel's launch block changed (gcuba 0.2).
    3: the GPU table gained gCuhreBatch's pipeline.
    4: the GPU Vegas launch block grew (Sobol points, largest sample).
-   5: the GPU Cuhre launch block carries the parent records. */
-#define GCUBA_ABI_VERSION 5
+   5: the GPU Cuhre launch block carries the parent records.
+   6: the GPU Cuhre launch block carries widths as doubles, and the GPU
+      table gained the search for where to cut a region. */
+#define GCUBA_ABI_VERSION 6
 
 #include <stddef.h>
 

@@ -16,6 +16,7 @@
 struct gcuba_cuhre_launch;
 struct gcuba_vegas_launch;
 struct gcuba_cuhre_batch_launch;
+struct gcuba_cut_launch;
 
 struct gcuba_gpu_ops {
   int abi; /* GCUBA_ABI_VERSION of the header that instantiated it */
@@ -29,6 +30,8 @@ struct gcuba_gpu_ops {
   /* gCuhreBatch: the whole loop of many integrals (cuhre_batch.cuh) */
   int (*cuhre_batch)(const struct gcuba_cuhre_batch_launch *a,
                      void *stream);
+  /* Cuhre: search regions for where to cut them (cut_kernels.cuh) */
+  int (*cuhre_cut)(const struct gcuba_cut_launch *a, void *stream);
 };
 
 #endif

@@ -50,6 +50,7 @@ static int gcuba_launch_eval_points(int ndim, int ncomp, long long n,
 }
 
 #include "gcuba/cuhre_kernels.cuh"
+#include "gcuba/cut_kernels.cuh"
 #include "gcuba/vegas_kernels.cuh"
 /* gCuhreBatch's GPU pipeline is compiled for the integrands of a file
    that defines GCUBA_BATCH to 1 before including gcuba.h (it triples
@@ -70,6 +71,6 @@ template <class F>
 const struct gcuba_gpu_ops gcuba_gpu_table<F>::ops = {
     GCUBA_ABI_VERSION, gcuba_launch_eval_points<F>,
     gcuba_cuhre_launch_eval<F>, gcuba_vegas_launch_iter<F>,
-    GCUBA_BATCH_LAUNCHER_(F)};
+    GCUBA_BATCH_LAUNCHER_(F), gcuba_cut_launch_search<F>};
 
 #endif

@@ -75,9 +75,10 @@ typedef struct gcuba_cuhre_ops {
      the GPUs of this process while ctx lives (GCUBA_DEVICES=auto); 0 or
      a fail code */
   int (*save_dev)(void *ctx, gcuba_region_set *s);
-  /* 1: apply cuts split leaves where gcuba/cut.h finds a jump or a kink,
-     taking up to GCUBA_CUT_MAXEVALS evaluations a split, which it adds to
-     neval; 0: at their middle */
+  /* 1: apply cuts split leaves where gcuba/cut.h says (a known feature,
+     or what a search finds), adding the searches' evaluations to neval,
+     and eval keeps the error of a region that straddles a known feature
+     at least its integral (c->cutmap); 0: at their middle */
   int cuts;
 } gcuba_cuhre_ops;
 
