@@ -70,6 +70,30 @@ COLL_UNUSED static double osc_exact(int ndim)
   return re;
 }
 
+/* kinks off the dyadic grid: exp(-3 sum_d |x_d - k_d|), up to 4D; gCuhre
+   cuts its regions at them (gcuba/cut.h) */
+GCUBA_INTEGRAND(kinks)(const int *ndim, const double x[], const int *ncomp,
+                       double f[], void *userdata)
+{
+  const double K[4] = {0.2724, 0.6131, 0.4107, 0.1893};
+  double s = 0;
+  int d;
+  (void)userdata;
+  (void)ncomp;
+  for (d = 0; d < *ndim; ++d) s += fabs(x[d] - K[d]);
+  f[0] = exp(-3 * s);
+  return 0;
+}
+COLL_UNUSED static double kinks_exact(int ndim)
+{
+  const double K[4] = {0.2724, 0.6131, 0.4107, 0.1893};
+  double p = 1;
+  int d;
+  for (d = 0; d < ndim; ++d)
+    p *= (2 - exp(-3 * K[d]) - exp(-3 * (1 - K[d]))) / 3;
+  return p;
+}
+
 /* 2D, x0 + x1, with -999 or NaN in the corner x0, x1 > 0.9: in the share
    of one process, GPU or thread only */
 GCUBA_INTEGRAND(corner_abort)(const int *ndim, const double x[],

@@ -11,7 +11,9 @@
    stays on that GPU), GCUBA_DEVICES values that are wrong (fail -16),
    and the caller's current device unchanged; members whose region stores
    differ in size; a gCuhre call whose regions do not fit one GPU's
-   GCUBA_MEMLIMIT converges on four.  GCUBA_DEVICES=auto (the default):
+   GCUBA_MEMLIMIT converges on four, and so does one with kinks off the
+   dyadic grid, whose regions the members search for where to cut.
+   GCUBA_DEVICES=auto (the default):
    gCuhre and gVegas calls that grow to several GPUs give the bits of
    one, and say so in gcuba_last_devices; a thread bound to one CPU core
    does not grow, one bound to two grows to two GPUs.  First, a gVegas
@@ -93,7 +95,10 @@ static const kase cases[] = {
      0, 100000, 0, 0},
     {"gVegas 5D oscillatory, seed 3, GCUBA_VEGASAUTO", 1, 5, 1, osc, 1e-4,
      GCUBA_VEGASAUTO, 3, 20000000, 0, 200000, 0, 0},
+    {"gCuhre 4D kinks off the dyadic grid (cuts, searches)", 0, 4, 1, kinks,
+     1e-10, 0, 0, 50000000, 0, 0, 0, 0},
 };
+#define KINKS 6 /* the case above */
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
 /* GCUBA_DEVICES=list, n GPUs (members); auto:... with GCUBA_DEVICES_AFTER=0:
@@ -109,7 +114,10 @@ static void team(const char *list, int n, const kase *ks, const result *loc)
   setenv("GCUBA_DEVICES", list, 1);
   cudaGetDevice(&dev0);
   for (i = 0; i < NCASES; ++i) {
-    int want = !grow || i == 0 || i == 4 ? n : ks[i].vegas ? -1 : 1, used;
+    int want = !grow || i == 0 || i == 4 || i == KINKS ? n
+               : ks[i].vegas                          ? -1
+                                                      : 1,
+        used;
     call(&ks[i], ks[i].maxeval, NULL, NULL, &a);
     used = gcuba_last_devices();
     ok(same(&a, &loc[i]) && within(&ks[i], &a) &&
@@ -204,9 +212,9 @@ int main(void)
   }
   for (i = 0; i < NCASES; ++i) {
     ks[i] = cases[i];
-    ks[i].exact =
-        ks[i].f == osc ? osc_exact(ks[i].ndim)
-                       : peak_exact(ks[i].ndim, COLL_U0);
+    ks[i].exact = ks[i].f == osc     ? osc_exact(ks[i].ndim)
+                  : ks[i].f == kinks ? kinks_exact(ks[i].ndim)
+                                     : peak_exact(ks[i].ndim, COLL_U0);
     call(&ks[i], ks[i].maxeval, NULL, NULL, &loc[i]);
     ok(within(&ks[i], &loc[i]), "one GPU, %s: fail %d, within the tolerance",
        ks[i].name, loc[i].fail);
@@ -323,6 +331,23 @@ int main(void)
     ok(same(&a, &b), "GCUBA_MEMLIMIT of 3000 regions on each of 2 GPUs: "
        "the bits of one GPU with 5992 (fail %d, neval %lld)", b.fail,
        b.neval);
+    /* the kinks: about 2800 regions at once; 1000 on each of 4 members
+       (a distributed store whose members search their own regions for
+       where to cut) give the bits of one GPU without a limit */
+    snprintf(lim, sizeof lim, "%lld",
+             1000 * gcuba_cuhre_region_bytes(ks[KINKS].ndim,
+                                              ks[KINKS].ncomp));
+    setenv("GCUBA_MEMLIMIT", lim, 1);
+    setenv("GCUBA_DEVICES", "1", 1);
+    call(&ks[KINKS], ks[KINKS].maxeval, NULL, NULL, &a);
+    setenv("GCUBA_DEVICES", ndev >= 4 ? "0,1,2,3" : "0,0,0,0", 1);
+    call(&ks[KINKS], ks[KINKS].maxeval, NULL, NULL, &b);
+    ok(a.fail == 1 && same(&b, &loc[KINKS]) && b.fail == 0 &&
+           within(&ks[KINKS], &b),
+       "GCUBA_MEMLIMIT of 1000 regions: %s fails on one GPU (%d) and "
+       "converges on 4, the bits of one GPU without the limit (fail %d, "
+       "neval %lld)", ks[KINKS].name, a.fail, b.fail, b.neval);
+    setenv("GCUBA_DEVICES", "1", 1);
     unsetenv("GCUBA_MEMLIMIT");
   }
 

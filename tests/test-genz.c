@@ -12,8 +12,12 @@
    has reached, printed beside Cuba 4.2.2's on the same instances (the
    tables below; where gCuhre's is lower, the gap is an open issue, not a
    goal met).  First, the analytic values of the 360 instances against
-   their check by one-dimensional quadratures.  This file is part of
-   gcuba. */
+   their check by one-dimensional quadratures.  Built a second time as
+   tests/test-genz-gpu (GENZ_GPU, with bench/genz-cu.cu): the same
+   protocol on the GPU backend, where each call must also end as the CPU
+   backend's call on the same instance does (fail code, and an honest
+   answer where that one is honest), so that both backends give the same
+   counts.  This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +26,10 @@
 #include "gcuba.h"
 #include "genz.h"
 #include "genz-report.h"
+#ifdef GENZ_GPU
+#include "gpu.h"
+GCUBA_DECLARE_INTEGRAND(genz_cu);
+#endif
 
 #define EPSREL 1e-3
 #define MAXEVAL 150000
@@ -49,7 +57,9 @@ static const int floor_honest[NDIMS][GENZ_NFAMILIES] = {
     {20, 11, 17, 18, 0, 0},  /* d = 10 */
 };
 
+#ifndef GENZ_GPU
 GENZ_GCUBA_INTEGRAND(genz_c)
+#endif
 
 /* the analytic values against genz_truth_1d: within 1e-10, or for the
    corner peak within the rounding bound of its inclusion-exclusion sum */
@@ -109,10 +119,32 @@ static void check_instances(void)
      "value %.17g)", g.u[0], genz_truth(&g));
 }
 
+/* one call of the protocol on the backend GCUBA_DEVICE names */
+static void call(const struct genz_instance *g, struct genz_result *r)
+{
+  int nregions;
+#ifdef GENZ_GPU
+  gintegrand_t f = genz_cu;
+#else
+  gintegrand_t f = genz_c;
+#endif
+  llgCuhre(g->d, 1, f, (void *)g, 1, EPSREL, 1e-20, 0, 0, MAXEVAL, 0, NULL,
+           NULL, &nregions, &r->neval, &r->fail, &r->integral, &r->error,
+           &r->prob);
+  r->ms = 0;
+}
+
 int main(void)
 {
   int di, f, k;
+#ifdef GENZ_GPU
+  int same = 0, ncalls = 0;
+  gpu_required_or_skip();
+  gcuba_userdata_size(sizeof(struct genz_instance));
+  setenv("GCUBA_DEVICE", "gpu", 1);
+#else
   setenv("GCUBA_DEVICE", "cpu", 1); /* genz_c has host code only */
+#endif
   plan(0);
   check_instances();
   check_truths();
@@ -123,15 +155,30 @@ int main(void)
       for (k = 0; k < NINST; ++k) {
         struct genz_instance g;
         struct genz_result r;
-        int nregions;
         double truth, rel;
         genz_make(&g, GENZ_SEED, dims[di], f, k);
         truth = genz_truth(&g);
-        llgCuhre(g.d, 1, genz_c, &g, 1, EPSREL, 1e-20, 0, 0, MAXEVAL, 0, NULL,
-                 NULL, &nregions, &r.neval, &r.fail, &r.integral, &r.error,
-                 &r.prob);
-        r.ms = 0;
+        call(&g, &r);
         rel = genz_relerr(r.integral, truth);
+#ifdef GENZ_GPU
+        {
+          /* the CPU backend on the same instance ends alike */
+          struct genz_result rc;
+          double relc;
+          setenv("GCUBA_DEVICE", "cpu", 1);
+          call(&g, &rc);
+          setenv("GCUBA_DEVICE", "gpu", 1);
+          relc = genz_relerr(rc.integral, truth);
+          ++ncalls;
+          if (rc.fail == r.fail &&
+              (rc.fail != 0 || relc > EPSREL || rel <= EPSREL))
+            ++same;
+          else
+            diag("%dD %s %d: GPU fail %d relerr %.2e neval %lld, CPU fail "
+                 "%d relerr %.2e neval %lld", g.d, genz_names[f - 1], k,
+                 r.fail, rel, r.neval, rc.fail, relc, rc.neval);
+        }
+#endif
         genz_stats_add(&st, &r, truth, EPSREL);
         ok(r.fail != 0 || rel <= EPSREL,
            "%dD %s %d: no false claim: fail %d, relerr %.2e, error %.2e",
@@ -146,22 +193,26 @@ int main(void)
          st.n, floor_honest[di][f - 1], cuba_honest[di][f - 1], st.conv,
          st.nfalse, genz_stats_mean(&st));
     }
+#ifdef GENZ_GPU
+  ok(same == ncalls, "GPU and CPU backends: %d of %d calls end alike (fail "
+     "code, honest where the CPU's is)", same, ncalls);
+#endif
   {
     /* the cut next to a face: 5D discontinuous 14 */
     struct genz_instance g;
     struct genz_result r;
-    int nregions;
     double truth, rel;
     genz_make(&g, GENZ_SEED, 5, 6, 14);
     truth = genz_truth(&g);
-    llgCuhre(g.d, 1, genz_c, &g, 1, EPSREL, 1e-20, 0, 0, MAXEVAL, 0, NULL,
-             NULL, &nregions, &r.neval, &r.fail, &r.integral, &r.error,
-             &r.prob);
+    call(&g, &r);
     rel = genz_relerr(r.integral, truth);
     ok(g.u[1] < 0.02 && (r.fail != 0 || rel <= EPSREL) && r.neval <= MAXEVAL,
        "5D discontinuous 14 (cut at x_2 = %.4f): no false claim: fail %d, "
        "relerr %.2e, error %.2e, neval %lld", g.u[1], r.fail, rel, r.error,
        r.neval);
   }
+#ifdef GENZ_GPU
+  gcuba_release();
+#endif
   return done();
 }

@@ -162,6 +162,8 @@ static const kase cases[] = {
      0},
     {"gCuhre 3D product peak, budget too small", 0, 3, 2, NULL, 1e-9, 0, 0,
      3000, 0, 0, 0, NAN, 1},
+    {"gCuhre 4D kinks off the dyadic grid (cuts)", 0, 4, 1, NULL, 1e-8, 0, 0,
+     2000000, 0, 0, 0, NAN, 0},
     {"gVegas 4D product peak, Sobol (seed 0)", 1, 4, 2, NULL, 1e-3, 0, 0,
      2000000, 0, 20000, 5000, NAN, -1000},
     {"gVegas 4D product peak, seed 7", 1, 4, 2, NULL, 2e-3, 0, 7, 3000000, 0,
@@ -170,6 +172,7 @@ static const kase cases[] = {
      GCUBA_VEGASAUTO, 3, 20000000, 0, 200000, 0, NAN, -1000},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
+#define KINKS 5 /* the kinks' case */
 
 static void fill(kase *k)
 {
@@ -179,6 +182,9 @@ static void fill(kase *k)
   } else if (strstr(k->name, "oscillatory")) {
     k->f = osc;
     k->exact = osc_exact(k->ndim);
+  } else if (strstr(k->name, "kinks")) {
+    k->f = kinks;
+    k->exact = kinks_exact(k->ndim);
   } else {
     k->f = root;
     k->exact = 2.0 / 3;
@@ -303,6 +309,32 @@ int main(int argc, char **argv)
                "per process: the local result with %d regions (fail %d, "
                "neval %lld)", k.name, size > 1 ? 2996 * size : 3000, b.fail,
                b.neval);
+      report(same(&a, &b) && within(&k, &b), "%s", msg);
+    }
+  }
+  /* the same with the kinks at 1e-10 and 1000 regions per process: the
+     members search their own regions for where to cut */
+  {
+    kase k = ks[KINKS];
+    const long long per = gcuba_cuhre_region_bytes(k.ndim, k.ncomp);
+    char lim[64];
+    k.epsrel = 1e-10;
+    k.maxeval = 50000000;
+    gcuba_mpi_comm(MPI_COMM_NULL);
+    snprintf(lim, sizeof lim, "%lld", (size > 1 ? 996LL * size : 1000) * per);
+    setenv("GCUBA_MEMLIMIT", lim, 1);
+    call(&k, k.maxeval, NULL, &a);
+    gcuba_mpi_comm(MPI_COMM_WORLD);
+    snprintf(lim, sizeof lim, "%lld", 1000 * per);
+    setenv("GCUBA_MEMLIMIT", lim, 1);
+    call(&k, k.maxeval, NULL, &b);
+    unsetenv("GCUBA_MEMLIMIT");
+    {
+      char msg[200];
+      snprintf(msg, sizeof msg, "%s at 1e-10, GCUBA_MEMLIMIT of 1000 "
+               "regions per process: the local result with %d regions (fail "
+               "%d, neval %lld)", k.name, size > 1 ? 996 * size : 1000,
+               b.fail, b.neval);
       report(same(&a, &b) && within(&k, &b), "%s", msg);
     }
   }
