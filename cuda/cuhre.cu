@@ -272,7 +272,7 @@ typedef struct {
      use: up to GCUBA_CUT_MAXSEARCH regions' corners and widths
      [j*ndim + d], axes, cuts, and the evaluations */
   double *slo, *sw, *scut;
-  int *sax;
+  int *sax, *sfound;
   unsigned long long *snev;
 } gpu;
 
@@ -523,6 +523,7 @@ static void release(gpu *t)
   cudaFree(t->sw);
   cudaFree(t->scut);
   cudaFree(t->sax);
+  cudaFree(t->sfound);
   cudaFree(t->snev);
   if (t->hbuf) cudaFreeHost(t->hbuf);
   hostbuf_free(&t->hs);
@@ -1712,6 +1713,7 @@ static int cut_buffers(gpu *t)
   CK(cudaMalloc(&t->sw, sizeof(double) * m * t->ndim));
   CK(cudaMalloc(&t->scut, sizeof(double) * m));
   CK(cudaMalloc(&t->sax, sizeof(int) * m));
+  CK(cudaMalloc(&t->sfound, sizeof(int) * m));
   CK(cudaMalloc(&t->snev, sizeof(unsigned long long)));
   return 0;
 }
@@ -1719,7 +1721,8 @@ static int cut_buffers(gpu *t)
 /* the search for where to cut the nj regions of slo, sw, sax, scut (those
    with scut < 0), by the integrand's kernel (gcuba/cut_kernels.cuh); its
    evaluations in *nev; 0 or a fail code */
-static int cut_search(gpu *t, long long nj, unsigned long long *nev)
+static int cut_search(gpu *t, long long nj, int *found,
+                      unsigned long long *nev)
 {
   gcuba_cut_launch l;
   int rc, st = 0;
@@ -1733,6 +1736,7 @@ static int cut_search(gpu *t, long long nj, unsigned long long *nev)
   l.w = t->sw;
   l.ax = t->sax;
   l.cut = t->scut;
+  l.found = found;
   l.nev = t->snev;
   l.userdata = t->duser;
   l.status = t->dstatus;
@@ -2110,7 +2114,7 @@ static int apply_dist(gpu *t, const gcuba_classify *cl, double *finavg,
           npl, t->ndim, nc, P, t->pbytes, t->slo, t->sw, t->sax, t->scut, 1);
       krc = GCUBA_CK_LAUNCH(c, "k_pairs_cut");
     }
-    if (!krc) krc = cut_search(t, npl, &cutnev);
+    if (!krc) krc = cut_search(t, npl, NULL, &cutnev);
     if (!krc) {
       k_pairs_cut<<<nblocks(npl, 256), 256, 0, t->stream>>>(
           npl, t->ndim, nc, P, t->pbytes, t->slo, t->sw, t->sax, t->scut, 0);
@@ -2324,7 +2328,7 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
           t->n, t->ndim, t->ncomp, t->a, t->cls, t->pos, d, m, t->slo, t->sw,
           t->sax, t->scut);
       CKL("k_cutprep");
-      if ((rc = cut_search(t, nsplit, &nev))) return rc;
+      if ((rc = cut_search(t, nsplit, NULL, &nev))) return rc;
       t->c->neval += (long long)nev;
     }
     k_scatter<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
@@ -2642,6 +2646,36 @@ static int save_dev(void *ctx, gcuba_region_set *s)
   return 0;
 }
 
+/* ops->search: the boxes copied in, searched by the integrand's kernel,
+   their cuts copied out */
+static int search(void *ctx, int n, const double *lo, const double *w,
+                  const int *ax, double *cut, int *found)
+{
+  gpu *t = (gpu *)ctx;
+  const size_t nd = (size_t)n * t->ndim;
+  unsigned long long nev = 0;
+  int j, rc;
+  if (n <= 0) return 0;
+  if ((rc = cut_buffers(t))) return rc;
+  for (j = 0; j < n; ++j) cut[j] = -1; /* search on component 0 */
+  CK(cudaMemcpyAsync(t->slo, lo, sizeof(double) * nd, cudaMemcpyHostToDevice,
+                     t->stream));
+  CK(cudaMemcpyAsync(t->sw, w, sizeof(double) * nd, cudaMemcpyHostToDevice,
+                     t->stream));
+  CK(cudaMemcpyAsync(t->sax, ax, sizeof(int) * n, cudaMemcpyHostToDevice,
+                     t->stream));
+  CK(cudaMemcpyAsync(t->scut, cut, sizeof(double) * n,
+                     cudaMemcpyHostToDevice, t->stream));
+  if ((rc = cut_search(t, n, t->sfound, &nev))) return rc;
+  CK(cudaMemcpyAsync(cut, t->scut, sizeof(double) * n,
+                     cudaMemcpyDeviceToHost, t->stream));
+  CK(cudaMemcpyAsync(found, t->sfound, sizeof(int) * n,
+                     cudaMemcpyDeviceToHost, t->stream));
+  CK(cudaStreamSynchronize(t->stream));
+  t->c->neval += (long long)nev;
+  return 0;
+}
+
 extern "C" const gcuba_cuhre_ops gcuba_cuhre_cuda = {
     "gpu", create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
-    hist, apply, kernel_ms, hint, save_dev, 1};
+    hist, apply, kernel_ms, hint, save_dev, 1, search};

@@ -331,11 +331,11 @@ int main(void)
     ok(same(&a, &b), "GCUBA_MEMLIMIT of 3000 regions on each of 2 GPUs: "
        "the bits of one GPU with 5992 (fail %d, neval %lld)", b.fail,
        b.neval);
-    /* the kinks: about 2800 regions at once; 1000 on each of 4 members
+    /* the kinks: about 2800 regions at once; 2000 on each of 4 members
        (a distributed store whose members search their own regions for
        where to cut) give the bits of one GPU without a limit */
     snprintf(lim, sizeof lim, "%lld",
-             1000 * gcuba_cuhre_region_bytes(ks[KINKS].ndim,
+             2000 * gcuba_cuhre_region_bytes(ks[KINKS].ndim,
                                               ks[KINKS].ncomp));
     setenv("GCUBA_MEMLIMIT", lim, 1);
     setenv("GCUBA_DEVICES", "1", 1);
@@ -344,7 +344,7 @@ int main(void)
     call(&ks[KINKS], ks[KINKS].maxeval, NULL, NULL, &b);
     ok(a.fail == 1 && same(&b, &loc[KINKS]) && b.fail == 0 &&
            within(&ks[KINKS], &b),
-       "GCUBA_MEMLIMIT of 1000 regions: %s fails on one GPU (%d) and "
+       "GCUBA_MEMLIMIT of 2000 regions: %s fails on one GPU (%d) and "
        "converges on 4, the bits of one GPU without the limit (fail %d, "
        "neval %lld)", ks[KINKS].name, a.fail, b.fail, b.neval);
     setenv("GCUBA_DEVICES", "1", 1);

@@ -110,6 +110,8 @@ static const struct {
   {"GCUBA_MEMLIMIT", "-5", "1G"},
   {"GCUBA_CUHRE_MINBATCH", "0", "16"},
   {"GCUBA_CUHRE_MINBATCH", "many", "16"},
+  {"GCUBA_CUTS", "no", "0"},
+  {"GCUBA_CUTS", "2", "1"},
   {"GCUBA_VEGAS_NBINS", "1", "64"},
   {"GCUBA_VEGAS_ADAPT", "sometimes", "auto"},
 };

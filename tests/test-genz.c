@@ -198,6 +198,24 @@ int main(void)
      "code, honest where the CPU's is)", same, ncalls);
 #endif
   {
+    /* GCUBA_CUTS=0 bisects, as Cuba: 5D C0 0 (kinks at x_1 = 0.175 ...)
+       then runs out of maxeval, where the cuts converge honestly */
+    struct genz_instance g;
+    struct genz_result r0, r1;
+    double truth;
+    genz_make(&g, GENZ_SEED, 5, 5, 0);
+    truth = genz_truth(&g);
+    setenv("GCUBA_CUTS", "0", 1);
+    call(&g, &r0);
+    unsetenv("GCUBA_CUTS");
+    call(&g, &r1);
+    ok(r0.fail == 1 && r0.neval <= MAXEVAL && r1.fail == 0 &&
+           genz_relerr(r1.integral, truth) <= EPSREL,
+       "5D C0 0: GCUBA_CUTS=0 fail %d after %lld evaluations; cut: fail %d, "
+       "relerr %.2e after %lld", r0.fail, r0.neval, r1.fail,
+       genz_relerr(r1.integral, truth), r1.neval);
+  }
+  {
     /* the cut next to a face: 5D discontinuous 14 */
     struct genz_instance g;
     struct genz_result r;

@@ -17,6 +17,8 @@ struct gcuba_cut_launch {
   double *cut;                /* [i] in: -1 - comp to search region i on
                                  component comp, >= 0 to leave it; out:
                                  the fraction of the width to cut at */
+  int *found;                 /* NULL, or [i]: 1 when cut[i] is at a jump
+                                 or a kink */
   unsigned long long *nev;    /* evaluations, added */
   void *userdata;             /* device-accessible */
   int *status;                /* GCUBA_ST_ABORT, OR-ed */
@@ -59,6 +61,7 @@ __global__ void gcuba_k_cut(const gcuba_cut_launch a)
   }
   if (cs.phase == GCUBA_CUT_DONE) res = cs.cut;
   a.cut[i] = res;
+  if (a.found) a.found[i] = cs.phase == GCUBA_CUT_DONE && cs.found;
   atomicAdd(a.nev, nev);
 }
 

@@ -114,6 +114,8 @@ int gcuba_env_devices_auto(const char *s, const char **spec);
 #define GCUBA_DEVICES_COLD_MS 500
 /* GCUBA_DEVICES_AFTER, or -1 when it is not set */
 double gcuba_env_devices_after(void);
+/* GCUBA_CUTS: 0 when set to 0 (gCuhre bisects, gcuba/cut.h), else 1 */
+int gcuba_env_cuts(void);
 
 /* CUDA side (cuda/device.cu, or cuda/stub.c without CUDA) */
 int gcuba_cuda_device_count(void);

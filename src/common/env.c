@@ -113,6 +113,10 @@ static int bad_nbins(const char *s)
   long long v;
   return parse_ll(s, 2, 1024, &v);
 }
+static int bad_01(const char *s)
+{
+  return strcmp(s, "0") && strcmp(s, "1");
+}
 static int bad_adapt(const char *s)
 {
   long long v;
@@ -183,6 +187,12 @@ static int bad_ms(const char *s)
   return parse_ll(s, 0, 1LL << 40, &v);
 }
 
+int gcuba_env_cuts(void)
+{
+  const char *s = getenv("GCUBA_CUTS");
+  return !(s && !strcmp(s, "0"));
+}
+
 double gcuba_env_devices_after(void)
 {
   const char *s = getenv("GCUBA_DEVICES_AFTER");
@@ -203,6 +213,7 @@ static const struct {
   {"GCUBA_DEVICES_AFTER", "milliseconds >= 0", bad_ms},
   {"GCUBA_MEMLIMIT", "bytes, e.g. 4000000000, 512M or 8G", bad_bytes},
   {"GCUBA_CUHRE_MINBATCH", "a number of regions >= 1", bad_positive},
+  {"GCUBA_CUTS", "0 or 1", bad_01},
   {"GCUBA_VEGAS_NBINS", "2..1024", bad_nbins},
   {"GCUBA_VEGAS_ADAPT", "auto or a number of iterations >= 0", bad_adapt},
 };

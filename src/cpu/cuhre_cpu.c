@@ -549,6 +549,23 @@ static int cut_region(cpu *t, long long i, const gcuba_classify *cl,
   return rc < 0 ? GCUBA_ST_ABORT : 0;
 }
 
+/* ops->search: the boxes one after another, on the calling thread */
+static int search(void *ctx, int n, const double *lo, const double *w,
+                  const int *ax, double *cut, int *found)
+{
+  cpu *t = (cpu *)ctx;
+  long long nev = 0;
+  int j, rc = 0;
+  t->abort = 0;
+  for (j = 0; j < n && rc >= 0; ++j) {
+    rc = line_search(t, lo + (size_t)j * t->ndim, w + (size_t)j * t->ndim,
+                     ax[j], 0, 0, &nev, &cut[j]);
+    found[j] = rc > 0;
+  }
+  t->c->neval += nev;
+  return rc < 0 ? GCUBA_FAIL_ABORT : 0;
+}
+
 /* the cuts of the split leaves; their evaluations go to neval (the same
    on every process of a collective call, each of which finds them all);
    0 or a fail code */
@@ -708,4 +725,4 @@ static int save(void *ctx, gcuba_region_set *s)
 
 const gcuba_cuhre_ops gcuba_cuhre_cpu = {
     "cpu", create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
-    hist, apply, NULL, NULL, NULL, 1};
+    hist, apply, NULL, NULL, NULL, 1, search};

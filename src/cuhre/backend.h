@@ -80,6 +80,13 @@ typedef struct gcuba_cuhre_ops {
      and eval keeps the error of a region that straddles a known feature
      at least its integral (c->cutmap); 0: at their middle */
   int cuts;
+  /* with cuts: the search of gcuba/cut.h along axis ax[j] of the n boxes
+     (lo, w)[j*ndim + d] (host arrays, n <= GCUBA_CUT_MAXSEARCH), on
+     component 0: where to cut in cut[j], 1 in found[j] when a jump or a
+     kink lies there; the evaluations added to the call's neval; 0 or a
+     fail code (the driver's scan of the cube's central lines) */
+  int (*search)(void *ctx, int n, const double *lo, const double *w,
+                const int *ax, double *cut, int *found);
 } gcuba_cuhre_ops;
 
 #ifdef __cplusplus

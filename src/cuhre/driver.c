@@ -112,100 +112,61 @@ static int split_nevals(const cuhre *t)
             ? (GCUBA_CUT_MAXEVALS + 1) / 2 : 0);
 }
 
-/* The search of gcuba/cut.h along axis ax of the box (lo, w) with the
-   integrand's host function (the GPU backends search their regions on
-   the device; this is the cube's scan, the same on every backend):
-   *cut, and 1 when it lies at a jump or a kink, 0 when not, -1 when the
-   integrand asked to stop; x and f hold GCUBA_CUT_MAXPTS points */
-static int host_search(gcuba_call *c, const double *lo, const double *w,
-                       int ax, double *x, double *f, double *cut)
-{
-  typedef int (*nvec_fn)(const int *, const double *, const int *,
-                         double *, void *, const int *, const int *);
-  const int ndim = c->ndim, ncomp = c->ncomp, core = 0;
-  double s[GCUBA_CUT_MAXPTS], g[GCUBA_CUT_MAXPTS];
-  gintegrand_t in = c->integrand;
-  gcuba_cut cs;
-  int n, p, d;
-  *cut = 0.5;
-  gcuba_cut_init(&cs);
-  while ((n = gcuba_cut_points(&cs, s)) > 0) {
-    for (p = 0; p < n; ++p) {
-      for (d = 0; d < ndim; ++d) x[p * ndim + d] = lo[d] + w[d] * 0.5;
-      x[p * ndim + ax] = lo[ax] + w[ax] * s[p];
-    }
-    for (p = 0; p < n; ++p) {
-      int one = 1;
-      if ((in->kind == GCUBA_DESC_NVEC
-             ? ((nvec_fn)in->fn)(&c->ndim, x + p * ndim, &c->ncomp,
-                                 f + (size_t)p * ncomp, c->userdata, &one,
-                                 &core)
-             : in->fn(&c->ndim, x + p * ndim, &c->ncomp,
-                      f + (size_t)p * ncomp, c->userdata)) == -999)
-        return -1;
-    }
-    c->neval += n;
-    for (p = 0; p < n; ++p) {
-      g[p] = f[(size_t)p * ncomp];
-      /* not finite off the rule's points: the rule's values tell */
-      if (!isfinite(g[p])) return 0;
-    }
-    gcuba_cut_take(&cs, g);
-  }
-  *cut = cs.cut;
-  return cs.found;
-}
-
 /* the cut map (gcuba/cut.h): the cube's central lines, and where one of
-   them has a feature, the ends of the others, searched once, when maxeval
-   leaves room for that and one split with a search; 0 or a fail code */
+   them has a feature, both ends of the others, searched once by the
+   backend (ops->search), when maxeval leaves room for that and one split
+   with a search; 0 or a fail code */
 static int scan_cube(cuhre *t)
 {
   gcuba_call *c = t->c;
   gcuba_cutmap *m = &t->cm;
   const int ndim = c->ndim;
-  double lo[GCUBA_RULE_MAXDIM], w[GCUBA_RULE_MAXDIM], cut, *x, *f;
-  int d, e, rc = 0;
+  double lo[2 * GCUBA_RULE_MAXDIM * GCUBA_RULE_MAXDIM];
+  double w[2 * GCUBA_RULE_MAXDIM * GCUBA_RULE_MAXDIM];
+  double cut[2 * GCUBA_RULE_MAXDIM];
+  int ax[2 * GCUBA_RULE_MAXDIM], found[2 * GCUBA_RULE_MAXDIM];
+  int d, j, n, rc;
   m->ready = 1;
+  if (ndim < 1 || ndim > GCUBA_RULE_MAXDIM) return 0;
   if (c->neval + 3LL * ndim * GCUBA_CUT_MAXEVALS +
           2LL * (gcuba_rule_nevals(&t->rule) + GCUBA_CUT_MAXEVALS) >
       c->maxeval)
     return 0;
-  x = (double *)malloc(sizeof(double) * GCUBA_CUT_MAXPTS * ndim);
-  f = (double *)malloc(sizeof(double) * GCUBA_CUT_MAXPTS * c->ncomp);
-  if (!x || !f) {
-    free(x);
-    free(f);
-    return GCUBA_FAIL_NOMEM;
-  }
-  for (d = 0; d < ndim; ++d) lo[d] = 0, w[d] = 1;
-  for (d = 0; d < ndim && rc >= 0; ++d)
-    if ((rc = host_search(c, lo, w, d, x, f, &cut)) > 0) {
-      m->feat[d] = cut;
+  for (j = 0; j < 2 * ndim; ++j)
+    for (d = 0; d < ndim; ++d) lo[j * ndim + d] = 0, w[j * ndim + d] = 1;
+  for (d = 0; d < ndim; ++d) ax[d] = d;
+  if ((rc = t->ops->search(t->ctx, ndim, lo, w, ax, cut, found))) return rc;
+  for (d = 0; d < ndim; ++d)
+    if (found[d]) {
+      m->feat[d] = cut[d];
       ++m->nfeat;
     }
-  /* the scan's points keep 1/(2(M+1)) from the faces */
-  if (m->nfeat)
-    for (d = 0; d < ndim && rc >= 0; ++d) {
-      for (e = 0; e < 2 && m->feat[d] < 0 && rc >= 0; ++e) {
-        w[d] = 1.0 / (GCUBA_CUT_M + 1);
-        lo[d] = e ? 1 - w[d] : 0;
-        if ((rc = host_search(c, lo, w, d, x, f, &cut)) > 0) {
-          m->feat[d] = lo[d] + w[d] * cut;
-          ++m->nfeat;
+  if (m->nfeat) {
+    /* the scan's points keep 1/(2(M+1)) from the faces: the ends, 1/(M+1)
+       of the line each, of the lines without a feature */
+    const double e = 1.0 / (GCUBA_CUT_M + 1);
+    for (n = 0, d = 0; d < ndim; ++d)
+      if (m->feat[d] < 0) {
+        for (j = 0; j < 2; ++j, ++n) {
+          ax[n] = d;
+          w[n * ndim + d] = e;
+          lo[n * ndim + d] = j ? 1 - e : 0;
         }
       }
-      lo[d] = 0;
-      w[d] = 1;
-    }
-  free(x);
-  free(f);
-  if (rc < 0) return GCUBA_FAIL_ABORT;
+    if (n && (rc = t->ops->search(t->ctx, n, lo, w, ax, cut, found)))
+      return rc;
+    for (j = 0; j < n; ++j)
+      if (found[j] && m->feat[ax[j]] < 0) {
+        m->feat[ax[j]] = lo[j * ndim + ax[j]] + w[j * ndim + ax[j]] * cut[j];
+        ++m->nfeat;
+      }
+  }
   if (m->nfeat) {
-    gcuba_log(c, 2, "features on the cube's central lines (the regions "
-              "that straddle one are cut there):");
+    gcuba_log(c, 2, "features on the cube's central lines (regions that "
+              "straddle one are cut there):");
     for (d = 0; d < ndim; ++d)
-      if (m->feat[d] >= 0) gcuba_log(c, 2, "  x%d = %.17g", d + 1, m->feat[d]);
+      if (m->feat[d] >= 0)
+        gcuba_log(c, 2, "  x%d = %.17g", d + 1, m->feat[d]);
   }
   return 0;
 }
@@ -943,10 +904,16 @@ static void cw_hint(void *x, const gcuba_classify *cl, const double *finavg)
 {
   if (CW(x)->ops->hint) CW(x)->ops->hint(CW(x)->ctx, cl, finavg);
 }
+static int cw_search(void *x, int n, const double *lo, const double *w,
+                     const int *ax, double *cut, int *found)
+{
+  return gcuba_coll_status(CW(x)->c, CW(x)->ops->search(CW(x)->ctx, n, lo, w,
+                                                        ax, cut, found));
+}
 static const gcuba_cuhre_ops coll_ops = {
     "collective", NULL, cw_destroy, cw_minbatch, cw_init, cw_load, cw_save,
     cw_nleaves, cw_nnew, cw_eval, cw_hist, cw_apply, cw_kernel_ms, cw_hint,
-    NULL, 0 /* t->cuts is the backend's */};
+    NULL, 0 /* t->cuts is the backend's */, cw_search};
 
 /* GCUBA_DEVICES=auto: call t, stopped after an iteration, goes on on the
    GPUs t->grow_dev as a team whose members copy its regions from its
@@ -1003,7 +970,7 @@ void gcuba_cuhre_run(gcuba_call *c)
 #ifdef HAVE_CUDA
   if (bk == GCUBA_BK_GPU) t.ops = &gcuba_cuhre_cuda;
 #endif
-  t.cuts = t.ops->cuts;
+  t.cuts = t.ops->cuts && t.ops->search && gcuba_env_cuts();
   gcuba_cutmap_init(&t.cm);
   c->cutmap = t.cuts ? &t.cm : NULL;
   gcuba_set_last_backend(bk);
