@@ -318,5 +318,6 @@ int main(int argc, char **argv)
            nerrors == 1 ? "" : "s");
   if (csv) fclose(csv);
   if (pi && pi != stdout) fclose(pi);
+  gcuba_release(); /* the device memory kept between calls */
   return nerrors ? 1 : 0;
 }
