@@ -268,12 +268,16 @@ typedef struct {
   long long repmax;         /* the fewest regions a member holds: a
                                replicated store beyond it is distributed
                                (-1: not agreed yet) */
-  /* the search for where to cut (gcuba/cut.h), allocated at its first
-     use: up to GCUBA_CUT_MAXSEARCH regions' corners and widths
-     [j*ndim + d], axes, cuts, and the evaluations */
+  /* the search for where to cut (gcuba/cut.h), one block allocated at
+     its first use (sbuf): up to GCUBA_CUT_MAXSEARCH regions' corners and
+     widths [j*ndim + d], cuts and axes, and the search's evaluations and
+     status (stail[0], stail[1]); the cube's scan lays out its few boxes
+     in the same block (search); sh: its pinned host copy */
+  void *sbuf;
   double *slo, *sw, *scut;
-  int *sax, *sfound;
-  unsigned long long *snev;
+  int *sax;
+  unsigned long long *stail;
+  hostbuf sh;
 } gpu;
 
 /* hx: the maxima at HX_MAX, the sums of eval, hist and apply after */
@@ -519,12 +523,8 @@ static void release(gpu *t)
   cudaFree(t->udcopy);
   cudaFree(t->dxpart);
   cudaFree(t->xs);
-  cudaFree(t->slo);
-  cudaFree(t->sw);
-  cudaFree(t->scut);
-  cudaFree(t->sax);
-  cudaFree(t->sfound);
-  cudaFree(t->snev);
+  cudaFree(t->sbuf);
+  hostbuf_free(&t->sh);
   if (t->hbuf) cudaFreeHost(t->hbuf);
   hostbuf_free(&t->hs);
   hostbuf_free(&t->hr);
@@ -1704,50 +1704,75 @@ __global__ void k_pairs_cut(long long np, int ndim, int ncomp,
     *cut = scut[j];
 }
 
-/* the search's arrays, at its first use */
+/* the search's block, at its first use */
+static size_t cut_bytes(const gpu *t)
+{
+  const size_t m = GCUBA_CUT_MAXSEARCH;
+  return sizeof(double) * m * (2 * t->ndim + 1) + sizeof(int) * m +
+         2 * sizeof(unsigned long long);
+}
+
 static int cut_buffers(gpu *t)
 {
   const size_t m = GCUBA_CUT_MAXSEARCH;
-  if (t->snev) return 0;
-  CK(cudaMalloc(&t->slo, sizeof(double) * m * t->ndim));
-  CK(cudaMalloc(&t->sw, sizeof(double) * m * t->ndim));
-  CK(cudaMalloc(&t->scut, sizeof(double) * m));
-  CK(cudaMalloc(&t->sax, sizeof(int) * m));
-  CK(cudaMalloc(&t->sfound, sizeof(int) * m));
-  CK(cudaMalloc(&t->snev, sizeof(unsigned long long)));
+  if (t->sbuf) return 0;
+  CK(cudaMalloc(&t->sbuf, cut_bytes(t)));
+  t->stail = (unsigned long long *)t->sbuf;
+  t->slo = (double *)(t->stail + 2);
+  t->sw = t->slo + m * t->ndim;
+  t->scut = t->sw + m * t->ndim;
+  t->sax = (int *)(t->scut + m);
   return 0;
 }
 
-/* the search for where to cut the nj regions of slo, sw, sax, scut (those
-   with scut < 0), by the integrand's kernel (gcuba/cut_kernels.cuh); its
-   evaluations in *nev; 0 or a fail code */
-static int cut_search(gpu *t, long long nj, int *found,
+/* the search for where to cut the nj regions of l (those with cut < 0),
+   by the integrand's kernel (gcuba/cut_kernels.cuh), its evaluations and
+   status in tail (zeroed first unless zeroed); the evaluations in *nev
+   after one copy back (with the nback bytes from back on, when back);
+   0 or a fail code */
+static int cut_search(gpu *t, gcuba_cut_launch *l, unsigned long long *tail,
+                      int zeroed, void *back, size_t nback,
                       unsigned long long *nev)
 {
-  gcuba_cut_launch l;
-  int rc, st = 0;
+  unsigned long long *h;
+  int rc;
   *nev = 0;
-  if (nj <= 0) return 0;
-  CK(cudaMemsetAsync(t->snev, 0, sizeof *t->snev, t->stream));
-  l.ndim = t->ndim;
-  l.ncomp = t->ncomp;
+  if (l->n <= 0) return 0;
+  if (!zeroed)
+    CK(cudaMemsetAsync(tail, 0, 2 * sizeof *tail, t->stream));
+  l->ndim = t->ndim;
+  l->ncomp = t->ncomp;
+  l->nev = tail;
+  l->status = (int *)(tail + 1);
+  l->userdata = t->duser;
+  if ((rc = t->c->integrand->gpu->cuhre_cut(l, t->stream)))
+    return GCUBA_CK(t->c, (cudaError_t)rc);
+  if (!back) {
+    back = tail;
+    nback = 2 * sizeof *tail;
+  }
+  if (hostbuf_grow(&t->sh, nback))
+    return gcuba_fail(t->c, GCUBA_FAIL_NOMEM, "search staging");
+  CK(cudaMemcpyAsync(t->sh.p, back, nback, cudaMemcpyDeviceToHost,
+                     t->stream));
+  CK(cudaStreamSynchronize(t->stream));
+  h = (unsigned long long *)(t->sh.p +
+                             ((unsigned char *)tail - (unsigned char *)back));
+  *nev = h[0];
+  return (int)h[1] & GCUBA_ST_ABORT ? GCUBA_FAIL_ABORT : 0;
+}
+
+/* the regions k_cutprep (or k_pairs_cut) left in the block: searched */
+static int cut_search_block(gpu *t, long long nj, unsigned long long *nev)
+{
+  gcuba_cut_launch l;
+  memset(&l, 0, sizeof l);
   l.n = nj;
   l.lo = t->slo;
   l.w = t->sw;
   l.ax = t->sax;
   l.cut = t->scut;
-  l.found = found;
-  l.nev = t->snev;
-  l.userdata = t->duser;
-  l.status = t->dstatus;
-  if ((rc = t->c->integrand->gpu->cuhre_cut(&l, t->stream)))
-    return GCUBA_CK(t->c, (cudaError_t)rc);
-  CK(cudaMemcpyAsync(nev, t->snev, sizeof *nev, cudaMemcpyDeviceToHost,
-                     t->stream));
-  CK(cudaMemcpyAsync(&st, t->dstatus, sizeof st, cudaMemcpyDeviceToHost,
-                     t->stream));
-  CK(cudaStreamSynchronize(t->stream));
-  return st & GCUBA_ST_ABORT ? GCUBA_FAIL_ABORT : 0;
+  return cut_search(t, &l, t->stail, 0, NULL, 0, nev);
 }
 
 /* Kept leaves move to the front in order; split leaves become two
@@ -2114,7 +2139,7 @@ static int apply_dist(gpu *t, const gcuba_classify *cl, double *finavg,
           npl, t->ndim, nc, P, t->pbytes, t->slo, t->sw, t->sax, t->scut, 1);
       krc = GCUBA_CK_LAUNCH(c, "k_pairs_cut");
     }
-    if (!krc) krc = cut_search(t, npl, NULL, &cutnev);
+    if (!krc) krc = cut_search_block(t, npl, &cutnev);
     if (!krc) {
       k_pairs_cut<<<nblocks(npl, 256), 256, 0, t->stream>>>(
           npl, t->ndim, nc, P, t->pbytes, t->slo, t->sw, t->sax, t->scut, 0);
@@ -2328,7 +2353,7 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
           t->n, t->ndim, t->ncomp, t->a, t->cls, t->pos, d, m, t->slo, t->sw,
           t->sax, t->scut);
       CKL("k_cutprep");
-      if ((rc = cut_search(t, nsplit, NULL, &nev))) return rc;
+      if ((rc = cut_search_block(t, nsplit, &nev))) return rc;
       t->c->neval += (long long)nev;
     }
     k_scatter<<<nblocks(t->n, 256), 256, 0, t->stream>>>(
@@ -2647,31 +2672,45 @@ static int save_dev(void *ctx, gcuba_region_set *s)
 }
 
 /* ops->search: the boxes copied in, searched by the integrand's kernel,
-   their cuts copied out */
+   their cuts copied out; one copy each way, the block laid out as
+   [evaluations, status | cut[n] | found[n], ax[n] (ints, to 8 bytes) |
+   lo[n*ndim] | w[n*ndim]] */
 static int search(void *ctx, int n, const double *lo, const double *w,
                   const int *ax, double *cut, int *found)
 {
   gpu *t = (gpu *)ctx;
-  const size_t nd = (size_t)n * t->ndim;
+  const size_t nd = (size_t)n * t->ndim, ni = ((size_t)2 * n + 1) / 2 * 2;
+  const size_t o_cut = 16, o_found = o_cut + 8 * (size_t)n,
+               o_ax = o_found + 4 * (size_t)n, o_lo = o_found + 4 * ni,
+               o_w = o_lo + 8 * nd, bytes = o_w + 8 * nd;
+  unsigned char *h, *d;
+  gcuba_cut_launch l;
   unsigned long long nev = 0;
   int j, rc;
   if (n <= 0) return 0;
+  /* (n <= 2 ndim: the block holds GCUBA_CUT_MAXSEARCH regions) */
   if ((rc = cut_buffers(t))) return rc;
-  for (j = 0; j < n; ++j) cut[j] = -1; /* search on component 0 */
-  CK(cudaMemcpyAsync(t->slo, lo, sizeof(double) * nd, cudaMemcpyHostToDevice,
-                     t->stream));
-  CK(cudaMemcpyAsync(t->sw, w, sizeof(double) * nd, cudaMemcpyHostToDevice,
-                     t->stream));
-  CK(cudaMemcpyAsync(t->sax, ax, sizeof(int) * n, cudaMemcpyHostToDevice,
-                     t->stream));
-  CK(cudaMemcpyAsync(t->scut, cut, sizeof(double) * n,
-                     cudaMemcpyHostToDevice, t->stream));
-  if ((rc = cut_search(t, n, t->sfound, &nev))) return rc;
-  CK(cudaMemcpyAsync(cut, t->scut, sizeof(double) * n,
-                     cudaMemcpyDeviceToHost, t->stream));
-  CK(cudaMemcpyAsync(found, t->sfound, sizeof(int) * n,
-                     cudaMemcpyDeviceToHost, t->stream));
-  CK(cudaStreamSynchronize(t->stream));
+  if (hostbuf_grow(&t->sh, bytes))
+    return gcuba_fail(t->c, GCUBA_FAIL_NOMEM, "search staging");
+  h = t->sh.p;
+  d = (unsigned char *)t->sbuf;
+  memset(h, 0, o_lo);
+  for (j = 0; j < n; ++j) ((double *)(h + o_cut))[j] = -1; /* component 0 */
+  memcpy(h + o_ax, ax, sizeof(int) * n);
+  memcpy(h + o_lo, lo, sizeof(double) * nd);
+  memcpy(h + o_w, w, sizeof(double) * nd);
+  CK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, t->stream));
+  memset(&l, 0, sizeof l);
+  l.n = n;
+  l.lo = (const double *)(d + o_lo);
+  l.w = (const double *)(d + o_w);
+  l.ax = (const int *)(d + o_ax);
+  l.cut = (double *)(d + o_cut);
+  l.found = (int *)(d + o_found);
+  if ((rc = cut_search(t, &l, (unsigned long long *)d, 1, d, o_ax, &nev)))
+    return rc;
+  memcpy(cut, h + o_cut, sizeof(double) * n);
+  memcpy(found, h + o_found, sizeof(int) * n);
   t->c->neval += (long long)nev;
   return 0;
 }
