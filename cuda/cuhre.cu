@@ -194,10 +194,16 @@ static int hostbuf_grow(hostbuf *b, size_t n)
   return 0;
 }
 
-/* Leaves, structure of arrays: lower corners and widths (w), results */
+/* Leaves, structure of arrays: lower corners, widths, results.  Widths
+   are powers of two while every split is a bisection: wk holds the
+   exponent, w = 2^-wk, which takes a quarter of the memory of a double
+   and is exact.  A call whose regions are cut off the middle (gcuba/cut.h:
+   its scan found a feature) holds them as doubles, w, from its first
+   split on (gpu.wd); the other pointer is NULL. */
 typedef struct {
   double *lo, *avg, *err;
   double *w;
+  unsigned short *wk;
   int *dims;
 } darrays;
 
@@ -278,6 +284,7 @@ typedef struct {
   int *sax;
   unsigned long long *stail;
   hostbuf sh;
+  int wd; /* widths as doubles (darrays) */
 } gpu;
 
 /* hx: the maxima at HX_MAX, the sums of eval, hist and apply after */
@@ -356,6 +363,7 @@ static void free_arrays(darrays *a)
 {
   cudaFree(a->lo);
   cudaFree(a->w);
+  cudaFree(a->wk);
   cudaFree(a->avg);
   cudaFree(a->err);
   cudaFree(a->dims);
@@ -365,7 +373,10 @@ static void free_arrays(darrays *a)
 static int alloc_arrays(gpu *t, darrays *a, long long cap)
 {
   CK(cudaMalloc(&a->lo, sizeof(double) * cap * t->ndim));
-  CK(cudaMalloc(&a->w, sizeof(double) * cap * t->ndim));
+  if (t->wd)
+    CK(cudaMalloc(&a->w, sizeof(double) * cap * t->ndim));
+  else
+    CK(cudaMalloc(&a->wk, sizeof(unsigned short) * cap * t->ndim));
   CK(cudaMalloc(&a->avg, sizeof(double) * cap * t->ncomp));
   CK(cudaMalloc(&a->err, sizeof(double) * cap * t->ncomp));
   CK(cudaMalloc(&a->dims, sizeof(int) * cap * t->ncomp));
@@ -475,8 +486,13 @@ static int reserve(gpu *t, long long n)
   if (keep > 0) {
     CK(cudaMemcpyAsync(na.lo, t->a.lo, sizeof(double) * keep * t->ndim,
                        cudaMemcpyDeviceToDevice, t->stream));
-    CK(cudaMemcpyAsync(na.w, t->a.w, sizeof(double) * keep * t->ndim,
-                       cudaMemcpyDeviceToDevice, t->stream));
+    if (t->wd)
+      CK(cudaMemcpyAsync(na.w, t->a.w, sizeof(double) * keep * t->ndim,
+                         cudaMemcpyDeviceToDevice, t->stream));
+    else
+      CK(cudaMemcpyAsync(na.wk, t->a.wk,
+                         sizeof(unsigned short) * keep * t->ndim,
+                         cudaMemcpyDeviceToDevice, t->stream));
     CK(cudaMemcpyAsync(na.avg, t->a.avg, sizeof(double) * keep * t->ncomp,
                        cudaMemcpyDeviceToDevice, t->stream));
     CK(cudaMemcpyAsync(na.err, t->a.err, sizeof(double) * keep * t->ncomp,
@@ -781,12 +797,65 @@ fail:
 
 /* the initial divisions per axis (powers of two: log2 in k), by value (no
    device copy) */
+static unsigned nblocks(long long n, int threads)
+{
+  long long b = (n + threads - 1) / threads;
+  return (unsigned)(b < 1 ? 1 : b);
+}
+
+/* The width representation wd (darrays) of a store with no live leaves
+   (a call starting or loading): the arrays reallocated when it changes;
+   0 or a fail code */
+static int set_widths(gpu *t, int wd)
+{
+  if (t->wd == wd) return 0;
+  free_store(t);
+  t->wd = wd;
+  return 0;
+}
+
+/* exponent widths to doubles, in place of wk */
+__global__ void k_widths(long long n, const unsigned short *wk, double *w)
+{
+  const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < n) w[j] = ldexp(1.0, -(int)wk[j]);
+}
+
+/* the leaves' widths from exponents to doubles (the call's first split
+   after its scan found a feature: gcuba/cut.h); 0 or a fail code */
+static int to_doubles(gpu *t)
+{
+  const long long cap = t->cap, nw = t->n * t->ndim;
+  double *wa = NULL, *wb = NULL;
+  if (t->wd) return 0;
+  if (cap > 0) {
+    CK(cudaMalloc(&wa, sizeof(double) * cap * t->ndim));
+    if (t->b.wk && cudaMalloc(&wb, sizeof(double) * cap * t->ndim)) {
+      cudaFree(wa);
+      return GCUBA_CK(t->c, cudaErrorMemoryAllocation);
+    }
+    if (nw > 0) {
+      k_widths<<<nblocks(nw, 256), 256, 0, t->stream>>>(nw, t->a.wk, wa);
+      CKL("k_widths");
+    }
+    CK(cudaStreamSynchronize(t->stream));
+  }
+  cudaFree(t->a.wk);
+  cudaFree(t->b.wk);
+  t->a.wk = t->b.wk = NULL;
+  t->a.w = wa;
+  t->b.w = wb;
+  t->wd = 1;
+  gcuba_log(t->c, 2, "region widths as doubles from here on (cuts)");
+  return 0;
+}
+
 struct dndiv {
   int n[GCUBA_RULE_MAXDIM], k[GCUBA_RULE_MAXDIM];
 };
 
 __global__ void k_init(long long n, long long first, int ndim,
-                       const dndiv ndiv, double *lo, double *w)
+                       const dndiv ndiv, double *lo, unsigned short *wk)
 {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -794,16 +863,11 @@ __global__ void k_init(long long n, long long first, int ndim,
   for (int d = 0; d < ndim; ++d) {
     int j = (int)(k % ndiv.n[d]);
     k /= ndiv.n[d];
-    w[i * ndim + d] = ldexp(1.0, -ndiv.k[d]);
+    wk[i * ndim + d] = (unsigned short)ndiv.k[d];
     lo[i * ndim + d] = ldexp((double)j, -ndiv.k[d]);
   }
 }
 
-static unsigned nblocks(long long n, int threads)
-{
-  long long b = (n + threads - 1) / threads;
-  return (unsigned)(b < 1 ? 1 : b);
-}
 
 static int init(void *ctx, const int *ndiv)
 {
@@ -821,6 +885,8 @@ static int init(void *ctx, const int *ndiv)
   }
   t->gn = n;
   t->gnold = t->gfirst = 0;
+  /* the widths as exponents until a cut needs doubles (darrays) */
+  if ((rc = set_widths(t, 0))) return rc;
   if (t->dist) {
     /* this member's share of them */
     long long a, b;
@@ -832,7 +898,7 @@ static int init(void *ctx, const int *ndiv)
   if ((rc = reserve(t, n))) return rc;
   if (n > 0) {
     k_init<<<nblocks(n, 256), 256, 0, t->stream>>>(n, t->gfirst, t->ndim, dd,
-                                                   t->a.lo, t->a.w);
+                                                   t->a.lo, t->a.wk);
     CKL("k_init");
   }
   t->n = n;
@@ -977,7 +1043,7 @@ __global__ void k_twolevel(long long n, int ndim, int ncomp, double *avg,
     }
     /* a new region that straddles a known feature: its error is at least
        its integral until it is cut there (gcuba/cut.h) */
-    if (cm.nfeat && i >= first)
+    if (cm.nfeat && w && i >= first)
       for (int j = 0; j < m; ++j) {
         double q;
         if (gcuba_cut_known(&cm, ndim, lo + (i + j) * ndim,
@@ -1305,27 +1371,29 @@ static int warps_per_region(const gpu *t, long long n)
    kernel of its own.  The points are formed as the CPU backend forms
    them, lo + (w/2)(1 + u), without a fused multiply-add. */
 __global__ void k_gk_points(long long first, long long n, int np,
-                            const double *lo, const double *w,
-                            const double *u, double *x)
+                            const double *lo, const unsigned short *wk,
+                            const double *w, const double *u, double *x)
 {
   const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= n * np) return;
   const long long i = first + j / np;
   const int p = (int)(j % np);
-  const double hw = __dmul_rn(0.5, w[i]);
+  const double hw =
+      wk ? ldexp(1.0, -1 - (int)wk[i]) : __dmul_rn(0.5, w[i]);
   x[j] = __dadd_rn(lo[i], __dmul_rn(hw, __dadd_rn(1.0, u[p])));
 }
 
 __global__ void k_gk_apply(long long first, long long n, int ncomp, int np,
                            const gcuba_rule *r, const double *f,
-                           const double *w, double *avg,
-                           double *err, int *dims)
+                           const unsigned short *wk, const double *w,
+                           double *avg, double *err, int *dims)
 {
   const long long j = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= n) return;
   const long long i = first + j;
-  gcuba_rule_apply(r, ncomp, f + j * np * ncomp, w[i],
-                   NULL, avg + i * ncomp, err + i * ncomp, dims + i * ncomp);
+  gcuba_rule_apply(r, ncomp, f + j * np * ncomp,
+                   wk ? ldexp(1.0, -(int)wk[i]) : w[i], NULL, avg + i * ncomp,
+                   err + i * ncomp, dims + i * ncomp);
 }
 
 /* A collective call: every process has evaluated the new regions [ea, eb)
@@ -1485,7 +1553,7 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   a.ndim = t->ndim;
   a.ncomp = t->ncomp;
   a.lo = t->a.lo;
-  a.wk = NULL;
+  a.wk = t->a.wk;
   a.w = t->a.w;
   a.avg = t->a.avg;
   a.err = t->a.err;
@@ -1517,7 +1585,7 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
     for (a.first = ea; a.first < eb && !krc; a.first += GK_CHUNK) {
       const long long m = eb - a.first < GK_CHUNK ? eb - a.first : GK_CHUNK;
       k_gk_points<<<nblocks(m * np, 256), 256, 0, t->stream>>>(
-          a.first, m, np, t->a.lo, t->a.w, t->du, t->dx);
+          a.first, m, np, t->a.lo, t->a.wk, t->a.w, t->du, t->dx);
       if ((krc = GCUBA_CK_LAUNCH(t->c, "k_gk_points"))) break;
       rc = t->c->integrand->gpu->eval_points(1, t->ncomp, m * np, t->dx,
                                               t->df, t->duser, t->dstatus,
@@ -1527,8 +1595,8 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
         break;
       }
       k_gk_apply<<<nblocks(m, 128), 128, 0, t->stream>>>(
-          a.first, m, t->ncomp, np, t->drule, t->df, t->a.w, t->a.avg,
-          t->a.err, t->a.dims);
+          a.first, m, t->ncomp, np, t->drule, t->df, t->a.wk, t->a.w,
+          t->a.avg, t->a.err, t->a.dims);
       krc = GCUBA_CK_LAUNCH(t->c, "k_gk_apply");
     }
   } else
@@ -1657,8 +1725,10 @@ __device__ int d_cut(const darrays &a, long long i, int ndim, int ncomp,
                      const dclassify &cl, const gcuba_cutmap *cm, int search,
                      double *q)
 {
-  int comp = 0, ax = gcuba_cut_known(cm, ndim, a.lo + i * ndim,
-                                     a.w + i * ndim, q);
+  int comp = 0, ax = cm->nfeat && a.w ? gcuba_cut_known(cm, ndim,
+                                                        a.lo + i * ndim,
+                                                        a.w + i * ndim, q)
+                                      : -1;
   if (ax >= 0) return ax;
   d_key(a.err, i, ncomp, cl.budget, &comp);
   *q = search ? -1.0 - comp : 0.5;
@@ -1797,7 +1867,8 @@ __global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
     long long k = kr + demoted;
     for (int d = 0; d < ndim; ++d) {
       b.lo[k * ndim + d] = a.lo[i * ndim + d];
-      b.w[k * ndim + d] = a.w[i * ndim + d];
+      if (b.wk) b.wk[k * ndim + d] = a.wk[i * ndim + d];
+      else b.w[k * ndim + d] = a.w[i * ndim + d];
     }
     for (int c = 0; c < ncomp; ++c) {
       b.avg[k * ncomp + c] = a.avg[i * ncomp + c];
@@ -1814,6 +1885,20 @@ __global__ void k_scatter(long long n, int ndim, int ncomp, darrays a,
       q = scut[par];
     } else
       ax = d_cut(a, i, ndim, ncomp, cl, &cm, 0, &q);
+    if (b.wk) {
+      /* exponents: no cuts, the middle */
+      for (int d = 0; d < ndim; ++d) {
+        const double l = a.lo[i * ndim + d];
+        unsigned short e = a.wk[i * ndim + d];
+        if (d == ax) {
+          ++e;
+          b.lo[k * ndim + d] = l;
+          b.lo[(k + 1) * ndim + d] = l + ldexp(1.0, -(int)e);
+        } else
+          b.lo[k * ndim + d] = b.lo[(k + 1) * ndim + d] = l;
+        b.wk[k * ndim + d] = b.wk[(k + 1) * ndim + d] = e;
+      }
+    } else
     for (int d = 0; d < ndim; ++d) {
       const double l = a.lo[i * ndim + d], e = a.w[i * ndim + d];
       if (d == ax) {
@@ -1889,7 +1974,8 @@ __global__ void k_pack(long long n, int ndim, int ncomp, darrays a,
     int *dims = (int *)(err + ncomp);
     for (int d = 0; d < ndim; ++d) {
       lo[d] = a.lo[i * ndim + d];
-      w[d] = a.w[i * ndim + d];
+      w[d] = a.wk ? ldexp(1.0, -(int)a.wk[i * ndim + d])
+                  : a.w[i * ndim + d];
     }
     for (int c = 0; c < ncomp; ++c) {
       avg[c] = a.avg[i * ncomp + c];
@@ -1905,7 +1991,8 @@ __global__ void k_pack(long long n, int ndim, int ncomp, darrays a,
     *axis = d_cut(a, i, ndim, ncomp, cl, &p.cm, p.search, cut);
     for (int d = 0; d < ndim; ++d) {
       lo[d] = a.lo[i * ndim + d];
-      w[d] = a.w[i * ndim + d];
+      w[d] = a.wk ? ldexp(1.0, -(int)a.wk[i * ndim + d])
+                  : a.w[i * ndim + d];
     }
     for (int c = 0; c < ncomp; ++c) {
       pavg[c] = a.avg[i * ncomp + c];
@@ -1931,7 +2018,8 @@ __global__ void k_unpack(long long nk, long long np, int ndim, int ncomp,
     const int *dims = (const int *)(err + ncomp);
     for (int d = 0; d < ndim; ++d) {
       a.lo[j * ndim + d] = lo[d];
-      a.w[j * ndim + d] = w[d];
+      if (a.wk) a.wk[j * ndim + d] = (unsigned short)-ilogb(w[d]);
+      else a.w[j * ndim + d] = w[d];
     }
     for (int c = 0; c < ncomp; ++c) {
       a.avg[j * ncomp + c] = avg[c];
@@ -1945,6 +2033,20 @@ __global__ void k_unpack(long long nk, long long np, int ndim, int ncomp,
                  *pe = pa + ncomp;
     const double cut = pe[ncomp];
     const int ax = *(const int *)(pe + ncomp + 1);
+    if (a.wk) {
+      /* exponents (records carry doubles): no cuts, the middle */
+      for (int d = 0; d < ndim; ++d) {
+        const double l = lo[d];
+        unsigned short e = (unsigned short)-ilogb(w[d]);
+        if (d == ax) {
+          ++e;
+          a.lo[k * ndim + d] = l;
+          a.lo[(k + 1) * ndim + d] = l + ldexp(1.0, -(int)e);
+        } else
+          a.lo[k * ndim + d] = a.lo[(k + 1) * ndim + d] = l;
+        a.wk[k * ndim + d] = a.wk[(k + 1) * ndim + d] = e;
+      }
+    } else
     for (int d = 0; d < ndim; ++d) {
       const double l = lo[d], e = w[d];
       if (d == ax) {
@@ -2039,11 +2141,16 @@ static int apply_dist(gpu *t, const gcuba_classify *cl, double *finavg,
     pb[X] = P + (6 * X + 4) * (size + 1);
     pn[X] = P + (6 * X + 5) * (size + 1);
   }
+  /* widths as doubles once the scan found a feature (as apply: a store
+     distributed from its start) */
+  krc = !t->wd && c->cutmap && c->cutmap->nfeat ? to_doubles(t) : 0;
   /* classify, sum the finished leaves, scan the marks */
-  k_mark<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
-      t->n, nc, t->a, d, t->cls, t->mark, t->dmax, t->dxpart,
-      t->dxs + XS_FIN, t->dticket);
-  krc = GCUBA_CK_LAUNCH(c, "k_mark");
+  if (!krc) {
+    k_mark<<<red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
+        t->n, nc, t->a, d, t->cls, t->mark, t->dmax, t->dxpart,
+        t->dxs + XS_FIN, t->dticket);
+    krc = GCUBA_CK_LAUNCH(c, "k_mark");
+  }
   if (!krc)
     krc = GCUBA_CK(c, cub::DeviceScan::ExclusiveSum(t->dtemp, bytes, t->mark,
                                                     t->pos, (int)(t->n + 1),
@@ -2246,7 +2353,8 @@ static int convert_dist(gpu *t)
                        t->stream));                                         \
   } while (0)
   MV(lo, nd, double);
-  MV(w, nd, double);
+  if (t->wd) MV(w, nd, double);
+  else MV(wk, nd, unsigned short);
   MV(avg, nc, double);
   MV(err, nc, double);
   MV(dims, nc, int);
@@ -2306,7 +2414,9 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
   darrays sw;
   int c, rc, krc;
   if (t->dist) return apply_dist(t, cl, finavg, finerr);
-  krc = mark_local(t, &d);
+  /* the first split after the scan found a feature: widths as doubles */
+  krc = !t->wd && t->c->cutmap && t->c->cutmap->nfeat ? to_doubles(t) : 0;
+  if (!krc) krc = mark_local(t, &d);
   if (t->c->coll) {
     /* a replicated store: every member reaches the decision below (a
        collective one), failed or not; after it only local steps */
@@ -2472,13 +2582,19 @@ static int load_local(gpu *t, const gcuba_region_set *s)
 {
   size_t nn = (size_t)(s->n - s->nold) / 2 * t->ncomp;
   int rc;
-  size_t nw = (size_t)s->n * t->ndim;
-  if ((rc = reserve(t, s->n))) return rc;
+  size_t nw = (size_t)s->n * t->ndim, j;
+  /* the widths as the set has them (another store's), or as doubles once
+     the call has cut (its scan found a feature, gcuba/cut.h) */
+  const int wd = s->ondev ? s->w != NULL
+                          : t->c->cutmap && t->c->cutmap->nfeat > 0;
+  if ((rc = set_widths(t, wd)) || (rc = reserve(t, s->n))) return rc;
   if (s->ondev) {
     /* from another store, on this GPU or another */
     const size_t nr = (size_t)s->nold * t->ncomp;
     if ((rc = copy_from(t, t->a.lo, s->lo, s->dev, sizeof(double) * nw)) ||
-        (rc = copy_from(t, t->a.w, s->w, s->dev, sizeof(double) * nw)) ||
+        (rc = wd ? copy_from(t, t->a.w, s->w, s->dev, sizeof(double) * nw)
+                 : copy_from(t, t->a.wk, s->wk, s->dev,
+                             sizeof(unsigned short) * nw)) ||
         (rc = copy_from(t, t->a.avg, s->avg, s->dev, sizeof(double) * nr)) ||
         (rc = copy_from(t, t->a.err, s->err, s->dev, sizeof(double) * nr)) ||
         (rc = copy_from(t, t->a.dims, s->dims, s->dev, sizeof(int) * nr)) ||
@@ -2491,7 +2607,29 @@ static int load_local(gpu *t, const gcuba_region_set *s)
     t->haveparents = s->haveparents;
     return 0;
   }
-  CK(cudaMemcpy(t->a.w, s->w, sizeof(double) * nw, cudaMemcpyHostToDevice));
+  if (wd)
+    CK(cudaMemcpy(t->a.w, s->w, sizeof(double) * nw,
+                  cudaMemcpyHostToDevice));
+  else {
+    /* the widths as exponents: anything but a power of two >= 2^-65535
+       is not a region of a call that has not cut */
+    unsigned short *wk = (unsigned short *)malloc(sizeof *wk * nw + 1);
+    if (!wk) return gcuba_fail(t->c, GCUBA_FAIL_NOMEM, "state file");
+    for (j = 0; j < nw; ++j) {
+      int e;
+      double m = frexp(s->w[j], &e);
+      if (m != 0.5 || e > 1 || e < 1 - 65535) {
+        free(wk);
+        return gcuba_fail(t->c, GCUBA_FAIL_STATE, "state file: region "
+                          "width %g is not a power of two", s->w[j]);
+      }
+      wk[j] = (unsigned short)(1 - e);
+    }
+    rc = GCUBA_CK(t->c, cudaMemcpy(t->a.wk, wk, sizeof *wk * nw,
+                                   cudaMemcpyHostToDevice));
+    free(wk);
+    if (rc) return rc;
+  }
   CK(cudaMemcpy(t->a.lo, s->lo, sizeof(double) * s->n * t->ndim,
                 cudaMemcpyHostToDevice));
   CK(cudaMemcpy(t->a.avg, s->avg, sizeof(double) * s->nold * t->ncomp,
@@ -2630,7 +2768,20 @@ static int save_local(gpu *t, gcuba_region_set *s)
       !s->perr)
     return GCUBA_FAIL_NOMEM;
   CK(cudaMemcpy(s->lo, t->a.lo, nb, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(s->w, t->a.w, nb, cudaMemcpyDeviceToHost));
+  if (t->wd)
+    CK(cudaMemcpy(s->w, t->a.w, nb, cudaMemcpyDeviceToHost));
+  else {
+    size_t nw = (size_t)t->n * t->ndim, j;
+    unsigned short *wk = (unsigned short *)malloc(sizeof *wk * nw + 1);
+    if (!wk) return GCUBA_FAIL_NOMEM;
+    if (GCUBA_CK(t->c, cudaMemcpy(wk, t->a.wk, sizeof *wk * nw,
+                                  cudaMemcpyDeviceToHost))) {
+      free(wk);
+      return t->c->fail;
+    }
+    for (j = 0; j < nw; ++j) s->w[j] = ldexp(1.0, -(int)wk[j]);
+    free(wk);
+  }
   CK(cudaMemcpy(s->avg, t->a.avg, rb, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(s->err, t->a.err, rb, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(s->dims, t->a.dims, sizeof(int) * t->nold * t->ncomp,
@@ -2662,7 +2813,8 @@ static int save_dev(void *ctx, gcuba_region_set *s)
   s->ondev = 1;
   s->dev = t->dev;
   s->lo = t->a.lo;
-  s->w = t->a.w;
+  s->w = t->a.w; /* one of them, the other NULL */
+  s->wk = t->a.wk;
   s->avg = t->a.avg;
   s->err = t->a.err;
   s->dims = t->a.dims;

@@ -25,6 +25,8 @@ typedef struct gcuba_region_set {
   int *dims;              /* [nold*ncomp] */
   double *pavg, *perr;    /* [(n-nold)/2*ncomp] parents of the new ones */
   int ondev, dev;
+  unsigned short *wk;     /* ondev: [n*ndim] the widths as exponents, w =
+                             2^-wk, where w is NULL (cuda/cuhre.cu) */
 } gcuba_region_set;
 
 typedef struct gcuba_cuhre_ops {
