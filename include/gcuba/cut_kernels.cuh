@@ -1,7 +1,7 @@
 /* gcuba/cut_kernels.cuh -- gCuhre's search for where to cut a region
    (gcuba/cut.h) on the GPU, instantiated per integrand by kernels.cuh:
-   one thread per region runs the search's rounds, evaluating the
-   integrand itself.  The library's CUDA backend (cuda/cuhre.cu) chooses
+   one warp per region runs the search's rounds, its lanes evaluating a
+   round's points at once.  The library's CUDA backend (cuda/cuhre.cu) chooses
    the regions, their axes and components.  This file is part of gcuba. */
 #ifndef GCUBA_CUT_KERNELS_CUH
 #define GCUBA_CUT_KERNELS_CUH
@@ -24,44 +24,69 @@ struct gcuba_cut_launch {
   int *status;                /* GCUBA_ST_ABORT, OR-ed */
 };
 
+/* warps per block of the search kernel, one region each */
+#define GCUBA_CUT_WARPS 2
+
 template <class F>
-__global__ void gcuba_k_cut(const gcuba_cut_launch a)
+__global__ void __launch_bounds__(32 * GCUBA_CUT_WARPS)
+    gcuba_k_cut(const gcuba_cut_launch a)
 {
-  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  /* a round's points are evaluated by the warp's lanes at once; lane 0
+     takes their values and asks for the next round */
+  __shared__ double sx[GCUBA_CUT_WARPS][GCUBA_CUT_MAXPTS];
+  __shared__ double sg[GCUBA_CUT_WARPS][GCUBA_CUT_MAXPTS];
+  __shared__ int sn[GCUBA_CUT_WARPS], sbad[GCUBA_CUT_WARPS];
+  const int wp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const long long i = (long long)blockIdx.x * GCUBA_CUT_WARPS + wp;
   if (i >= a.n) return;
   const double c0 = a.cut[i];
   if (!(c0 < 0)) return;
-  const int ndim = a.ndim, ncomp = a.ncomp, ax = a.ax[i];
-  const int comp = -1 - (int)c0;
+  const int ndim = a.ndim, ax = a.ax[i], comp = -1 - (int)c0;
   const double *lo = a.lo + i * ndim, *w = a.w + i * ndim;
   double x[GCUBA_RULE_MAXDIM], f[GCUBA_CUHRE_GPU_MAXCOMP];
-  double s[GCUBA_CUT_MAXPTS], g[GCUBA_CUT_MAXPTS];
   gcuba_cut cs;
   unsigned long long nev = 0;
-  int n, p, d, nd = ndim, nc = ncomp;
-  double res = 0.5;
+  int nd = ndim, nc = a.ncomp, d;
   /* the points as the host forms them, without a fused multiply-add */
   for (d = 0; d < ndim; ++d) x[d] = __dadd_rn(lo[d], __dmul_rn(w[d], 0.5));
   gcuba_cut_init(&cs);
-  while ((n = gcuba_cut_points(&cs, s)) > 0) {
-    int bad = 0;
-    for (p = 0; p < n; ++p) {
-      x[ax] = __dadd_rn(lo[ax], __dmul_rn(w[ax], s[p]));
-      if (F::call(&nd, x, &nc, f, a.userdata) == -999) {
-        atomicOr(a.status, GCUBA_ST_ABORT);
-        return;
-      }
-      g[p] = f[comp];
-      /* not finite off the rule's points: the rule's values tell */
-      if (!isfinite(g[p])) bad = 1;
-    }
-    nev += n;
-    if (bad) break;
-    gcuba_cut_take(&cs, g);
+  if (lane == 0) {
+    sn[wp] = gcuba_cut_points(&cs, sx[wp]);
+    sbad[wp] = 0;
   }
-  if (cs.phase == GCUBA_CUT_DONE) res = cs.cut;
-  a.cut[i] = res;
-  if (a.found) a.found[i] = cs.phase == GCUBA_CUT_DONE && cs.found;
+  __syncwarp();
+  while (sn[wp] > 0) {
+    const int n = sn[wp];
+    if (lane < n) {
+      x[ax] = __dadd_rn(lo[ax], __dmul_rn(w[ax], sx[wp][lane]));
+      if (F::call(&nd, x, &nc, f, a.userdata) == -999)
+        atomicOr(&sbad[wp], 2);
+      sg[wp][lane] = f[comp];
+      /* not finite off the rule's points: the rule's values tell */
+      if (!isfinite(f[comp])) atomicOr(&sbad[wp], 1);
+    }
+    __syncwarp();
+    if (lane == 0) {
+      nev += n;
+      if (sbad[wp])
+        sn[wp] = 0;
+      else {
+        gcuba_cut_take(&cs, sg[wp]);
+        sn[wp] = gcuba_cut_points(&cs, sx[wp]);
+      }
+    }
+    __syncwarp();
+  }
+  if (lane != 0) return;
+  if (sbad[wp] & 2) {
+    atomicOr(a.status, GCUBA_ST_ABORT);
+    return;
+  }
+  {
+    const int done = !sbad[wp] && cs.phase == GCUBA_CUT_DONE;
+    a.cut[i] = done ? cs.cut : 0.5;
+    if (a.found) a.found[i] = done && cs.found;
+  }
   atomicAdd(a.nev, nev);
 }
 
@@ -69,9 +94,9 @@ template <class F>
 static int gcuba_cut_launch_search(const gcuba_cut_launch *a, void *stream)
 {
   if (a->n <= 0) return 0;
-  const int threads = 64;
-  gcuba_k_cut<F><<<(unsigned)((a->n + threads - 1) / threads), threads, 0,
-                   (cudaStream_t)stream>>>(*a);
+  gcuba_k_cut<F><<<(unsigned)((a->n + GCUBA_CUT_WARPS - 1) /
+                              GCUBA_CUT_WARPS),
+                   32 * GCUBA_CUT_WARPS, 0, (cudaStream_t)stream>>>(*a);
   return (int)cudaPeekAtLastError();
 }
 
