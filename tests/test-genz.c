@@ -47,14 +47,16 @@ static const int cuba_honest[NDIMS][GENZ_NFAMILIES] = {
     {20, 11, 17, 19, 0, 6},  /* d = 8 */
     {20, 11, 0, 13, 0, 0},   /* d = 10 */
 };
-/* gCuhre's, measured with the budget-aware policy, the boundary probes
-   and the bridged error estimate of trusted regions (gcuba_rule_nullerr,
-   2026-11-26): the floor that guards against regressions.  Before the
-   bridge: {20,15,20,20,0,18}, {20,7,20,20,0,1}, {20,7,2,8,0,0} */
+/* gCuhre's, measured with the budget-aware policy, the boundary probes,
+   the bridged error estimate of trusted regions (gcuba_rule_nullerr) and
+   the cuts at jumps and kinks (gcuba/cut.h, 2026-11-27): the floor that
+   guards against regressions.  Before the cuts: {20,20,20,20,0,18},
+   {20,11,20,20,0,1}, {20,11,17,18,0,0}; before the bridge:
+   {20,15,20,20,0,18}, {20,7,20,20,0,1}, {20,7,2,8,0,0} */
 static const int floor_honest[NDIMS][GENZ_NFAMILIES] = {
-    {20, 20, 20, 20, 0, 18}, /* d = 5 */
-    {20, 11, 20, 20, 0, 1},  /* d = 8 */
-    {20, 11, 17, 18, 0, 0},  /* d = 10 */
+    {20, 20, 20, 20, 20, 18}, /* d = 5 */
+    {20, 11, 20, 20, 0, 11},  /* d = 8 */
+    {20, 11, 17, 18, 0, 12},  /* d = 10 */
 };
 
 #ifndef GENZ_GPU
