@@ -757,8 +757,9 @@ static void run(cuhre *t)
       break;
     }
     /* maxeval is a budget: the next iteration bisects at least one
-       region, 2 np evaluations (a split that looks for where to cut costs
-       up to 2 nps; an iteration maxeval cuts short halves instead) */
+       region, 2 np evaluations (a split with a search for where to cut
+       costs up to 2 split_nevals; an iteration that maxeval cuts short
+       halves instead) */
     if (c->neval + 2 * np > c->maxeval) {
       c->fail = 1;
       gcuba_log(c, 1, "maxeval %lld reached (%lld evaluations, a bisection "
