@@ -566,17 +566,15 @@ static int search(void *ctx, int n, const double *lo, const double *w,
   return rc < 0 ? GCUBA_FAIL_ABORT : 0;
 }
 
-/* the cuts of the split leaves; their evaluations go to neval (the same
-   on every process of a collective call, each of which finds them all);
-   0 or a fail code */
-static int cuts(cpu *t, const gcuba_classify *cl)
+/* the cuts of the nsplit split leaves; their evaluations go to neval (the
+   same on every process of a collective call, each of which finds them
+   all); 0 or a fail code */
+static int cuts(cpu *t, const gcuba_classify *cl, long long nsplit)
 {
-  gcuba_cutmap *m = t->c->cutmap;
+  const gcuba_cutmap *m = t->c->cutmap;
   long long i, nev = 0;
   int st = 0, search;
   t->abort = 0;
-  long long nsplit = 0;
-  for (i = 0; i < t->n; ++i) nsplit += t->cls[i] == SPLIT;
   search = m && !cl->nocut && gcuba_cut_searching(m, nsplit);
   if (t->n < PAR_MIN / 64 || t->nthreads < 2 || !search) {
     for (i = 0; i < t->n && !st; ++i)
@@ -609,7 +607,7 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
   classify(t, cl, finavg, finerr, &nkeep, &nsplit);
   nnext = nkeep + 2 * nsplit;
   if (reserve(t, nnext)) return GCUBA_FAIL_NOMEM;
-  if ((rc = cuts(t, cl))) return rc;
+  if ((rc = cuts(t, cl, nsplit))) return rc;
   /* destination of each leaf: kept ones first, in order, then the
      children of the split ones, in order */
   for (i = 0; i < t->n; ++i) {
