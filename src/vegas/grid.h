@@ -83,6 +83,16 @@ int gcuba_vegas_grid_refine_ex(double *grid, int nb, int ndim, int shared,
                                const double *d, double alpha, int mode,
                                double *scratch);
 
+/* the same on up to nthreads OpenMP threads, one axis each, when there
+   are at least GCUBA_VEGAS_GRID_PAR bins in all (the same bits as
+   refine_ex); scratch: GCUBA_VEGAS_GRID_SCRATCH_PAR(nb, ndim) doubles */
+#define GCUBA_VEGAS_GRID_PAR 4096
+#define GCUBA_VEGAS_GRID_SCRATCH_PAR(nb, ndim) \
+  ((size_t)(ndim) * GCUBA_VEGAS_GRID_SCRATCH(nb))
+int gcuba_vegas_grid_refine_par(double *grid, int nb, int ndim, int shared,
+                                const double *d, double alpha, int mode,
+                                double *scratch, int nthreads);
+
 /* Rebin ngrids grids of nbold bins (old) into grids of nb bins (grid; must
    not overlap old): the new edge i is the old map at y = i/nb.  The map is
    kept exactly when nb is a multiple of nbold (up to rounding of the
