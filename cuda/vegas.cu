@@ -3,16 +3,19 @@
    integrand's sampling kernel (include/gcuba/vegas_kernels.cuh, through the
    descriptor's GPU table), reduces the chunk sums with the canonical tree
    of include/gcuba/vegas.h (one block of 256 threads per group, the same
-   halving as the CPU backend), adds the slice's result to the running
-   total in slice order, and, while the grid adapts, turns the stored bin
+   halving as the CPU backend; one launch for every level) and adds the
+   slice's result to the running total in slice order, and, while the grid
+   adapts, turns the stored bin
    contributions q of the samples into exact 128-bit bin sums: each block
    accumulates its samples' contributions for a group of axes in shared
    memory (integer atomics, so the order does not matter), then merges
    them into the global sums; a last kernel converts them to doubles.
    Every device buffer is sized once when the sampler is created (from
    maxeval and the slice limits) and reused; nothing is allocated during
-   the iterations.  One synchronisation per iteration, to read back the
-   sums, the status word and the bin contributions.
+   the iterations.  An iteration makes one copy to the device (grid,
+   weights, cleared sums), its kernels, one copy back (sums, extremes,
+   status word, bin contributions) and one synchronisation: on small
+   iterations the launches, not the samples, set the time.
    This file is part of gcuba. */
 #include <cuda_runtime.h>
 #include <pthread.h>
@@ -43,7 +46,18 @@ struct vctx {
   void *ud;               /* userdata as the device sees it */
   void *udcopy;           /* device copy of a host struct (capacity udcap) */
   size_t udcap;
-  double *grid;           /* ngrids * (nbcap + 1) */
+  /* One device block io and its pinned host mirror h_io hold, in this
+     order, the grid (its last ngridvals of ngvcap values), qw, fext, tot,
+     qmax, status and d, so that an iteration's set-up is one copy to the
+     device (from the grid when it changed, else from qw, through status)
+     and its results one copy back (fext through status, and d while the
+     grid adapts); then a counter of the tree kernel's blocks */
+  char *io, *h_io;
+  long long ngvcap;       /* ngrids * (nbcap + 1) */
+  size_t o_qw, o_fext, o_tot, o_qmax, o_status, o_d, o_cnt, io_bytes;
+  unsigned int *cnt;      /* gcuba_vk_tree_all's blocks done (0 between
+                             launches) */
+  double *grid;           /* in io: the current grid, ngridvals values */
   int ngridvals;          /* ngrids * (nb + 1): the current grid */
   ull *sobol;             /* [ndim*64] Sobol direction numbers (seed 0) */
   double *part;           /* [2*ncomp][spc] chunk sums */
@@ -104,6 +118,60 @@ __global__ void gcuba_vk_accum(double *tot, const double *src, int ncol)
 {
   for (int col = threadIdx.x; col < ncol; col += blockDim.x)
     tot[col] = tot[col] + src[col];
+}
+
+/* The whole canonical tree of a slice in one launch, and tot[col] += its
+   result (gcuba_vk_tree's levels, then gcuba_vk_accum's addition, with
+   the same bits): blocks (g, col) reduce the groups of src into dst (m =
+   tree_next(n) per column); the last block to finish reduces the levels
+   above in dst, in place and in group order (a group's result goes to
+   its index, which a group before it has read). */
+__global__ void gcuba_vk_tree_all(const double *src, long long n,
+                                  double *dst, long long m, double *tot,
+                                  unsigned int *cnt)
+{
+  __shared__ double v[TREE_THREADS];
+  __shared__ bool last;
+  const long long g = blockIdx.x, i = g * TREE_THREADS + threadIdx.x;
+  const int col = blockIdx.y, t = threadIdx.x, ncol = gridDim.y;
+  if (n == 1) { /* no tree: the value itself */
+    if (t == 0) tot[col] = tot[col] + src[col];
+    return;
+  }
+  v[t] = i < n ? src[(long long)col * n + i] : 0.0;
+  __syncthreads();
+  for (int h = TREE_THREADS / 2; h > 0; h /= 2) {
+    if (t < h) v[t] = v[t] + v[t + h];
+    __syncthreads();
+  }
+  if (t == 0) {
+    dst[(long long)col * m + g] = v[0];
+    __threadfence();
+    last = atomicAdd(cnt, 1u) == (unsigned)(m * ncol - 1);
+  }
+  __syncthreads();
+  if (!last) return;
+  for (int k = 0; k < ncol; ++k) {
+    double *col_v = dst + (long long)k * m;
+    long long nn = m;
+    while (nn > 1) {
+      const long long mm = (nn + TREE_THREADS - 1) / TREE_THREADS;
+      for (long long gg = 0; gg < mm; ++gg) {
+        const long long j = gg * TREE_THREADS + t;
+        v[t] = j < nn ? __ldcg(col_v + j) : 0.0;
+        __syncthreads();
+        for (int h = TREE_THREADS / 2; h > 0; h /= 2) {
+          if (t < h) v[t] = v[t] + v[t + h];
+          __syncthreads();
+        }
+        if (t == 0) col_v[gg] = v[0];
+        __syncthreads();
+      }
+      nn = mm;
+    }
+    if (t == 0) tot[k] = tot[k] + __ldcg(col_v);
+  }
+  if (t == 0) *cnt = 0;
 }
 
 /* (hi, lo) += (h, l), exactly, with atomics (shared or global memory) */
@@ -194,16 +262,20 @@ gcuba_vk_bins(const struct bins_args b)
   }
 }
 
-/* d += the slice's bin sums as doubles; the sums are cleared */
+/* d += the slice's bin sums as doubles (first: d = 0 before); the sums
+   are cleared */
 __global__ void gcuba_vk_bins_finish(ull *hi, ull *lo, double *d, int ncell,
-                                     const ull *qmax, long long ns)
+                                     const ull *qmax, long long ns,
+                                     int first)
 {
   const int E = gcuba_vegas_fx_exp(__longlong_as_double((long long)*qmax),
                                    ns);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < ncell;
        i += gridDim.x * blockDim.x) {
-    if (E != GCUBA_VEGAS_FX_NONE)
-      d[i] = d[i] + gcuba_vegas_fx_value(hi[i], lo[i], E);
+    const double d0 = first ? 0.0 : d[i];
+    d[i] = E != GCUBA_VEGAS_FX_NONE
+               ? d0 + gcuba_vegas_fx_value(hi[i], lo[i], E)
+               : d0;
     hi[i] = lo[i] = 0;
   }
 }
@@ -219,27 +291,18 @@ static void release(struct vctx *t)
   if (cudaGetDevice(&cur) != cudaSuccess || cur == t->dev) cur = -1;
   if (cur >= 0) cudaSetDevice(t->dev);
   if (t->stream) (void)cudaStreamSynchronize(t->stream);
-  cudaFree(t->grid);
+  cudaFree(t->io);
+  cudaFreeHost(t->h_io);
   cudaFree(t->sobol);
   cudaFree(t->part);
   cudaFree(t->t1);
   cudaFree(t->t2);
-  cudaFree(t->tot);
   cudaFree(t->fj);
-  cudaFree(t->qw);
-  cudaFree(t->qmax);
-  cudaFree(t->status);
   cudaFree(t->hi);
   cudaFree(t->lo);
-  cudaFree(t->d);
   cudaFree(t->scratch);
   cudaFree(t->iscratch);
   cudaFree(t->udcopy);
-  cudaFreeHost(t->h_tot);
-  cudaFreeHost(t->h_d);
-  cudaFreeHost(t->h_status);
-  cudaFree(t->fext);
-  cudaFreeHost(t->h_fext);
   free(t->xg);
   free(t->xhl);
   free(t->xcnt);
@@ -339,12 +402,21 @@ static int allocate(struct vctx *t)
 {
   gcuba_call *c = t->c;
   const long long cells = (long long)t->ndim * t->nbcap, nc = t->ncomp;
-  const long long ngv = (long long)(t->shared ? 1 : t->ndim) * (t->nbcap + 1);
   int rc;
+  t->ngvcap = (long long)(t->shared ? 1 : t->ndim) * (t->nbcap + 1);
+  t->o_qw = sizeof(double) * t->ngvcap;
+  t->o_fext = t->o_qw + sizeof(double) * nc;
+  t->o_tot = t->o_fext + sizeof(ull) * 2 * nc;
+  t->o_qmax = t->o_tot + sizeof(double) * 2 * nc;
+  t->o_status = t->o_qmax + sizeof(ull);
+  t->o_d = t->o_status + sizeof(ull);
+  t->o_cnt = t->o_d + sizeof(double) * cells;
+  t->io_bytes = t->o_cnt + sizeof(ull);
   if ((rc = GCUBA_CK(c, cudaStreamCreateWithFlags(&t->stream,
                                                   cudaStreamNonBlocking))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->grid,
-                                   sizeof(double) * ngv))) ||
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->io, t->io_bytes))) ||
+      (rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_io, t->io_bytes))) ||
+      (rc = GCUBA_CK(c, cudaMemset(t->io, 0, t->io_bytes))) ||
       (rc = GCUBA_CK(c, cudaMalloc((void **)&t->sobol,
                                    sizeof(ull) * 64 * t->ndim))) ||
       (rc = GCUBA_CK(c, cudaMalloc((void **)&t->part,
@@ -353,25 +425,23 @@ static int allocate(struct vctx *t)
                                    sizeof(double) * 2 * nc * t->t1cap))) ||
       (rc = GCUBA_CK(c, cudaMalloc((void **)&t->t2,
                                    sizeof(double) * 2 * nc * t->t2cap))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->tot,
-                                   sizeof(double) * 2 * nc))) ||
       (rc = GCUBA_CK(c, cudaMalloc((void **)&t->fj,
                                    sizeof(double) * t->fjcap))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->qw, sizeof(double) * nc))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->qmax, sizeof(ull)))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->status, sizeof(int)))) ||
       (rc = GCUBA_CK(c, cudaMalloc((void **)&t->hi, sizeof(ull) * cells))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->lo, sizeof(ull) * cells))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->d, sizeof(double) * cells))) ||
-      (rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_tot,
-                                       sizeof(double) * 2 * nc))) ||
-      (rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_d,
-                                       sizeof(double) * cells))) ||
-      (rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_status, sizeof(int)))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->fext, sizeof(ull) * 2 * nc))) ||
-      (rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_fext,
-                                       sizeof(ull) * 2 * nc))))
+      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->lo, sizeof(ull) * cells))))
     return rc;
+  memset(t->h_io, 0, t->io_bytes);
+  t->qw = (double *)(t->io + t->o_qw);
+  t->fext = (ull *)(t->io + t->o_fext);
+  t->tot = (double *)(t->io + t->o_tot);
+  t->qmax = (ull *)(t->io + t->o_qmax);
+  t->status = (int *)(t->io + t->o_status);
+  t->d = (double *)(t->io + t->o_d);
+  t->cnt = (unsigned int *)(t->io + t->o_cnt);
+  t->h_fext = (ull *)(t->h_io + t->o_fext);
+  t->h_tot = (double *)(t->h_io + t->o_tot);
+  t->h_status = (int *)(t->h_io + t->o_status);
+  t->h_d = (double *)(t->h_io + t->o_d);
   if (t->sthreads &&
       ((rc = GCUBA_CK(c, cudaMalloc((void **)&t->scratch,
                                     sizeof(double) * t->sthreads *
@@ -423,6 +493,8 @@ static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
     *t = want;
     if ((rc = allocate(t))) goto bad;
   }
+  /* the grid ends where qw starts (one set-up copy) */
+  t->grid = (double *)(t->io + t->o_qw) - t->ngridvals;
   /* the exact bin sums start cleared (bins_finish clears them after use) */
   if ((rc = GCUBA_CK(c, cudaMemsetAsync(t->hi, 0, sizeof(ull) * t->ndim *
                                         t->nb, t->stream))) ||
@@ -638,7 +710,7 @@ static int coll_slices(struct vctx *t, const gcuba_vegas_iter *it,
                                         cudaMemcpyHostToDevice, st));
       if (!krc) {
         gcuba_vk_bins_finish<<<(cells + 255) / 256, 256, 0, st>>>(
-            t->hi, t->lo, t->d, cells, t->qmax, ns);
+            t->hi, t->lo, t->d, cells, t->qmax, ns, sl == 0);
         krc = GCUBA_CK_LAUNCH(c, "gcuba_vk_bins_finish");
       }
     }
@@ -650,39 +722,27 @@ static int coll_slices(struct vctx *t, const gcuba_vegas_iter *it,
 #undef KS
 }
 
-/* an iteration's set-up on the device: the grid when it changed, the
-   extremes, sums, status and bin accumulators cleared; 0 or a fail code */
+/* an iteration's set-up on the device, one copy: the grid when it
+   changed, qw, the extremes, sums and status cleared (and qmax); 0 or a
+   fail code */
 static int prologue(struct vctx *t, const gcuba_vegas_iter *it)
 {
-  gcuba_call *c = t->c;
-  const int nc2 = 2 * t->ncomp, cells = t->ndim * t->nb;
-  cudaStream_t st = t->stream;
-  int rc;
-  if (it->grid_changed &&
-      (rc = GCUBA_CK(c, cudaMemcpyAsync(t->grid, it->grid,
-                                        sizeof(double) * t->ngridvals,
-                                        cudaMemcpyHostToDevice, st))))
-    return rc;
-  {
-    int k;
-    for (k = 0; k < t->ncomp; ++k) {
-      t->h_fext[k] = gcuba_vegas_okey(-HUGE_VAL);
-      t->h_fext[t->ncomp + k] = gcuba_vegas_okey(HUGE_VAL);
-    }
+  const size_t from = it->grid_changed
+                          ? (size_t)((char *)t->grid - t->io)
+                          : t->o_qw;
+  int k;
+  if (it->grid_changed)
+    memcpy(t->h_io + from, it->grid, sizeof(double) * t->ngridvals);
+  for (k = 0; k < t->ncomp; ++k) {
+    ((double *)(t->h_io + t->o_qw))[k] = it->qw ? it->qw[k] : 0;
+    t->h_fext[k] = gcuba_vegas_okey(-HUGE_VAL);
+    t->h_fext[t->ncomp + k] = gcuba_vegas_okey(HUGE_VAL);
+    t->h_tot[k] = t->h_tot[t->ncomp + k] = 0;
   }
-  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(t->fext, t->h_fext,
-                                        sizeof(ull) * nc2,
-                                        cudaMemcpyHostToDevice, st))) ||
-      (rc = GCUBA_CK(c, cudaMemsetAsync(t->tot, 0, sizeof(double) * nc2,
-                                        st))) ||
-      (rc = GCUBA_CK(c, cudaMemsetAsync(t->status, 0, sizeof(int), st))) ||
-      (it->bins && (rc = GCUBA_CK(c, cudaMemsetAsync(
-                        t->d, 0, sizeof(double) * cells, st)))) ||
-      (it->bins && (rc = GCUBA_CK(c, cudaMemcpyAsync(
-                        t->qw, it->qw, sizeof(double) * t->ncomp,
-                        cudaMemcpyHostToDevice, st)))))
-    return rc;
-  return 0;
+  memset(t->h_io + t->o_qmax, 0, t->o_d - t->o_qmax);
+  return GCUBA_CK(t->c, cudaMemcpyAsync(t->io + from, t->h_io + from,
+                                        t->o_d - from, cudaMemcpyHostToDevice,
+                                        t->stream));
 }
 
 static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
@@ -745,21 +805,17 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
     L.chunk0 = c0;
     L.nchunk = nch;
     L.pstride = nch;
-    if (it->bins &&
+    /* (the set-up cleared qmax for the first slice) */
+    if (it->bins && sl > 0 &&
         (rc = GCUBA_CK(c, cudaMemsetAsync(t->qmax, 0, sizeof(ull), st))))
       return rc;
     if ((rc = GCUBA_CK(c, g->vegas_iter(&L, st)))) return rc;
-    while (n > 1) {
-      const long long m = gcuba_vegas_tree_next(n);
-      gcuba_vk_tree<<<dim3((unsigned)m, (unsigned)nc2), TREE_THREADS, 0,
-                      st>>>(src, n, dst, m);
-      if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_tree"))) return rc;
-      src = dst;
-      dst = dst == t->t1 ? t->t2 : t->t1;
-      n = m;
-    }
-    gcuba_vk_accum<<<1, 256, 0, st>>>(t->tot, src, nc2);
-    if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_accum"))) return rc;
+    gcuba_vk_tree_all<<<dim3((unsigned)gcuba_vegas_tree_next(n),
+                             (unsigned)nc2),
+                        TREE_THREADS, 0, st>>>(src, n, dst,
+                                               gcuba_vegas_tree_next(n),
+                                               t->tot, t->cnt);
+    if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_tree_all"))) return rc;
     if (it->bins) {
       const long long s0 = c0 * cpt * npg,
                       ns = lmin(nch * cpt * npg, it->strat.calls - s0);
@@ -768,21 +824,15 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
                             ns)))
         return rc;
       gcuba_vk_bins_finish<<<(cells + 255) / 256, 256, 0, st>>>(
-          t->hi, t->lo, t->d, cells, t->qmax, ns);
+          t->hi, t->lo, t->d, cells, t->qmax, ns, sl == 0);
       if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_bins_finish"))) return rc;
     }
   }
-  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(t->h_tot, t->tot,
-                                        sizeof(double) * nc2,
-                                        cudaMemcpyDeviceToHost, st))) ||
-      (rc = GCUBA_CK(c, cudaMemcpyAsync(t->h_status, t->status, sizeof(int),
-                                        cudaMemcpyDeviceToHost, st))) ||
-      (rc = GCUBA_CK(c, cudaMemcpyAsync(t->h_fext, t->fext,
-                                        sizeof(ull) * nc2,
-                                        cudaMemcpyDeviceToHost, st))) ||
-      (it->bins && (rc = GCUBA_CK(c, cudaMemcpyAsync(
-                        t->h_d, t->d, sizeof(double) * cells,
-                        cudaMemcpyDeviceToHost, st)))) ||
+  /* the results, one copy: fext, tot, qmax, status (and d) */
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(
+           t->h_io + t->o_fext, t->io + t->o_fext,
+           (it->bins ? t->o_d + sizeof(double) * cells : t->o_d) - t->o_fext,
+           cudaMemcpyDeviceToHost, st))) ||
       (rc = GCUBA_CK(c, cudaStreamSynchronize(st))))
     return rc;
   if (c->coll) {
