@@ -509,7 +509,7 @@ static int set_nb(vegas *v, int nb, int rebin)
   double *g = (double *)malloc(sizeof(double) * ng);
   double *d = (double *)malloc(sizeof(double) * (size_t)v->ndim * nb);
   double *sc = (double *)malloc(sizeof(double) *
-                                GCUBA_VEGAS_GRID_SCRATCH(nb));
+                                GCUBA_VEGAS_GRID_SCRATCH_PAR(nb, v->ndim));
   int fail = 0;
   if (gcuba_coll_status(c, !g || !d || !sc ? GCUBA_FAIL_NOMEM : 0)) {
     free(g);
@@ -543,6 +543,31 @@ static int set_nb(vegas *v, int nb, int rebin)
   return 0;
 }
 
+/* More bins pay only when much is left to do: the grid adapts anew
+   after the rebinning, for about as many iterations as it took to settle.
+   The samples the tolerance needs at the latest iteration's variance per
+   sample (plain Monte Carlo, every component) against GROW_WORK times
+   those spent so far: below, the grid freezes with the bins it has and
+   the call ends on cheaper frozen iterations (f5 8D at 4e-5: 1.7e7 samples
+   in 19 iterations, 12 of them adapting, 1024 bins; at 128 bins 2.4e7 in
+   16, and faster on the GPU, bench/NOTES.md). */
+#define GROW_WORK 16
+static int grow_pays(const vegas *v)
+{
+  const gcuba_call *c = v->c;
+  const long long j = v->k - 1;
+  double need = 0;
+  int comp;
+  if (j < 0) return 1;
+  for (comp = 0; comp < v->ncomp; ++comp) {
+    const double tol = tolerance(c, v->res[comp]),
+                 s2 = v->hV[j * v->ncomp + comp] * (double)v->hcalls[j];
+    if (!(tol > 0) || !(s2 >= 0)) return 1;
+    if (s2 / (tol * tol) > need) need = s2 / (tol * tol);
+  }
+  return need > GROW_WORK * (double)c->neval;
+}
+
 /* When the grid has settled on iterations large enough to place more
    bins (NBINS_SPB samples each), it is rebinned to the most bins they
    can place (a power of two times NBINS_DEFAULT, up to NBINS_MAX) and
@@ -557,6 +582,7 @@ static int grow_target(const vegas *v, long long calls)
 {
   int nb = v->nb;
   if (v->nb_fixed || v->adapt_max >= 0 || v->settled_at < 0) return nb;
+  if (!grow_pays(v)) return nb;
   while (nb < NBINS_MAX && calls >= 2LL * NBINS_SPB * nb) nb *= 2;
   return nb;
 }
@@ -851,11 +877,11 @@ static void autosize(vegas *v)
    (floor) or mixed (grid.h) */
 static void refine(vegas *v, int floor)
 {
-  const int n = gcuba_vegas_grid_refine_ex(
+  const int n = gcuba_vegas_grid_refine_par(
       v->grid, v->nb, v->ndim, v->shared, v->d, GCUBA_VEGAS_ALPHA,
       (v->smooth ? GCUBA_VEGAS_GRID_SMOOTH : 0) |
           (floor ? GCUBA_VEGAS_GRID_FLOOR : 0),
-      v->scratch);
+      v->scratch, gcuba_threads());
   if (n)
     gcuba_log(v->c, 3, "%d grid(s) left unchanged (no information)", n);
   v->grid_changed = 1;
@@ -1151,7 +1177,7 @@ void gcuba_vegas_run(gcuba_call *c)
   v.grid = (double *)malloc(sizeof(double) * ng);
   v.d = (double *)malloc(sizeof(double) * (size_t)v.ndim * v.nb);
   v.scratch = (double *)malloc(sizeof(double) *
-                               GCUBA_VEGAS_GRID_SCRATCH(v.nb));
+                               GCUBA_VEGAS_GRID_SCRATCH_PAR(v.nb, v.ndim));
   v.sums = (double *)malloc(sizeof(double) * 9 * v.ncomp);
   if (gcuba_coll_status(c, !v.grid || !v.d || !v.scratch || !v.sums ||
                                hist_reserve(&v, 64) ? GCUBA_FAIL_NOMEM : 0)) {
