@@ -218,6 +218,15 @@ int main(void)
      strstr(out, "grid frozen after"),
      "f4 5D at 1e-4 from nstart 2e4: bins grow to 1024, %.12g +- %.2g",
      b.I[0], b.E[0]);
+  /* ... but not when the tolerance is near: at 3e-4 the samples it needs
+     are fewer than 16 times those spent when the grid settles, and a new
+     adaptation would cost about as many as it took; the 128 bins freeze */
+  out = captured_eps(S(f4), 5, 3e-4, 2, 20000, &c);
+  ok(good(&c, 0, T5, 3e-4) && !strstr(out, "rebinned") &&
+     strstr(out, "less than 16 times the") && strstr(out, "no rebinning") &&
+     strstr(out, "grid frozen after") && c.neval < b.neval,
+     "f4 5D at 3e-4 from nstart 2e4: the bins stay, %.12g +- %.2g, %lld "
+     "evaluations", c.I[0], c.E[0], c.neval);
   setenv("GCUBA_VEGAS_NBINS", "128", 1);
   out = captured_eps(S(f4), 5, 1e-4, 2, 20000, &c);
   unsetenv("GCUBA_VEGAS_NBINS");

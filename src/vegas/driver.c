@@ -552,20 +552,20 @@ static int set_nb(vegas *v, int nb, int rebin)
    in 19 iterations, 12 of them adapting, 1024 bins; at 128 bins 2.4e7 in
    16, and faster on the GPU, bench/NOTES.md). */
 #define GROW_WORK 16
-static int grow_pays(const vegas *v)
+static int grow_pays(const vegas *v, double *need)
 {
   const gcuba_call *c = v->c;
   const long long j = v->k - 1;
-  double need = 0;
   int comp;
+  *need = 0;
   if (j < 0) return 1;
   for (comp = 0; comp < v->ncomp; ++comp) {
     const double tol = tolerance(c, v->res[comp]),
                  s2 = v->hV[j * v->ncomp + comp] * (double)v->hcalls[j];
     if (!(tol > 0) || !(s2 >= 0)) return 1;
-    if (s2 / (tol * tol) > need) need = s2 / (tol * tol);
+    if (s2 / (tol * tol) > *need) *need = s2 / (tol * tol);
   }
-  return need > GROW_WORK * (double)c->neval;
+  return *need > GROW_WORK * (double)c->neval;
 }
 
 /* When the grid has settled on iterations large enough to place more
@@ -578,12 +578,18 @@ static int grow_pays(const vegas *v)
    protocol, and adapted more slowly on the GPU suite; bench/NOTES.md).
    Not when GCUBA_VEGAS_NBINS or GCUBA_VEGAS_ADAPT is set.  The bins to
    grow to after an iteration of calls samples; v->nb when they stay. */
-static int grow_target(const vegas *v, long long calls)
+static int grow_target(vegas *v, long long calls)
 {
   int nb = v->nb;
+  double need;
   if (v->nb_fixed || v->adapt_max >= 0 || v->settled_at < 0) return nb;
-  if (!grow_pays(v)) return nb;
   while (nb < NBINS_MAX && calls >= 2LL * NBINS_SPB * nb) nb *= 2;
+  if (nb != v->nb && !grow_pays(v, &need)) {
+    gcuba_log(v->c, 2, "grid settled with %d bins per axis: the tolerance "
+              "needs about %.3g samples, less than %d times the %lld spent: "
+              "no rebinning", v->nb, need, GROW_WORK, v->c->neval);
+    return v->nb;
+  }
   return nb;
 }
 
