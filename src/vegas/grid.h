@@ -85,8 +85,11 @@ int gcuba_vegas_grid_refine_ex(double *grid, int nb, int ndim, int shared,
 
 /* the same on up to nthreads OpenMP threads, one axis each, when there
    are at least GCUBA_VEGAS_GRID_PAR bins in all (the same bits as
-   refine_ex); scratch: GCUBA_VEGAS_GRID_SCRATCH_PAR(nb, ndim) doubles */
-#define GCUBA_VEGAS_GRID_PAR 4096
+   refine_ex); scratch: GCUBA_VEGAS_GRID_SCRATCH_PAR(nb, ndim) doubles.
+   From 512 bins: 5D and more at Cuba's 128 (on the GPU the host's
+   refinement lies between two iterations; an H200's shallow levels took
+   5-30% less time than with 4096, bench/NOTES.md) */
+#define GCUBA_VEGAS_GRID_PAR 512
 #define GCUBA_VEGAS_GRID_SCRATCH_PAR(nb, ndim) \
   ((size_t)(ndim) * GCUBA_VEGAS_GRID_SCRATCH(nb))
 int gcuba_vegas_grid_refine_par(double *grid, int nb, int ndim, int shared,
