@@ -3,7 +3,7 @@
    moments, correlations), stratification and cube numbering, the importance
    map and its Jacobian, the per-cube estimate, grid refinement (variance
    reduction on a peaked integrand, robustness with empty or extreme bins,
-   shared grid), rebinning, the chi-square probability (closed forms,
+   shared grid, the same bits on OpenMP threads), rebinning, the chi-square probability (closed forms,
    quantiles, Cuba's convention) and the combination of iterations.
    This file is part of gcuba. */
 #include <math.h>
@@ -682,6 +682,40 @@ static void test_refine(void)
 
 /* ------------------------------------------------------------ resize */
 
+/* the refinement on OpenMP threads, one axis each, gives the bits of the
+   serial one: 8 axes of 1024 bins (above GCUBA_VEGAS_GRID_PAR), mixed
+   and floored, contributions spanning 40 decades with empty runs */
+static void test_refine_par(void)
+{
+  enum { ND = 8, NB = 1024 };
+  static double g1[ND * (NB + 1)], g2[ND * (NB + 1)], dd[ND * NB],
+      sc[ND * (2 * NB + 1)];
+  uint32_t w[4];
+  int a, i, mode, same = 1, rc1 = 0, rc2 = 0;
+  for (a = 0; a < ND; ++a)
+    for (i = 0; i < NB; i += 2) {
+      gcuba_vegas_philox(99, 0, (uint64_t)(a * NB + i), 0, w);
+      dd[a * NB + i] = (i / 64) % 5 == 3 && a % 3 == 1
+                           ? 0
+                           : pow(10, -20 + 40 * gcuba_vegas_u01(w[0], w[1]));
+      dd[a * NB + i + 1] = gcuba_vegas_u01(w[2], w[3]);
+    }
+  for (mode = 0; mode < 4; ++mode) {
+    gcuba_vegas_grid_init(g1, NB, ND);
+    gcuba_vegas_grid_init(g2, NB, ND);
+    rc1 += gcuba_vegas_grid_refine_ex(g1, NB, ND, 0, dd, GCUBA_VEGAS_ALPHA,
+                                      mode, sc);
+    rc2 += gcuba_vegas_grid_refine_par(g2, NB, ND, 0, dd, GCUBA_VEGAS_ALPHA,
+                                       mode, sc, 4);
+    same = same && !memcmp(g1, g2, sizeof g1);
+    for (a = 0; a < ND; ++a)
+      same = same && gcuba_vegas_grid_check(g2 + a * (NB + 1), NB);
+  }
+  ok(ND * NB >= GCUBA_VEGAS_GRID_PAR && same && rc1 == 0 && rc2 == 0,
+     "refinement on 4 threads: the serial refinement's bits, 8 axes of "
+     "1024 bins, 4 modes");
+}
+
 static void test_resize(void)
 {
   double y[1], x1[1], x2[1], j1, j2, dx = 0, dj = 0;
@@ -1018,6 +1052,7 @@ int main(void)
   test_map();
   test_estimate();
   test_refine();
+  test_refine_par();
   test_resize();
   test_chisq();
   test_combine();

@@ -55,8 +55,8 @@ static double damp(double m, double tot, double alpha)
   double rest = tot - m, q;
   if (!(rest > 0)) return 1;
   q = (rest / tot) / log1p(rest / m);
-  /* Cuba's and the default alpha without a call to pow (a fifth of a
-     refinement's time at 1024 bins: bench/NOTES.md) */
+  /* Cuba's and the default alpha without a call to pow (8 axes of 1024
+     bins: 0.28 -> 0.16 ms on one core, bench/NOTES.md) */
   return alpha == 1.5 ? q * sqrt(q) : pow(q, alpha);
 }
 
