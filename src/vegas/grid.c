@@ -206,25 +206,22 @@ int gcuba_vegas_grid_refine_par(double *grid, int nb, int ndim, int shared,
                                 const double *d, double alpha, int mode,
                                 double *scratch, int nthreads)
 {
-  int a, n = 0;
+  int a, n = 0, par;
+  size_t step;
   if (shared)
     return gcuba_vegas_grid_refine1_ex(grid, nb, d, ndim, alpha, mode,
                                        scratch) != 0;
   if (nthreads > ndim) nthreads = ndim;
-  if (nthreads < 2 || (long long)ndim * nb < GCUBA_VEGAS_GRID_PAR) {
-    for (a = 0; a < ndim; ++a)
-      n += gcuba_vegas_grid_refine1_ex(grid + (size_t)a * (nb + 1), nb,
-                                       d + (size_t)a * nb, 1, alpha, mode,
-                                       scratch) != 0;
-    return n;
-  }
-  /* the axes are independent: the same bits with any number of threads */
-#pragma omp parallel for schedule(static) num_threads(nthreads) \
-    reduction(+ : n)
+  /* the axes are independent: the same bits with any number of threads;
+     serial (one scratch for every axis) below GCUBA_VEGAS_GRID_PAR */
+  par = nthreads >= 2 && (long long)ndim * nb >= GCUBA_VEGAS_GRID_PAR;
+  step = par ? GCUBA_VEGAS_GRID_SCRATCH(nb) : 0;
+#pragma omp parallel for if (par) schedule(static) \
+    num_threads(par ? nthreads : 1) reduction(+ : n)
   for (a = 0; a < ndim; ++a)
-    n += gcuba_vegas_grid_refine1_ex(
-             grid + (size_t)a * (nb + 1), nb, d + (size_t)a * nb, 1, alpha,
-             mode, scratch + (size_t)a * GCUBA_VEGAS_GRID_SCRATCH(nb)) != 0;
+    n += gcuba_vegas_grid_refine1_ex(grid + (size_t)a * (nb + 1), nb,
+                                     d + (size_t)a * nb, 1, alpha, mode,
+                                     scratch + (size_t)a * step) != 0;
   return n;
 }
 
