@@ -3,8 +3,9 @@
    moments, correlations), stratification and cube numbering, the importance
    map and its Jacobian, the per-cube estimate, grid refinement (variance
    reduction on a peaked integrand, robustness with empty or extreme bins,
-   shared grid, the same bits on OpenMP threads), rebinning, the chi-square probability (closed forms,
-   quantiles, Cuba's convention) and the combination of iterations.
+   shared grid, the same bits on OpenMP threads), rebinning, the
+   chi-square probability (closed forms, quantiles, Cuba's convention)
+   and the combination of iterations.
    This file is part of gcuba. */
 #include <math.h>
 #include <string.h>
