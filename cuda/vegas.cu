@@ -759,6 +759,10 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
   long long sl;
   int rc;
 
+  if (it->R)
+    return gcuba_fail(c, GCUBA_FAIL_PARAM, "GCUBA_VEGAS_BETA: adaptive "
+                      "stratification runs on the CPU backend only "
+                      "(GCUBA_DEVICE=cpu)");
   /* a collective call agrees on the outcome of this set-up (in
      coll_slices), so that a failure on one process does not leave the
      others waiting */

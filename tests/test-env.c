@@ -114,6 +114,8 @@ static const struct {
   {"GCUBA_CUTS", "2", "1"},
   {"GCUBA_VEGAS_NBINS", "1", "64"},
   {"GCUBA_VEGAS_ADAPT", "sometimes", "auto"},
+  {"GCUBA_VEGAS_BETA", "1.5", "0.75"},
+  {"GCUBA_VEGAS_BETA", "plus", "0"},
 };
 
 int main(void)

@@ -289,6 +289,52 @@ GCUBA_HDI void gcuba_vegas_point(const gcuba_vegas_strat_t *s, const int *c,
 }
 
 /* ------------------------------------------------------------------------
+   Adaptive stratification (VEGAS+, Lepage 2021), as units.
+
+   The cubes above are then fewer (about ncall/8) and get different numbers
+   of samples: cube h (0 <= h < nreal, coordinates from
+   gcuba_vegas_cube_coords) is sampled by r_h >= 1 units of npg samples
+   each, units R[h] .. R[h+1]-1 of the iteration (R[0] = 0, R[nreal] = the
+   iteration's units).  A unit is sampled and summed exactly as a cube of
+   the uniform case (its samples are unit*npg + k), so the sampling
+   kernels, the chunks and slices, the tree and the bin sums stay those
+   of uniform cubes of npg samples, with the units in the place of the
+   cubes; only a unit's weight differs: it estimates the integral over
+   its cube with weight 1/(nreal r_h), i.e. its k factors are those of a
+   cube of an iteration of nreal r_h cubes (gcuba_vegas_unit_k).  The
+   driver chooses r_h from the cubes' variances of the previous iteration
+   (src/vegas/driver.c).  With every r_h = 1 this is the uniform case. */
+
+/* the cube of unit u: the largest h with R[h] <= u (R increasing) */
+GCUBA_HDI int64_t gcuba_vegas_unit_cube(const int64_t *R, int64_t nreal,
+                                        int64_t u)
+{
+  int64_t lo = 0, hi = nreal; /* R[lo] <= u < R[hi] */
+  while (hi - lo > 1) {
+    const int64_t m = lo + (hi - lo) / 2;
+    if (R[m] <= u)
+      lo = m;
+    else
+      hi = m;
+  }
+  return lo;
+}
+
+/* the k factors of a unit of a cube with r units among nreal cubes, and
+   the factor that scales its samples' F to their weight in the iteration
+   (units / (nreal r), 1 in the uniform case): the extremes of F, which
+   bound how far one sample moves the estimate, are taken of F times it */
+GCUBA_HDI void gcuba_vegas_unit_k(int64_t npg, int64_t nreal, int64_t r,
+                                  int64_t units, double *k, double *rho)
+{
+  const double n = (double)npg, nc = (double)nreal * (double)r;
+  k[0] = 1.0 / (n * nc);
+  k[1] = 1.0 / (n * n * (n - 1.0)) / (nc * nc);
+  k[2] = n;
+  *rho = (double)units / nc;
+}
+
+/* ------------------------------------------------------------------------
    The importance map.
 
    A grid has nb bins with edges e[0] = 0 < e[1] < ... < e[nb] = 1; axis a
@@ -475,6 +521,18 @@ GCUBA_HDI void gcuba_vegas_cube_estimate_k(double s1, double s2,
   v = (t - s1) * (t + s1);
   if (!(v > 0)) v = 0;
   *vp = GCUBA_VEGAS_MUL(v, k[1]);
+}
+
+/* A unit's share of its cube's variance for the allocation: the sum over
+   the components of qw_c (npg s2 - s1^2) (the weights of the bin
+   contributions; the clamp at 0 as above), accumulated in component order
+   from u = 0 as u = fma(v_c, qw_c, u) */
+GCUBA_HDI double gcuba_vegas_unit_var(double u, double s1, double s2,
+                                      double npg, double qw)
+{
+  double t = sqrt(s2 * npg), v = (t - s1) * (t + s1);
+  if (!(v > 0)) v = 0;
+  return fma(v, qw, u);
 }
 
 /* ------------------------------------------------------------------------

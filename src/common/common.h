@@ -84,6 +84,8 @@ int gcuba_env_check(gcuba_call *c);
 /* a byte count with an optional K, M, G or T suffix: 0, or -1 */
 int gcuba_env_bytes(const char *s, double *bytes);
 int gcuba_threads(void);              /* CPU threads to use, >= 1 */
+/* GCUBA_VEGAS_BETA: 0 when unset, -1 when it does not parse */
+double gcuba_env_vegas_beta(void);
 /* on: this thread runs one integral of a CPU batch (src/api/batch.c):
    gcuba_threads() is 1 and the automatic backend choice is the CPU */
 void gcuba_batch_inner(int on);

@@ -123,6 +123,22 @@ static int bad_adapt(const char *s)
   return strcmp(s, "auto") && parse_ll(s, 0, 1LL << 40, &v);
 }
 
+/* GCUBA_VEGAS_BETA: a number in [0, 1] */
+double gcuba_env_vegas_beta(void)
+{
+  const char *s = getenv("GCUBA_VEGAS_BETA");
+  char *end;
+  double b;
+  if (!s || !*s) return 0;
+  b = strtod(s, &end);
+  return *end || !(b >= 0 && b <= 1) ? -1 : b;
+}
+static int bad_beta(const char *s)
+{
+  (void)s;
+  return gcuba_env_vegas_beta() < 0;
+}
+
 /* GCUBA_DEVICES (see above) into dev[0..max): the number of GPUs, with
    ndev visible; -1 when s does not parse, -2 when it names more GPUs or
    a higher device number than there are */
@@ -216,6 +232,7 @@ static const struct {
   {"GCUBA_CUTS", "0 or 1", bad_01},
   {"GCUBA_VEGAS_NBINS", "2..1024", bad_nbins},
   {"GCUBA_VEGAS_ADAPT", "auto or a number of iterations >= 0", bad_adapt},
+  {"GCUBA_VEGAS_BETA", "a number from 0 to 1", bad_beta},
 };
 
 int gcuba_env_check(gcuba_call *c)

@@ -69,6 +69,9 @@ typedef struct {
   long long bbcap;
   int bbon;          /* bb in use this iteration */
   uint64_t *hi, *lo; /* [ndim*nb] merged bin sums of a slice */
+  double *uv;        /* adaptive stratification: [slice units] each unit's
+                        gcuba_vegas_unit_var, added to cvar in order */
+  long long uvcap;
   double *tot;       /* [2*ncomp] */
   /* a collective call (c->coll): each process samples its share of every
      slice's groups; these hold the exchange */
@@ -120,6 +123,7 @@ static void destroy(void *ctx)
   free(t->bb);
   free(t->hi);
   free(t->lo);
+  free(t->uv);
   free(t->tot);
   free(t->gx);
   free(t->xhl);
@@ -189,10 +193,42 @@ nomem:
    it belongs to (a column of the group buffer h->col) */
 typedef struct {
   int64_t k;       /* sample of the cube being accumulated */
-  int64_t cube;    /* that cube */
+  int64_t cube;    /* that cube (a unit with it->R) */
   int64_t cend;    /* end of its chunk */
   int64_t jj;      /* its chunk's column in the group buffer */
+  /* with it->R: the unit's cube h, the end of h's units, their k factors
+     and rho, and where unit u's gcuba_vegas_unit_var goes (uv[u]) */
+  int64_t h, hend;
+  double ck[3], rho;
+  double *uv;
+  int64_t u0;
 } acc_state;
+
+/* a's k factors and rho for the units of cube a->h */
+static void unit_set(const gcuba_vegas_iter *it, acc_state *a)
+{
+  const int64_t r = it->R[a->h + 1] - it->R[a->h];
+  a->hend = it->R[a->h + 1];
+  gcuba_vegas_unit_k(it->strat.npg, it->nreal, r, it->strat.ncubes, a->ck,
+                     &a->rho);
+}
+
+/* a starts at cube (a unit with it->R) */
+static void acc_start(const gcuba_vegas_iter *it, acc_state *a,
+                      int64_t cube)
+{
+  a->k = 0;
+  a->cube = cube;
+  if (it->R) {
+    a->h = gcuba_vegas_unit_cube(it->R, it->nreal, cube);
+    unit_set(it, a);
+  } else {
+    a->ck[0] = it->ck[0];
+    a->ck[1] = it->ck[1];
+    a->ck[2] = it->ck[2];
+    a->rho = 1;
+  }
+}
 
 /* sample i's bins, kept for the bin pass */
 static inline void keep_bins(const thr *h, uint16_t *bb, int i, int ndim)
@@ -211,11 +247,22 @@ static inline void cube_done(thr *h, const gcuba_vegas_iter *it,
   int comp;
   for (comp = 0; comp < ncomp; ++comp) {
     double ci, vi;
-    gcuba_vegas_cube_estimate_k(h->s1[comp], h->s2[comp], it->ck, &ci, &vi);
+    gcuba_vegas_cube_estimate_k(h->s1[comp], h->s2[comp], a->ck, &ci, &vi);
     cI[(size_t)comp * GCUBA_VEGAS_GROUP] += ci;
     cV[(size_t)comp * GCUBA_VEGAS_GROUP] += vi;
   }
+  if (it->R) {
+    double u = 0;
+    for (comp = 0; comp < ncomp; ++comp)
+      u = gcuba_vegas_unit_var(u, h->s1[comp], h->s2[comp], a->ck[2],
+                               it->qw[comp]);
+    a->uv[a->cube - a->u0] = u;
+  }
   a->k = 0;
+  if (it->R && a->cube + 1 == a->hend && a->cube + 1 < it->strat.ncubes) {
+    ++a->h;
+    unit_set(it, a);
+  }
   if (++a->cube == a->cend) { /* and so is its chunk */
     ++a->jj;
     a->cend += it->plan.cpt;
@@ -263,8 +310,11 @@ static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
       if (a->k == 0) s1 = s2 = 0;
       if (!isfinite(f)) st |= GCUBA_ST_NONFINITE;
       F = gcuba_vegas_acc(f, h->w[i], &s1, &s2);
-      if (F > fhi) fhi = F;
-      if (F < flo) flo = F;
+      {
+        const double Fx = F * a->rho;
+        if (Fx > fhi) fhi = Fx;
+        if (Fx < flo) flo = Fx;
+      }
       if (fj) {
         const double q = gcuba_vegas_qfix(gcuba_vegas_q(0, F, qw));
         fj[i] = q;
@@ -295,8 +345,8 @@ static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
       double F;
       if (!isfinite(f[comp])) h->st |= GCUBA_ST_NONFINITE;
       F = gcuba_vegas_acc(f[comp], jac, &h->s1[comp], &h->s2[comp]);
-      if (F > h->fx[comp]) h->fx[comp] = F;
-      if (F < h->fx[ncomp + comp]) h->fx[ncomp + comp] = F;
+      if (F * a->rho > h->fx[comp]) h->fx[comp] = F * a->rho;
+      if (F * a->rho < h->fx[ncomp + comp]) h->fx[ncomp + comp] = F * a->rho;
       if (fj) q = gcuba_vegas_q(q, F, it->qw[comp]);
     }
     if (fj) {
@@ -318,13 +368,15 @@ static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
    folded into the sums in sample order. */
 FMA_CLONES
 static int chunks(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t j0,
-                  int64_t j1, int64_t g0, double *fj, uint16_t *bb, int tid)
+                  int64_t j1, int64_t g0, double *fj, uint16_t *bb,
+                  double *uv, int64_t u0, int tid)
 {
   const gcuba_vegas_strat_t *s = &it->strat;
   const int ndim = t->ndim;
   const uint64_t *sob = it->sobol;
   int64_t cube = j0 * it->plan.cpt, end = j1 * it->plan.cpt, k;
   uint64_t q = 0; /* Sobol: the point of the next sample (gcuba_vegas_y) */
+  int64_t gh = 0, ghend = 0; /* it->R: the cube of the unit sampled */
   int n = 0, rc, ax;
   acc_state a;
   if (end > s->ncubes) end = s->ncubes;
@@ -335,11 +387,17 @@ static int chunks(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t j0,
     for (ax = 0; ax < ndim; ++ax)
       h->sx[ax] = gcuba_vegas_sobol_bits(sob + (size_t)ax * 64, q);
   }
-  a.k = 0;
-  a.cube = cube;
+  acc_start(it, &a, cube);
   a.cend = cube + it->plan.cpt < s->ncubes ? cube + it->plan.cpt : s->ncubes;
   a.jj = j0 - g0;
-  gcuba_vegas_cube_coords(s, cube, h->c);
+  a.uv = uv;
+  a.u0 = u0;
+  if (it->R) {
+    gh = a.h;
+    ghend = a.hend;
+    gcuba_vegas_cube_coords(s, gh, h->c);
+  } else
+    gcuba_vegas_cube_coords(s, cube, h->c);
   for (; cube < end; ++cube) {
     for (k = 0; k < s->npg; ++k) {
       double *x = h->x + (size_t)n * ndim;
@@ -365,7 +423,12 @@ static int chunks(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t j0,
         if (t->abort) return 0;
       }
     }
-    gcuba_vegas_cube_next(s, h->c);
+    if (!it->R)
+      gcuba_vegas_cube_next(s, h->c);
+    else if (cube + 1 == ghend && cube + 1 < s->ncubes) {
+      ghend = it->R[++gh + 1];
+      gcuba_vegas_cube_next(s, h->c);
+    }
   }
   if (n && (rc = flush(t, h, it, n, &a, fj, bb, tid))) return rc;
   return 0;
@@ -402,13 +465,18 @@ static void bins(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t c0,
   /* 2^E as a factor where it is a normal double (gcuba_vegas_fx_split_p) */
   const int scaled = E >= -1022 && E <= 1023;
   const double p = scaled ? ldexp(1.0, E) : 0;
-  int64_t ch, cube, k;
+  int64_t ch, cube, k, gh = 0, ghend = 0;
   int a;
   for (ch = c0; ch < c1; ++ch) {
     int64_t end = (ch + 1) * it->plan.cpt;
     if (end > s->ncubes) end = s->ncubes;
     cube = ch * it->plan.cpt;
-    if (coords) gcuba_vegas_cube_coords(s, cube, h->c);
+    if (coords && it->R) {
+      gh = gcuba_vegas_unit_cube(it->R, it->nreal, cube);
+      ghend = it->R[gh + 1];
+      gcuba_vegas_cube_coords(s, gh, h->c);
+    } else if (coords)
+      gcuba_vegas_cube_coords(s, cube, h->c);
     for (; cube < end; ++cube) {
       for (k = 0; k < s->npg; ++k) {
         uint64_t sample = (uint64_t)cube * (uint64_t)s->npg + (uint64_t)k;
@@ -434,7 +502,12 @@ static void bins(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t c0,
           gcuba_vegas_fx_add(&h->hi[cell], &h->lo[cell], qh, ql);
         }
       }
-      if (coords) gcuba_vegas_cube_next(s, h->c);
+      if (coords && !it->R)
+        gcuba_vegas_cube_next(s, h->c);
+      else if (coords && cube + 1 == ghend && cube + 1 < s->ncubes) {
+        ghend = it->R[++gh + 1];
+        gcuba_vegas_cube_next(s, h->c);
+      }
     }
   }
 }
@@ -456,6 +529,14 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
   if (grow((void **)&t->grp, &t->grpcap, ngmax * nc2, sizeof(double)) ||
       (coll && grow((void **)&t->gx, &t->gxcap, ngmax * nc2, sizeof(double))))
     rc = GCUBA_FAIL_NOMEM;
+  if (it->R && !rc) {
+    const int64_t upc = spc * it->plan.cpt; /* units per slice */
+    if (grow((void **)&t->uv, &t->uvcap,
+             upc < it->strat.ncubes ? upc : it->strat.ncubes, sizeof(double)))
+      rc = GCUBA_FAIL_NOMEM;
+    int64_t hh;
+    for (hh = 0; hh < it->nreal; ++hh) it->cvar[hh] = 0;
+  }
   if (it->bins && !rc) {
     int64_t need = cps < it->strat.calls ? cps : it->strat.calls;
     if (grow((void **)&t->fj, &t->fjcap, need, sizeof(double)))
@@ -521,7 +602,8 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
         const int64_t g0 = c0 + gi * GCUBA_VEGAS_GROUP;
         const int64_t pos = g0 * it->plan.cpt * it->strat.npg - s0;
         rc = chunks(t, h, it, g0, j1, g0, it->bins ? t->fj + pos : NULL,
-                    it->bins && t->bbon ? t->bb + pos * t->ndim : NULL, tid);
+                    it->bins && t->bbon ? t->bb + pos * t->ndim : NULL,
+                    t->uv, c0 * it->plan.cpt, tid);
       }
       if (rc) {
         h->st |= rc;
@@ -560,6 +642,17 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
     if (st & GCUBA_ST_ABORT) break;
     for (col = 0; col < nc2; ++col)
       t->tot[col] += tree(t->grp + (size_t)col * ngmax, ng);
+    if (it->R && !st) {
+      /* the units' variances to their cubes, in unit order */
+      const int64_t u0 = c0 * it->plan.cpt;
+      int64_t u1 = c1 * it->plan.cpt, u, hh;
+      if (u1 > it->strat.ncubes) u1 = it->strat.ncubes;
+      hh = gcuba_vegas_unit_cube(it->R, it->nreal, u0);
+      for (u = u0; u < u1; ++u) {
+        if (u == it->R[hh + 1]) ++hh;
+        it->cvar[hh] += t->uv[u - u0];
+      }
+    }
 
     if (it->bins && !st) {
       const int64_t nsl = (c1 - c0) * it->plan.cpt * it->strat.npg;

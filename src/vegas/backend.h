@@ -48,6 +48,16 @@ typedef struct gcuba_vegas_iter {
   int grid_changed;           /* grid differs from the previous call's */
   int bins;                   /* accumulate the bin contributions */
   const double *qw;           /* [ncomp] their weights (gcuba_vegas_q) */
+  /* adaptive stratification (gcuba/vegas.h, "as units"), or R NULL: then
+     strat.ncubes counts the units (of strat.npg samples), strat's g and r
+     divide [0,1)^ndim into nreal cubes, and cube h has units R[h] ..
+     R[h+1]-1; the backend returns in cvar[h] the sum of
+     gcuba_vegas_unit_var over cube h's units (qw as weights), in unit
+     order, and takes the extremes of F times the unit's rho
+     (gcuba_vegas_unit_k) */
+  const int64_t *R;
+  int64_t nreal;
+  double *cvar;
 } gcuba_vegas_iter;
 
 typedef struct gcuba_vegas_ops {

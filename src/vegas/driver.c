@@ -64,6 +64,15 @@
                               combination by more than this share of the
                               tolerance */
 #define VARFLOOR (1.0 / 20282409603651670423947251286016.0) /* 2^-104 */
+/* adaptive stratification (GCUBA_VEGAS_BETA > 0): units of VP_NPG
+   samples, an iteration of ncall samples has ncall/VP_NPG of them and
+   about ncall/(2 VP_UNITS) cubes (at most VP_MAXCUBES), so that a quarter
+   of the samples is spread evenly (a unit per cube) and the rest by the
+   cubes' variances (alloc_units) */
+#define VP_NPG 2
+#define VP_UNITS 4
+#define VP_MAXCUBES (1LL << 20)
+#define VP_GROW 8.0 /* most growth of an iteration's size (autosize) */
 
 typedef struct {
   gcuba_call *c;
@@ -104,6 +113,16 @@ typedef struct {
   int ngrow, grow_dev[GCUBA_MAXDEVICES], grow_any, grown, cont;
   double grow_at;
   gcuba_buf grow_state;
+  /* adaptive stratification: beta (0: off); the cubes' units (R, as in
+     gcuba/vegas.h) and variances (cv) of the iteration being sampled, and
+     of the previous one (Rp, cvp, for nrp cubes; nrp = 0: none) */
+  double beta;
+  int cold;                /* the allocation of the iteration being sampled
+                              (cold) and of the latest one (cold >> 1) did
+                              not come from the same cubes */
+  int64_t *R, *Rp;
+  double *cv, *cvp;
+  long long nrcap, nrp;
 } vegas;
 
 /* GCUBA_DEVICES=auto: a call grows after iteration GROW_ITER at the
@@ -200,10 +219,33 @@ static int knobs(vegas *v)
                         "GCUBA_VEGAS_ADAPT=%s (expected auto or n >= 0)", s);
     v->adapt_max = m;
   }
+  v->beta = gcuba_env_vegas_beta();
+  if (v->beta < 0)
+    return gcuba_fail(c, GCUBA_FAIL_ENV, "GCUBA_VEGAS_BETA=%s (expected a "
+                      "number from 0 to 1)", getenv("GCUBA_VEGAS_BETA"));
   return 0;
 }
 
 /* ---- history and combination ------------------------------------------ */
+
+/* room for the units and variances of nr cubes: 0, or -1 */
+static int units_reserve(vegas *v, long long nr)
+{
+  void *p;
+  int bad = 0;
+  if (nr <= v->nrcap) return 0;
+  if ((p = realloc(v->R, sizeof(int64_t) * (nr + 1)))) v->R = (int64_t *)p;
+  else bad = 1;
+  if ((p = realloc(v->Rp, sizeof(int64_t) * (nr + 1)))) v->Rp = (int64_t *)p;
+  else bad = 1;
+  if ((p = realloc(v->cv, sizeof(double) * nr))) v->cv = (double *)p;
+  else bad = 1;
+  if ((p = realloc(v->cvp, sizeof(double) * nr))) v->cvp = (double *)p;
+  else bad = 1;
+  if (bad) return -1;
+  v->nrcap = nr;
+  return 0;
+}
 
 static int hist_reserve(vegas *v, long long n)
 {
@@ -636,6 +678,12 @@ static int state_payload(vegas *v, gcuba_buf *pb, int file)
   gcuba_buf_put(&b, v->hV, sizeof(double) * nh);
   gcuba_buf_put(&b, v->hX, sizeof(double) * nh);
   gcuba_buf_put(&b, v->hcalls, sizeof(long long) * v->k);
+  if (v->nrp > 0) {
+    /* adaptive stratification: what the next allocation starts from */
+    gcuba_buf_put(&b, &v->nrp, sizeof v->nrp);
+    gcuba_buf_put(&b, v->Rp, sizeof(int64_t) * (v->nrp + 1));
+    gcuba_buf_put(&b, v->cvp, sizeof(double) * v->nrp);
+  }
   rc = b.bad ? gcuba_fail(c, GCUBA_FAIL_NOMEM, "state buffer")
        : file ? gcuba_state_write(c, "vegas", signature(v), &b)
               : 0;
@@ -676,11 +724,27 @@ static int load_state(vegas *v)
   }
   ng = (size_t)v->ngrids * (v->nb + 1);
   gcuba_buf_get(&b, &k, sizeof k);
-  bad = b.bad || k < 0 || nb != v->nb ||
-        b.n - b.pos != sizeof(long long) * 7 + sizeof(double) +
-                           2 * sizeof(int) + 2 * sizeof(double) * ng +
-                           (size_t)k * (3 * sizeof(double) * v->ncomp +
-                                        sizeof(long long));
+  {
+    const size_t base = sizeof(long long) * 7 + sizeof(double) +
+                        2 * sizeof(int) + 2 * sizeof(double) * ng +
+                        (size_t)(k >= 0 ? k : 0) *
+                            (3 * sizeof(double) * v->ncomp +
+                             sizeof(long long));
+    long long nrp = 0;
+    /* an adaptive stratification's cubes after the history (state_payload) */
+    if (!b.bad && b.n - b.pos > base + sizeof nrp)
+      memcpy(&nrp, b.p + b.pos + base, sizeof nrp);
+    bad = b.bad || k < 0 || nb != v->nb || nrp < 0 || nrp > VP_MAXCUBES ||
+          b.n - b.pos != base + (nrp > 0 ? sizeof nrp +
+                                               (size_t)nrp * (2 * sizeof(double)) +
+                                               sizeof(int64_t)
+                                         : 0);
+    if (!bad && nrp > 0 && units_reserve(v, nrp)) {
+      if (!view) gcuba_buf_free(&b);
+      return gcuba_fail(c, GCUBA_FAIL_NOMEM, "the cubes' units");
+    }
+    v->nrp = bad ? 0 : nrp;
+  }
   if (!bad && hist_reserve(v, k + 1)) {
     if (!view) gcuba_buf_free(&b);
     return gcuba_fail(c, GCUBA_FAIL_NOMEM, "iteration history");
@@ -711,7 +775,17 @@ static int load_state(vegas *v)
     gcuba_buf_get(&b, v->hV, sizeof(double) * k * v->ncomp);
     gcuba_buf_get(&b, v->hX, sizeof(double) * k * v->ncomp);
     gcuba_buf_get(&b, v->hcalls, sizeof(long long) * k);
-    bad = b.bad || v->nsamples < 2 || c->neval < 0 || v->wstart < 0 ||
+    if (v->nrp > 0) {
+      long long h, nrp;
+      gcuba_buf_get(&b, &nrp, sizeof nrp);
+      gcuba_buf_get(&b, v->Rp, sizeof(int64_t) * (v->nrp + 1));
+      gcuba_buf_get(&b, v->cvp, sizeof(double) * v->nrp);
+      bad = v->Rp[0] != 0;
+      for (h = 0; h < v->nrp && !bad; ++h)
+        bad = !(v->Rp[h + 1] > v->Rp[h]) || !(v->cvp[h] >= 0);
+      if (bad) v->nrp = 0;
+    }
+    bad = bad || b.bad || v->nsamples < 2 || c->neval < 0 || v->wstart < 0 ||
           v->wstart > k || v->frozen < 0 || v->frozen > POLISH_DONE;
     for (a = 0; a < v->ngrids && !bad; ++a)
       bad = !gcuba_vegas_grid_check(v->grid + (size_t)a * (v->nb + 1),
@@ -749,8 +823,25 @@ static void params(const vegas *v)
   fflush(stderr);
 }
 
-static void report(const vegas *v, const gcuba_vegas_strat_t *s)
+/* the fewest and the most units of a cube (report) */
+static long long units_min(const gcuba_vegas_iter *it)
 {
+  long long h, m = it->R[1] - it->R[0];
+  for (h = 1; h < it->nreal; ++h)
+    if (it->R[h + 1] - it->R[h] < m) m = it->R[h + 1] - it->R[h];
+  return m;
+}
+static long long units_max(const gcuba_vegas_iter *it)
+{
+  long long h, m = 0;
+  for (h = 0; h < it->nreal; ++h)
+    if (it->R[h + 1] - it->R[h] > m) m = it->R[h + 1] - it->R[h];
+  return m;
+}
+
+static void report(const vegas *v, const gcuba_vegas_iter *it)
+{
+  const gcuba_vegas_strat_t *s = &it->strat;
   const gcuba_call *c = v->c;
   int comp, ndof;
   if (c->verbose < 1) return;
@@ -770,6 +861,15 @@ static void report(const vegas *v, const gcuba_vegas_strat_t *s)
               (long long)s->calls, c->neval - (long long)s->calls + 1,
               c->neval, v->hI[j * v->ncomp], sqrt(v->hV[j * v->ncomp]),
               v->wstart + 1, v->k, v->frozen ? ", grid frozen" : "");
+    else if (it->R)
+      fprintf(stderr, "  this iteration: %lld samples, %lld cubes (%d^%d x "
+              "%d^%d) sampled by %lld units of %lld (%lld to %lld per "
+              "cube); [1] %.15g +- %.6g; window %lld..%lld%s\n",
+              (long long)s->calls, (long long)it->nreal, s->g + 1, s->r,
+              s->g, s->ndim - s->r, (long long)s->ncubes, (long long)s->npg,
+              units_min(it), units_max(it), v->hI[j * v->ncomp],
+              sqrt(v->hV[j * v->ncomp]), v->wstart + 1, v->k,
+              v->frozen ? ", grid frozen" : "");
     else
       fprintf(stderr, "  this iteration: %lld samples, %lld cubes (%d^%d x "
               "%d^%d), %lld per cube; [1] %.15g +- %.6g; window "
@@ -842,6 +942,9 @@ static void autosize(vegas *v)
   long long n, left;
   int comp;
   if (!v->frozen || j < 0 || j < v->settled_at) return;
+  /* adaptive stratification: the first iteration on new cubes samples
+     with an allocation learnt on others; the next tells the variance */
+  if (v->beta > 0 && (v->cold & 2)) return;
   /* just after a polish that restored the grid before, the polishing
      iteration sampled the grid in use */
   if (v->frozen == POLISH_DONE && j == v->settled_at &&
@@ -859,8 +962,18 @@ static void autosize(vegas *v)
   left = c->maxeval - c->neval;
   if (need > (double)left) need = (double)left;
   n = (long long)need;
+  /* (adaptive stratification: the first iteration on new cubes may have
+     asked for more than its successors need) */
+  if (v->beta > 0 && n < v->nsamples && n >= c->nstart) {
+    v->nsamples = n;
+    return;
+  }
+  /* (and grows step by step: the variance per sample of finer cubes is
+     known only once they have been sampled twice) */
+  if (v->beta > 0 && (double)n > VP_GROW * (double)v->hcalls[j])
+    n = (long long)(VP_GROW * (double)v->hcalls[j]);
   if (n <= v->nsamples) return;
-  if (v->frozen == FROZEN && v->adapt_max < 0 &&
+  if (v->frozen == FROZEN && v->adapt_max < 0 && !(v->beta > 0) &&
       (double)v->hcalls[j] < POLISH_SPB * v->nb &&
       (double)n >= POLISH_GROW * POLISH_SPB * v->nb) {
     v->frozen = POLISHING;
@@ -949,6 +1062,101 @@ static void strat(const vegas *v, long long ncall, gcuba_vegas_strat_t *s)
     gcuba_vegas_strat(ncall, v->ndim, 0, s);
 }
 
+/* the stratification of an iteration with nr cubes (nr determines g and r:
+   (g+1)^r g^(ndim-r) grows with g, then r) */
+static void strat_of(int ndim, long long nr, gcuba_vegas_strat_t *s)
+{
+  long long g = (long long)pow((double)nr, 1.0 / ndim) + 1;
+  for (; g >= 1; --g) {
+    long long n = gcuba_vegas_ipow(g, ndim, nr);
+    int r;
+    for (r = 0; r < ndim && n <= nr; ++r) {
+      if (n == nr) {
+        s->ndim = ndim;
+        s->g = (int)g;
+        s->r = r;
+        s->ncubes = nr;
+        s->inv[0] = 1.0 / (double)(g + 1);
+        s->inv[1] = 1.0 / (double)g;
+        return;
+      }
+      n = n / g * (g + 1);
+    }
+  }
+  s->ndim = ndim; /* (not reached for an nr of gcuba_vegas_strat) */
+  s->g = 1;
+  s->r = 0;
+  s->ncubes = 1;
+  s->inv[0] = 0.5;
+  s->inv[1] = 1;
+}
+
+/* Adaptive stratification: the iteration of ncall samples as units
+   (gcuba/vegas.h) into it: about ncall/(2 VP_UNITS) cubes, ncall/VP_NPG
+   units; each cube gets one, and the others go to the cubes in proportion
+   to sigma_h^beta (Lepage's VEGAS+), sigma_h^2 being the mean of the
+   variances of its units in the previous iteration, when that had the
+   same cubes; else evenly.  0, or GCUBA_FAIL_NOMEM. */
+static int alloc_units(vegas *v, long long ncall, gcuba_vegas_iter *it)
+{
+  gcuba_vegas_strat_t s;
+  long long ustar = ncall / VP_NPG, nr, extra, h;
+  double sum = 0;
+  gcuba_vegas_strat(ncall / VP_UNITS, v->ndim, VP_MAXCUBES, &s);
+  /* the cubes stay while they are at least half as many as these (and
+     each can have a unit): the allocation learnt on them carries over */
+  if (v->nrp > 0 && ustar >= v->nrp && s.ncubes <= 2 * v->nrp &&
+      s.ncubes != v->nrp)
+    strat_of(v->ndim, v->nrp, &s);
+  nr = s.ncubes;
+  if (ustar < nr) ustar = nr;
+  if (units_reserve(v, nr)) return GCUBA_FAIL_NOMEM;
+  extra = ustar - nr;
+  v->cold = (v->cold & ~1) | (v->nrp != nr);
+  if (v->nrp > 0) {
+    /* sigma_h^beta, with sigma_h^2 = cvp_h / r_h (cv as scratch); when
+       the cubes changed, those of the previous cube that holds the new
+       cube's centre */
+    gcuba_vegas_strat_t o;
+    int c[GCUBA_MAXDIM], a;
+    const int same = v->nrp == nr;
+    strat_of(v->ndim, v->nrp, &o);
+    for (a = 0; a < v->ndim; ++a) c[a] = 0;
+    for (h = 0; h < nr; ++h) {
+      long long ho = h;
+      double m;
+      if (!same) {
+        for (ho = 0, a = 0; a < v->ndim; ++a) {
+          const long long p = gcuba_vegas_parts(&s, a),
+                          po = gcuba_vegas_parts(&o, a);
+          ho = ho * po + (2 * c[a] + 1) * po / (2 * p);
+        }
+        gcuba_vegas_cube_next(&s, c);
+      }
+      m = v->cvp[ho] / (double)(v->Rp[ho + 1] - v->Rp[ho]);
+      v->cv[h] = m > 0 ? pow(m, 0.5 * v->beta) : 0;
+      sum += v->cv[h];
+    }
+  }
+  v->R[0] = 0;
+  if (sum > 0 && sum <= 1.7976931348623157e308)
+    for (h = 0; h < nr; ++h) {
+      long long r = (long long)((double)extra * (v->cv[h] / sum));
+      if (r < 0 || r > extra) r = extra; /* (rounding) */
+      v->R[h + 1] = v->R[h] + 1 + r;
+    }
+  else
+    for (h = 0; h < nr; ++h) v->R[h + 1] = v->R[h] + 1 + extra / nr;
+  s.npg = VP_NPG;
+  s.ncubes = v->R[nr];
+  s.calls = s.ncubes * VP_NPG;
+  it->strat = s;
+  it->R = v->R;
+  it->nreal = nr;
+  it->cvar = v->cv;
+  return 0;
+}
+
 static void run(vegas *v)
 {
   gcuba_call *c = v->c;
@@ -995,7 +1203,11 @@ static void run(vegas *v)
     const double t0 = gcuba_now_ms();
     if (c->flags & GCUBA_VEGASAUTO) autosize(v);
     ncall = v->nsamples;
-    strat(v, ncall, &it.strat);
+    if (v->beta > 0 ? alloc_units(v, ncall, &it)
+                    : (strat(v, ncall, &it.strat), 0)) {
+      gcuba_fail(c, GCUBA_FAIL_NOMEM, "the cubes' units");
+      break;
+    }
     if (c->neval + it.strat.calls > c->maxeval) {
       if (v->k > 0) {
         c->fail = 1;
@@ -1004,7 +1216,12 @@ static void run(vegas *v)
         break;
       }
       ncall = c->maxeval - c->neval;
-      strat(v, ncall < 2 ? 2 : ncall, &it.strat);
+      if (ncall < 2) ncall = 2;
+      if (v->beta > 0 ? alloc_units(v, ncall, &it)
+                      : (strat(v, ncall, &it.strat), 0)) {
+        gcuba_fail(c, GCUBA_FAIL_NOMEM, "the cubes' units");
+        break;
+      }
     }
     if (it.strat.npg > GCUBA_VEGAS_SLICE_SAMPLES) {
       gcuba_fail(c, GCUBA_FAIL_PARAM, "%lld samples per cube: too many",
@@ -1020,11 +1237,17 @@ static void run(vegas *v)
       gcuba_vegas_cube_k_iid(it.strat.calls, it.ck);
     else
       gcuba_vegas_cube_k(it.strat.npg, it.strat.ncubes, it.ck);
+    if (v->beta > 0 && (v->cold & 2) && v->frozen && v->k > v->settled_at &&
+        v->wstart < v->k) {
+      gcuba_log(c, 2, "iteration %lld sampled new cubes with the allocation "
+                "of others: the combination restarts", v->k);
+      v->wstart = v->k;
+    }
     it.iter = (uint32_t)v->k;
     it.qoff = (uint64_t)c->neval;
     it.grid_changed = v->grid_changed;
     it.bins = !v->frozen || v->frozen == POLISHING;
-    if (it.bins) bin_weights(v);
+    if (it.bins || v->beta > 0) bin_weights(v);
     it.qw = v->qw;
     rc = gcuba_coll_status(c, v->ops->iterate(v->ctx, &it, v->sums, v->d));
     v->grid_changed = 0;
@@ -1051,11 +1274,22 @@ static void run(vegas *v)
       }
     }
     v->hcalls[v->k] = it.strat.calls;
+    if (it.R) {
+      /* the cubes' units and variances for the next allocation */
+      int64_t *R = v->Rp;
+      double *q = v->cvp;
+      v->Rp = v->R;
+      v->R = R;
+      v->cvp = v->cv;
+      v->cv = q;
+      v->nrp = it.nreal;
+      v->cold = (v->cold & 1) << 1;
+    }
     ++v->k;
     if (it.bins) settle(v);
     update_window(v);
     results(v);
-    report(v, &it.strat);
+    report(v, &it);
     if (converged(v)) break;
 
     if (v->frozen == POLISHING || v->frozen == POLISHED) {
@@ -1168,8 +1402,24 @@ void gcuba_vegas_run(gcuba_call *c)
     if (gcuba_coll_agree(c, a, 3, what)) return;
   }
   if (bk < 0) return;
-  /* several GPUs (GCUBA_DEVICES): this call again on each, collectively */
-  if (bk == GCUBA_BK_GPU && !c->coll && gcuba_team_run(c, gcuba_vegas_run))
+  if (v.beta > 0 && c->coll) {
+    gcuba_fail(c, GCUBA_FAIL_PARAM, "GCUBA_VEGAS_BETA: adaptive "
+               "stratification is not available to collective calls");
+    return;
+  }
+  if (v.beta > 0 && c->seed == 0) {
+    gcuba_log(c, 1, "GCUBA_VEGAS_BETA: seed 0 samples Sobol points, which "
+              "have no cubes: no adaptive stratification");
+    v.beta = 0;
+  }
+  /* several GPUs (GCUBA_DEVICES): this call again on each, collectively
+     (adaptive stratification stays on one) */
+  if (bk == GCUBA_BK_GPU && v.beta > 0 && getenv("GCUBA_DEVICES") &&
+      *getenv("GCUBA_DEVICES") && strcmp(getenv("GCUBA_DEVICES"), "1"))
+    gcuba_log(c, 1, "GCUBA_VEGAS_BETA: adaptive stratification runs on one "
+              "GPU");
+  if (bk == GCUBA_BK_GPU && !c->coll && !(v.beta > 0) &&
+      gcuba_team_run(c, gcuba_vegas_run))
     return;
   if (bk == GCUBA_BK_GPU && c->coll &&
       gcuba_coll_status(c, gcuba_cuda_select(c)))
@@ -1224,7 +1474,7 @@ void gcuba_vegas_run(gcuba_call *c)
   }
   v.setup = &s;
   if (v.ctx) {
-    if (bk == GCUBA_BK_GPU && !c->coll) {
+    if (bk == GCUBA_BK_GPU && !c->coll && !(v.beta > 0)) {
       double after;
       v.ngrow = gcuba_team_grow_devices(c, v.grow_dev);
       after = gcuba_team_grow_after(v.grow_dev, v.ngrow);
@@ -1246,4 +1496,8 @@ out:
   free(v.hX);
   free(v.hcalls);
   free(v.sobol);
+  free(v.R);
+  free(v.Rp);
+  free(v.cv);
+  free(v.cvp);
 }
