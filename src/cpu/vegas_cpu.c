@@ -316,7 +316,8 @@ static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
         if (Fx < flo) flo = Fx;
       }
       if (fj) {
-        const double q = gcuba_vegas_qfix(gcuba_vegas_q(0, F, qw));
+        /* (a unit's samples count in the bins by its weight rho) */
+        const double q = gcuba_vegas_qfix(gcuba_vegas_q(0, F, qw)) * a->rho;
         fj[i] = q;
         if (q > qmax) qmax = q;
         if (bb) keep_bins(h, bb, i, ndim);
@@ -350,7 +351,7 @@ static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
       if (fj) q = gcuba_vegas_q(q, F, it->qw[comp]);
     }
     if (fj) {
-      q = gcuba_vegas_qfix(q);
+      q = gcuba_vegas_qfix(q) * a->rho;
       fj[i] = q;
       if (q > h->qmax) h->qmax = q;
       if (bb) keep_bins(h, bb, i, ndim);

@@ -71,7 +71,7 @@
    cubes' variances (alloc_units) */
 #define VP_NPG 2
 #define VP_UNITS 4
-#define VP_MAXCUBES (1LL << 20)
+#define VP_MAXCUBES (1LL << 23)
 #define VP_GROW 8.0 /* most growth of an iteration's size (autosize) */
 
 typedef struct {
