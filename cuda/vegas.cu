@@ -27,6 +27,7 @@
 #include "vegas/backend.h"
 #include "gcuba/gpu_ops.h"
 #include "gcuba/vegas_kernels.cuh"
+#include <cub/device/device_scan.cuh>
 
 #define TREE_THREADS GCUBA_VEGAS_GROUP
 #define BIN_THREADS 256
@@ -85,6 +86,16 @@ struct vctx {
   ull *xhl;               /* [processes][2][ndim*nbcap]: exact bin sums */
   long long *xcnt;        /* [2*processes] shares */
   int xcap;               /* processes xhl and xcnt hold */
+  /* adaptive stratification (it->nreal > 0; the units op): the current
+     iteration's units R and variance sums cvar, the previous iteration's
+     Rp and cvp (fresh: the current ones are a finished iteration's, not
+     yet moved there), a slice's unit variances uv, the allocation's
+     weights w, counts n, tree and scan scratch (grown on demand) */
+  long long *R, *Rp, *n;
+  double *uv, *cvar, *cvp, *w, *tsc;
+  void *scan;
+  long long rcap, rpcap, ncap, uvcap, ccap, cpcap, wcap, tcap, scancap;
+  int fresh;
 };
 
 /* ---- userdata: gcuba_device_userdata (device.cu) ---------------------- */
@@ -197,6 +208,8 @@ struct bins_args {
   const double *fj;
   const ull *qmax;
   ull *hi, *lo;
+  const long long *R; /* adaptive stratification: the cubes' units */
+  long long nreal;
 };
 
 /* bin sums of the slice for axes a0 .. a0+na-1 (a0 = blockIdx.y * ag) */
@@ -219,6 +232,8 @@ gcuba_vk_bins(const struct bins_args b)
     for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
          q < b.ncubes; q += (long long)gridDim.x * blockDim.x) {
       long long cube = b.cube0 + q, rest = cube;
+      if (b.R) /* (a unit: the coordinates of its cube) */
+        rest = gcuba_vegas_unit_cube((const int64_t *)b.R, b.nreal, cube);
       for (int a = s.ndim - 1; a >= 0; --a) {
         const long long p = gcuba_vegas_parts(&s, a);
         if (a >= a0 && a < a0 + na) cc[a - a0] = (int)(rest % p);
@@ -259,6 +274,25 @@ gcuba_vk_bins(const struct bins_args b)
     if (h | l)
       gcuba_vk_add128(b.hi + (long long)a0 * b.nb + i,
                       b.lo + (long long)a0 * b.nb + i, h, l);
+  }
+}
+
+/* adaptive stratification: the variances of units u0 .. u1-1 (uv, from
+   u0) added to those of their cubes, in unit order */
+__global__ void gcuba_vk_cvar(const long long *R, long long nreal,
+                              const double *uv, double *cvar, long long u0,
+                              long long u1)
+{
+  const long long h0 = gcuba_vegas_unit_cube((const int64_t *)R, nreal, u0),
+                  h1 = gcuba_vegas_unit_cube((const int64_t *)R, nreal,
+                                             u1 - 1);
+  for (long long h = h0 + (long long)blockIdx.x * blockDim.x + threadIdx.x;
+       h <= h1; h += (long long)gridDim.x * blockDim.x) {
+    const long long a = R[h] > u0 ? R[h] : u0,
+                    e = R[h + 1] < u1 ? R[h + 1] : u1;
+    double v = cvar[h];
+    for (long long u = a; u < e; ++u) v += uv[u - u0];
+    cvar[h] = v;
   }
 }
 
@@ -303,6 +337,15 @@ static void release(struct vctx *t)
   cudaFree(t->scratch);
   cudaFree(t->iscratch);
   cudaFree(t->udcopy);
+  cudaFree(t->R);
+  cudaFree(t->Rp);
+  cudaFree(t->n);
+  cudaFree(t->uv);
+  cudaFree(t->cvar);
+  cudaFree(t->cvp);
+  cudaFree(t->w);
+  cudaFree(t->tsc);
+  cudaFree(t->scan);
   free(t->xg);
   free(t->xhl);
   free(t->xcnt);
@@ -483,6 +526,7 @@ static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
     t->nb = want.nb;
     t->ngridvals = want.ngridvals;
     t->ag = want.ag;
+    t->fresh = 0;
     gcuba_log(c, 2, "CUDA sampler: buffers of the previous call reused");
   } else {
     t = (struct vctx *)malloc(sizeof *t);
@@ -541,6 +585,8 @@ static int launch_bins(struct vctx *t, const gcuba_vegas_iter *it,
   b.qmax = t->qmax;
   b.hi = t->hi;
   b.lo = t->lo;
+  b.R = it->nreal > 0 ? t->R : NULL;
+  b.nreal = it->nreal;
   bx = (ncubes + BIN_THREADS - 1) / BIN_THREADS;
   if (bx > 8LL * t->nsm) bx = 8LL * t->nsm;
   gcuba_vk_bins<<<dim3((unsigned)bx,
@@ -745,6 +791,25 @@ static int prologue(struct vctx *t, const gcuba_vegas_iter *it)
                                         t->stream));
 }
 
+/* a device buffer of at least n elements of size sz (grown by doubling;
+   its contents are not kept) */
+static int dgrow(struct vctx *t, void **p, long long *cap, long long n,
+                 size_t sz)
+{
+  long long m = *cap > 0 ? *cap : 4096;
+  if (n <= *cap) return 0;
+  while (m < n) m *= 2;
+  cudaFree(*p);
+  *p = NULL;
+  *cap = 0;
+  {
+    const int rc = GCUBA_CK(t->c, cudaMalloc(p, sz * (size_t)m));
+    if (rc) return rc;
+  }
+  *cap = m;
+  return 0;
+}
+
 static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
                    double *d)
 {
@@ -759,10 +824,10 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
   long long sl;
   int rc;
 
-  if (it->R)
-    return gcuba_fail(c, GCUBA_FAIL_PARAM, "GCUBA_VEGAS_BETA: adaptive "
-                      "stratification runs on the CPU backend only "
-                      "(GCUBA_DEVICE=cpu)");
+  if (it->nreal > 0 && (c->coll || it->R))
+    return gcuba_fail(c, GCUBA_FAIL_PARAM, "internal: adaptive "
+                      "stratification in a collective call or in host "
+                      "memory");
   /* a collective call agrees on the outcome of this set-up (in
      coll_slices), so that a failure on one process does not leave the
      others waiting */
@@ -772,6 +837,9 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
                     "exceeds the buffers (%lld)", spc, t->partcap);
   else
     rc = prologue(t, it);
+  if (!rc && it->nreal > 0)
+    rc = dgrow(t, (void **)&t->uv, &t->uvcap,
+               lmin(spc * cpt, it->strat.ncubes), sizeof(double));
   memset(&L, 0, sizeof L);
   L.size = (int)sizeof L;
   L.ndim = t->ndim;
@@ -798,6 +866,11 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
   L.iscratch = t->iscratch;
   L.scratch_threads = t->sthreads;
   L.nsm = t->nsm;
+  if (it->nreal > 0) {
+    L.R = t->R;
+    L.nreal = it->nreal;
+    L.uv = t->uv;
+  }
 
   if (c->coll && (rc = coll_slices(t, it, &L, rc))) return rc;
   if (rc) return rc;
@@ -820,6 +893,15 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
                                                gcuba_vegas_tree_next(n),
                                                t->tot, t->cnt);
     if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_tree_all"))) return rc;
+    if (it->nreal > 0) {
+      const long long u0 = c0 * cpt, u1 = lmin(u0 + nch * cpt,
+                                               it->strat.ncubes);
+      long long nb = (u1 - u0 + 255) / 256;
+      if (nb > 8LL * t->nsm) nb = 8LL * t->nsm;
+      gcuba_vk_cvar<<<(unsigned)nb, 256, 0, st>>>(t->R, it->nreal, t->uv,
+                                                  t->cvar, u0, u1);
+      if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_cvar"))) return rc;
+    }
     if (it->bins) {
       const long long s0 = c0 * cpt * npg,
                       ns = lmin(nch * cpt * npg, it->strat.calls - s0);
@@ -856,8 +938,146 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
                                  GCUBA_COLL_MIN))))
     return rc;
   if (it->bins) memcpy(d, t->h_d, sizeof(double) * cells);
+  if (it->nreal > 0) t->fresh = 1;
   return 0;
 }
 
-extern "C" const gcuba_vegas_ops gcuba_vegas_cuda = {"cuda", create, destroy,
-                                                     iterate};
+/* ---- adaptive stratification: the allocation on the device ------------ */
+
+/* w[h]: cube h's weight (0 without previous variances) */
+__global__ void gcuba_vk_uweight(const struct gcuba_vegas_units u,
+                                 const long long *Rp, const double *cvp,
+                                 double *w)
+{
+  const long long nr = u.s.ncubes;
+  for (long long h = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+       h < nr; h += (long long)gridDim.x * blockDim.x) {
+    const long long ho =
+        u.nrp == nr ? h : gcuba_vegas_unit_from(&u.s, &u.o, h);
+    w[h] = gcuba_vegas_unit_weight(cvp[ho], Rp[ho + 1] - Rp[ho], u.bk);
+  }
+}
+
+/* n[h]: cube h's units, from its weight and the weights' sum */
+__global__ void gcuba_vk_ucount(const double *w, const double *sum,
+                                long long extra, long long nr, int have,
+                                long long *n)
+{
+  for (long long h = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+       h < nr; h += (long long)gridDim.x * blockDim.x)
+    n[h] = gcuba_vegas_unit_count(have ? w[h] : 0.0, have ? *sum : 0.0,
+                                  extra, nr);
+}
+
+static void swap_ll(long long **a, long long **b, long long *ca,
+                    long long *cb)
+{
+  long long *p = *a, c = *ca;
+  *a = *b;
+  *b = p;
+  *ca = *cb;
+  *cb = c;
+}
+static void swap_d(double **a, double **b, long long *ca, long long *cb)
+{
+  double *p = *a;
+  long long c = *ca;
+  *a = *b;
+  *b = p;
+  *ca = *cb;
+  *cb = c;
+}
+
+static int units(void *ctx, const struct gcuba_vegas_units *u,
+                 int64_t *nunits)
+{
+  struct vctx *t = (struct vctx *)ctx;
+  gcuba_call *c = t->c;
+  cudaStream_t st = t->stream;
+  const long long nr = u->s.ncubes, nrp = u->nrp;
+  long long blocks = (nr + 255) / 256, total = 0;
+  size_t bytes = 0;
+  int rc;
+  if (blocks > 8LL * t->nsm) blocks = 8LL * t->nsm;
+  /* the finished iteration's units become the previous ones (a second
+     allocation for the same iteration keeps them) */
+  if (t->fresh) {
+    swap_ll(&t->R, &t->Rp, &t->rcap, &t->rpcap);
+    swap_d(&t->cvar, &t->cvp, &t->ccap, &t->cpcap);
+    t->fresh = 0;
+  }
+  if ((rc = dgrow(t, (void **)&t->R, &t->rcap, nr + 1, sizeof(long long))) ||
+      (rc = dgrow(t, (void **)&t->cvar, &t->ccap, nr, sizeof(double))) ||
+      (rc = dgrow(t, (void **)&t->w, &t->wcap, nr, sizeof(double))) ||
+      (rc = dgrow(t, (void **)&t->n, &t->ncap, nr, sizeof(long long))) ||
+      (rc = dgrow(t, (void **)&t->tsc, &t->tcap,
+                  gcuba_vegas_tree_next(nr) + 1, sizeof(double))))
+    return rc;
+  if (u->R && nrp > 0 &&
+      ((rc = dgrow(t, (void **)&t->Rp, &t->rpcap, nrp + 1,
+                   sizeof(long long))) ||
+       (rc = dgrow(t, (void **)&t->cvp, &t->cpcap, nrp, sizeof(double))) ||
+       (rc = GCUBA_CK(c, cudaMemcpyAsync(t->Rp, u->R,
+                                         sizeof(long long) * (nrp + 1),
+                                         cudaMemcpyHostToDevice, st))) ||
+       (rc = GCUBA_CK(c, cudaMemcpyAsync(t->cvp, u->cvar,
+                                         sizeof(double) * nrp,
+                                         cudaMemcpyHostToDevice, st)))))
+    return rc;
+  if ((rc = GCUBA_CK(c, cub::DeviceScan::InclusiveSum(
+           (void *)NULL, bytes, t->n, t->R + 1, (int64_t)nr, st))) ||
+      (rc = dgrow(t, &t->scan, &t->scancap,
+                  bytes > 0 ? (long long)bytes : 1, 1)))
+    return rc;
+  /* the weights and their sum (the last value of tsc), the counts, R */
+  if ((rc = GCUBA_CK(c, cudaMemsetAsync(t->tsc + gcuba_vegas_tree_next(nr),
+                                        0, sizeof(double), st))))
+    return rc;
+  if (nrp > 0) {
+    gcuba_vk_uweight<<<(unsigned)blocks, 256, 0, st>>>(*u, t->Rp, t->cvp,
+                                                       t->w);
+    if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_uweight"))) return rc;
+    gcuba_vk_tree_all<<<dim3((unsigned)gcuba_vegas_tree_next(nr), 1),
+                        TREE_THREADS, 0, st>>>(
+        t->w, nr, t->tsc, gcuba_vegas_tree_next(nr),
+        t->tsc + gcuba_vegas_tree_next(nr), t->cnt);
+    if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_tree_all"))) return rc;
+  }
+  gcuba_vk_ucount<<<(unsigned)blocks, 256, 0, st>>>(
+      t->w, t->tsc + gcuba_vegas_tree_next(nr), u->extra, nr, nrp > 0,
+      t->n);
+  if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_ucount")) ||
+      (rc = GCUBA_CK(c, cudaMemsetAsync(t->R, 0, sizeof(long long), st))) ||
+      (rc = GCUBA_CK(c, cub::DeviceScan::InclusiveSum(
+           t->scan, bytes, t->n, t->R + 1, (int64_t)nr, st))) ||
+      (rc = GCUBA_CK(c, cudaMemsetAsync(t->cvar, 0, sizeof(double) * nr,
+                                        st))) ||
+      (rc = GCUBA_CK(c, cudaMemcpyAsync(&total, t->R + nr, sizeof total,
+                                        cudaMemcpyDeviceToHost, st))) ||
+      (rc = GCUBA_CK(c, cudaStreamSynchronize(st))))
+    return rc;
+  *nunits = total;
+  return 0;
+}
+
+/* the latest finished iteration's units and variance sums to the host */
+static int units_get(void *ctx, int64_t nrp, int64_t *R, double *cvar)
+{
+  struct vctx *t = (struct vctx *)ctx;
+  gcuba_call *c = t->c;
+  const long long *r = t->fresh ? t->R : t->Rp;
+  const double *v = t->fresh ? t->cvar : t->cvp;
+  int rc;
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(R, r, sizeof(long long) * (nrp + 1),
+                                        cudaMemcpyDeviceToHost,
+                                        t->stream))) ||
+      (rc = GCUBA_CK(c, cudaMemcpyAsync(cvar, v, sizeof(double) * nrp,
+                                        cudaMemcpyDeviceToHost,
+                                        t->stream))) ||
+      (rc = GCUBA_CK(c, cudaStreamSynchronize(t->stream))))
+    return rc;
+  return 0;
+}
+
+extern "C" const gcuba_vegas_ops gcuba_vegas_cuda = {
+    "cuda", create, destroy, iterate, units, units_get};

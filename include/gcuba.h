@@ -28,8 +28,10 @@
    4: the GPU Vegas launch block grew (Sobol points, largest sample).
    5: the GPU Cuhre launch block carries the parent records.
    6: the GPU Cuhre launch block carries widths as doubles, and the GPU
-      table gained the search for where to cut a region. */
-#define GCUBA_ABI_VERSION 6
+      table gained the search for where to cut a region.
+   7: the GPU Vegas launch block carries the adaptive stratification's
+      units. */
+#define GCUBA_ABI_VERSION 7
 
 #include <stddef.h>
 

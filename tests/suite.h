@@ -38,6 +38,16 @@ static inline double suite_adv_truth(const struct suite_adv *p)
   return v;
 }
 
+/* the true value of fdiag (suite.inc) in ndim dimensions: twice the
+   product of one axis's Gaussian integral (the two are equal) */
+static inline double suite_diag_truth(int ndim)
+{
+  const double s = 0.05 * sqrt(2.0);
+  const double g = 0.5 * s * sqrt(M_PI) *
+                   (erf((2.0 / 3) / s) + erf((1.0 / 3) / s));
+  return 2 * pow(g, ndim);
+}
+
 /* f1d's parameters (suite.inc): one-dimensional integrands, component
    j of kind[j] with parameters c[j], w[j] */
 struct suite_1d {
@@ -81,7 +91,7 @@ static inline double suite_1d_truth(const struct suite_1d *p, int j)
 
 #define SUITE_FUNCS(X) \
   X(f1) X(f2) X(f3) X(f4) X(f5) X(f6) X(f7) X(f8) X(f43c) X(fparam) \
-  X(fabort) X(fnan) X(cubademo) X(fadv) X(f1d)
+  X(fabort) X(fnan) X(cubademo) X(fadv) X(f1d) X(fdiag)
 
 #define SUITE_DECL_C_(n) GCUBA_DECLARE_INTEGRAND(n##_c);
 #define SUITE_DECL_CU_(n) GCUBA_DECLARE_INTEGRAND(n##_cu);

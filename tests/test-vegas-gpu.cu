@@ -7,6 +7,9 @@
      the shared grid, 500 bins, a frozen grid, and an iteration of three
      slices; the suite integrands (exp, contracted sums: the same to
      rounding) agree within their errors.
+   - Adaptive stratification (GCUBA_VEGAS_BETA): the same bits on both
+     backends through the kernel variants, the shared grid, a frozen
+     grid, GCUBA_VEGASAUTO and iterations of several slices.
    - Seed 0 (Sobol points, independent-sample variance): the same bits on
      both backends too, through every kernel variant, the bin pass and an
      iteration of several slices.
@@ -167,6 +170,32 @@ int main(void)
   else
     both("fx 2D, 2 iterations of 18e6 samples (2 slices each)", fx, 2, 1,
          1e-12, 0, 36000000, 18000000, 0);
+
+  /* adaptive stratification (GCUBA_VEGAS_BETA): units of cubes */
+  setenv("GCUBA_VEGAS_BETA", "0.75", 1);
+  both("beta 0.75: fx 4D (ncomp 1, ndim <= 16 kernel)", fx, 4, 1, 1e-4, 0,
+       100000000, 100000, 100000);
+  both("beta 0.75: fxn 5D, 3 components (ncomp <= 8 kernel)", fxn, 5, 3,
+       1e-3, 0, 50000000, 100000, 100000);
+  both("beta 0.75: fxn 20D, 10 components (general kernel)", fxn, 20, 10,
+       1e-3, 0, 4000000, 200000, 200000);
+  both("beta 0.75: fx 30D, 1 component (ndim <= 64 kernel)", fx, 30, 1,
+       1e-9, 0, 1000000, 250000, 250000);
+  both("beta 0.75: fx 6D, one grid for all axes, GCUBA_VEGASAUTO", fx, 6, 1,
+       1e-4, GCUBA_VEGAS1D | GCUBA_VEGASAUTO, 50000000, 100000, 100000);
+  setenv("GCUBA_VEGAS_ADAPT", "2", 1);
+  setenv("GCUBA_VEGAS_BETA", "1", 1);
+  both("beta 1: fx 4D, grid frozen after 2 refinements", fx, 4, 1, 1e-4, 0,
+       100000000, 200000, 200000);
+  unsetenv("GCUBA_VEGAS_ADAPT");
+  setenv("GCUBA_VEGAS_BETA", "0.75", 1);
+  if (!quick)
+    both("beta 0.75: fx 2D, 2 iterations of 34e6 samples (3 slices each)",
+         fx, 2, 1, 1e-12, 0, 68000000, 34000000, 0);
+  else
+    both("beta 0.75: fx 2D, 2 iterations of 18e6 samples (2 slices each)",
+         fx, 2, 1, 1e-12, 0, 36000000, 18000000, 0);
+  unsetenv("GCUBA_VEGAS_BETA");
 
   /* seed 0: Sobol points */
   seed = 0;

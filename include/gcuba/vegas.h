@@ -334,6 +334,59 @@ GCUBA_HDI void gcuba_vegas_unit_k(int64_t npg, int64_t nreal, int64_t r,
   *rho = (double)units / nc;
 }
 
+/* The allocation (the driver's alloc_units; the same on the host and on
+   the device, so that both backends draw the same units).  Cube h of the
+   new cubes s takes the variance of cube ho of the previous iteration's
+   cubes o: itself when the cubes are the same, else the one that holds
+   its centre (gcuba_vegas_unit_from). */
+GCUBA_HDI int64_t gcuba_vegas_unit_from(const gcuba_vegas_strat_t *s,
+                                        const gcuba_vegas_strat_t *o,
+                                        int64_t h)
+{
+  /* (coordinates as gcuba_vegas_cube_coords: the last axis fastest; the
+     centre of cube h on axis a, (2 c_a + 1)/(2 p_a), lies in cube
+     (2 c_a + 1) po_a / (2 p_a) of o on that axis) */
+  int64_t ho = 0, mul = 1, rest = h;
+  int a;
+  for (a = s->ndim - 1; a >= 0; --a) {
+    const int64_t p = gcuba_vegas_parts(s, a), po = gcuba_vegas_parts(o, a);
+    ho += (2 * (rest % p) + 1) * po / (2 * p) * mul;
+    rest /= p;
+    mul *= po;
+  }
+  return ho;
+}
+
+/* sigma_h^beta with sigma_h^2 = cv / r (a cube's unit variances summed
+   over its r units) and beta = bk/32 (0 <= bk <= 32), as a product of
+   repeated square roots of sigma_h^2 (IEEE square roots and products: the
+   same bits on every device); 0 for a variance that is not positive */
+GCUBA_HDI double gcuba_vegas_unit_weight(double cv, int64_t r, int bk)
+{
+  double m = cv / (double)r, w = 1;
+  int j;
+  if (!(m > 0)) return 0;
+  for (j = 1; j <= 6; ++j) {
+    m = sqrt(m);
+    if ((bk >> (6 - j)) & 1) w *= m;
+  }
+  return w;
+}
+
+/* the units of a cube of weight w among nr cubes whose weights sum to sum
+   (the canonical tree), with extra units beyond one per cube: one, and
+   its share of the extra ones; without a usable sum, the extra ones
+   evenly */
+GCUBA_HDI int64_t gcuba_vegas_unit_count(double w, double sum, int64_t extra,
+                                         int64_t nr)
+{
+  int64_t r;
+  if (!(sum > 0 && sum <= 1.7976931348623157e308)) return 1 + extra / nr;
+  r = (int64_t)((double)extra * (w / sum));
+  if (r < 0 || r > extra) r = extra; /* (rounding) */
+  return 1 + r;
+}
+
 /* ------------------------------------------------------------------------
    The importance map.
 

@@ -58,6 +58,12 @@ struct gcuba_vegas_launch {
   int *iscratch;              /* general kernel: per thread ndim */
   long long scratch_threads;  /* threads the scratch serves */
   int nsm;                    /* multiprocessors of the device */
+  /* adaptive stratification (gcuba/vegas.h, "as units"), or R NULL: the
+     cubes above are units, cube h (of nreal) has units R[h] .. R[h+1]-1,
+     and each unit's gcuba_vegas_unit_var goes to uv[unit - chunk0*cpt] */
+  const long long *R;
+  long long nreal;
+  double *uv;
 };
 
 template <class F, int NC, int ND>
@@ -73,7 +79,10 @@ gcuba_k_vegas(const struct gcuba_vegas_launch a)
   const long long s0 = a.chunk0 * a.cpt * s.npg; /* first sample */
   int ndim = a.ndim, ncomp = a.ncomp, st = 0;
   unsigned long long qm = 0;
-  double ck[3];
+  double ck[3], rho = 1;
+  const int64_t *R = (const int64_t *)a.R;
+  const long long u0 = a.chunk0 * a.cpt; /* the slice's first unit */
+  long long h = 0, hend = 0;             /* with R: the unit's cube */
   double xl[ND > 0 ? ND : 1], fl[NC > 0 ? NC : 1], s1l[NC > 0 ? NC : 1],
       s2l[NC > 0 ? NC : 1], cIl[NC > 0 ? NC : 1], cVl[NC > 0 ? NC : 1],
       hil[NC > 0 ? NC : 1], lol[NC > 0 ? NC : 1];
@@ -126,7 +135,13 @@ gcuba_k_vegas(const struct gcuba_vegas_launch a)
     long long cube = (a.chunk0 + ch) * a.cpt, end = cube + a.cpt;
     if (*(volatile int *)a.status & GCUBA_ST_ABORT) break;
     if (end > s.ncubes) end = s.ncubes;
-    gcuba_vegas_cube_coords(&s, cube, c);
+    if (R) {
+      h = gcuba_vegas_unit_cube(R, a.nreal, cube);
+      hend = R[h + 1];
+      gcuba_vegas_unit_k(s.npg, a.nreal, hend - R[h], s.ncubes, ck, &rho);
+      gcuba_vegas_cube_coords(&s, h, c);
+    } else
+      gcuba_vegas_cube_coords(&s, cube, c);
     for (int k = 0; k < nc; ++k) cI[k] = cV[k] = 0;
     for (; cube < end; ++cube) {
       for (int k = 0; k < nc; ++k) s1[k] = s2[k] = 0;
@@ -141,12 +156,13 @@ gcuba_k_vegas(const struct gcuba_vegas_launch a)
         for (int k = 0; k < nc; ++k) {
           const double v = gcuba_vegas_acc(f[k], jac, &s1[k], &s2[k]);
           if (!isfinite(f[k])) st |= GCUBA_ST_NONFINITE;
-          if (v > hi[k]) hi[k] = v;
-          if (v < lo[k]) lo[k] = v;
+          /* (a unit's F weighs rho in the extremes and the bins) */
+          if (v * rho > hi[k]) hi[k] = v * rho;
+          if (v * rho < lo[k]) lo[k] = v * rho;
           if (a.store) q = gcuba_vegas_q(q, v, a.qw[k]);
         }
         if (a.store) {
-          q = gcuba_vegas_qfix(q);
+          q = gcuba_vegas_qfix(q) * rho;
           const unsigned long long b =
               (unsigned long long)__double_as_longlong(q);
           a.fj[cube * s.npg + j - s0] = q;
@@ -159,7 +175,19 @@ gcuba_k_vegas(const struct gcuba_vegas_launch a)
         cI[k] += ci;
         cV[k] += vi;
       }
-      gcuba_vegas_cube_next(&s, c);
+      if (!R) {
+        gcuba_vegas_cube_next(&s, c);
+        continue;
+      }
+      double u = 0;
+      for (int k = 0; k < nc; ++k)
+        u = gcuba_vegas_unit_var(u, s1[k], s2[k], ck[2], a.qw[k]);
+      a.uv[cube - u0] = u;
+      if (cube + 1 == hend && cube + 1 < s.ncubes) {
+        hend = R[++h + 1];
+        gcuba_vegas_unit_k(s.npg, a.nreal, hend - R[h], s.ncubes, ck, &rho);
+        gcuba_vegas_cube_next(&s, c);
+      }
     }
     for (int k = 0; k < nc; ++k) {
       a.part[(long long)k * a.pstride + ch] = cI[k];

@@ -736,4 +736,5 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
   return 0;
 }
 
-const gcuba_vegas_ops gcuba_vegas_cpu = {"cpu", create, destroy, iterate};
+const gcuba_vegas_ops gcuba_vegas_cpu = {"cpu", create, destroy, iterate,
+                                         NULL, NULL};

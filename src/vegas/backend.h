@@ -48,17 +48,30 @@ typedef struct gcuba_vegas_iter {
   int grid_changed;           /* grid differs from the previous call's */
   int bins;                   /* accumulate the bin contributions */
   const double *qw;           /* [ncomp] their weights (gcuba_vegas_q) */
-  /* adaptive stratification (gcuba/vegas.h, "as units"), or R NULL: then
+  /* adaptive stratification (gcuba/vegas.h, "as units") when nreal > 0:
      strat.ncubes counts the units (of strat.npg samples), strat's g and r
      divide [0,1)^ndim into nreal cubes, and cube h has units R[h] ..
      R[h+1]-1; the backend returns in cvar[h] the sum of
      gcuba_vegas_unit_var over cube h's units (qw as weights), in unit
      order, and takes the extremes of F times the unit's rho
-     (gcuba_vegas_unit_k) */
+     (gcuba_vegas_unit_k).  R and cvar are the driver's (host memory), or
+     NULL when the backend's units op made the allocation: R and cvar are
+     then the backend's own. */
   const int64_t *R;
   int64_t nreal;
   double *cvar;
 } gcuba_vegas_iter;
+
+/* an allocation of units (the driver's alloc_units) */
+typedef struct gcuba_vegas_units {
+  gcuba_vegas_strat_t s; /* the new cubes (nr = s.ncubes) */
+  gcuba_vegas_strat_t o; /* the previous iteration's (nrp of them) */
+  int64_t nrp;           /* 0: no previous variances (evenly) */
+  int64_t extra;         /* units beyond one per cube */
+  int bk;                /* beta = bk/32 (gcuba_vegas_unit_weight) */
+  const int64_t *R;      /* NULL, or the previous R and cvar to use */
+  const double *cvar;
+} gcuba_vegas_units;
 
 typedef struct gcuba_vegas_ops {
   const char *name;
@@ -76,6 +89,16 @@ typedef struct gcuba_vegas_ops {
      GCUBA_FAIL_CUDA, GCUBA_FAIL_DEVMEM (sums then undefined). */
   int (*iterate)(void *ctx, const gcuba_vegas_iter *it, double *sums,
                  double *d);
+  /* Adaptive stratification kept in the backend (NULL: the driver
+     allocates in host memory).  units: the units R of the next iteration's
+     cubes from the previous iteration's (its R and cvar, kept; or those
+     of u->R, u->cvar when set, from a state file), as the driver's host
+     allocation makes them; *nunits = R[nr].  units_get: the previous
+     iteration's R (nrp + 1 values) and cvar (nrp) into host memory, for a
+     state file.  0 or a fail code. */
+  int (*units)(void *ctx, const struct gcuba_vegas_units *u,
+               int64_t *nunits);
+  int (*units_get)(void *ctx, int64_t nrp, int64_t *R, double *cvar);
 } gcuba_vegas_ops;
 
 #ifdef __cplusplus

@@ -121,8 +121,10 @@ typedef struct {
                               (cold) and of the latest one (cold >> 1) did
                               not come from the same cubes */
   int64_t *R, *Rp;
-  double *cv, *cvp;
+  double *cv, *cvp, *ws; /* (ws: the allocation's scratch) */
   long long nrcap, nrp;
+  int units_put;           /* Rp and cvp came from a state file: the
+                              backend's units op starts from them */
 } vegas;
 
 /* GCUBA_DEVICES=auto: a call grows after iteration GROW_ITER at the
@@ -241,6 +243,8 @@ static int units_reserve(vegas *v, long long nr)
   if ((p = realloc(v->cv, sizeof(double) * nr))) v->cv = (double *)p;
   else bad = 1;
   if ((p = realloc(v->cvp, sizeof(double) * nr))) v->cvp = (double *)p;
+  else bad = 1;
+  if ((p = realloc(v->ws, sizeof(double) * nr))) v->ws = (double *)p;
   else bad = 1;
   if (bad) return -1;
   v->nrcap = nr;
@@ -660,6 +664,12 @@ static int state_payload(vegas *v, gcuba_buf *pb, int file)
   gcuba_buf b = {0};
   size_t nh = (size_t)v->k * v->ncomp;
   int rc;
+  if (v->nrp > 0 && v->ops->units && !v->units_put) {
+    /* (the backend keeps them) */
+    if (units_reserve(v, v->nrp))
+      return gcuba_fail(c, GCUBA_FAIL_NOMEM, "the cubes' units");
+    if ((rc = v->ops->units_get(v->ctx, v->nrp, v->Rp, v->cvp))) return rc;
+  }
   gcuba_buf_put(&b, &v->k, sizeof v->k);
   gcuba_buf_put(&b, &v->nsamples, sizeof v->nsamples);
   gcuba_buf_put(&b, &c->neval, sizeof c->neval);
@@ -784,6 +794,7 @@ static int load_state(vegas *v)
       for (h = 0; h < v->nrp && !bad; ++h)
         bad = !(v->Rp[h + 1] > v->Rp[h]) || !(v->cvp[h] >= 0);
       if (bad) v->nrp = 0;
+      v->units_put = !bad;
     }
     bad = bad || b.bad || v->nsamples < 2 || c->neval < 0 || v->wstart < 0 ||
           v->wstart > k || v->frozen < 0 || v->frozen > POLISH_DONE;
@@ -868,6 +879,15 @@ static void report(const vegas *v, const gcuba_vegas_iter *it)
               (long long)s->calls, (long long)it->nreal, s->g + 1, s->r,
               s->g, s->ndim - s->r, (long long)s->ncubes, (long long)s->npg,
               units_min(it), units_max(it), v->hI[j * v->ncomp],
+              sqrt(v->hV[j * v->ncomp]), v->wstart + 1, v->k,
+              v->frozen ? ", grid frozen" : "");
+    else if (it->nreal > 0)
+      fprintf(stderr, "  this iteration: %lld samples, %lld cubes (%d^%d x "
+              "%d^%d) sampled by %lld units of %lld; [1] %.15g +- %.6g; "
+              "window %lld..%lld%s\n",
+              (long long)s->calls, (long long)it->nreal, s->g + 1, s->r,
+              s->g, s->ndim - s->r, (long long)s->ncubes, (long long)s->npg,
+              v->hI[j * v->ncomp],
               sqrt(v->hV[j * v->ncomp]), v->wstart + 1, v->k,
               v->frozen ? ", grid frozen" : "");
     else
@@ -1091,17 +1111,43 @@ static void strat_of(int ndim, long long nr, gcuba_vegas_strat_t *s)
   s->inv[1] = 1;
 }
 
+/* the canonical tree's sum of w[0..n) (gcuba/vegas.h), with scr holding
+   gcuba_vegas_tree_next(n) values */
+static double tree_sum(const double *w, long long n, double *scr)
+{
+  double g[GCUBA_VEGAS_GROUP];
+  const double *src = w;
+  if (n == 1) return w[0];
+  while (n > 1) {
+    const long long m = gcuba_vegas_tree_next(n);
+    long long j;
+    for (j = 0; j < m; ++j) {
+      const long long i0 = j * GCUBA_VEGAS_GROUP;
+      int i;
+      for (i = 0; i < GCUBA_VEGAS_GROUP; ++i)
+        g[i] = i0 + i < n ? src[i0 + i] : 0;
+      gcuba_vegas_tree_group(g);
+      scr[j] = g[0];
+    }
+    src = scr;
+    n = m;
+  }
+  return scr[0];
+}
+
 /* Adaptive stratification: the iteration of ncall samples as units
    (gcuba/vegas.h) into it: about ncall/(2 VP_UNITS) cubes, ncall/VP_NPG
    units; each cube gets one, and the others go to the cubes in proportion
    to sigma_h^beta (Lepage's VEGAS+), sigma_h^2 being the mean of the
-   variances of its units in the previous iteration, when that had the
-   same cubes; else evenly.  0, or GCUBA_FAIL_NOMEM. */
+   variances of its units in the previous iteration (of the previous cube
+   that holds its centre when the cubes changed); evenly without one.  In
+   host memory, or by the backend's units op, with the same bits.  0, or
+   a fail code. */
 static int alloc_units(vegas *v, long long ncall, gcuba_vegas_iter *it)
 {
-  gcuba_vegas_strat_t s;
-  long long ustar = ncall / VP_NPG, nr, extra, h;
-  double sum = 0;
+  gcuba_vegas_strat_t s, o;
+  long long ustar = ncall / VP_NPG, nr, extra, h, total;
+  const int bk = (int)floor(v->beta * 32 + 0.5);
   gcuba_vegas_strat(ncall / VP_UNITS, v->ndim, VP_MAXCUBES, &s);
   /* the cubes stay while they are at least half as many as these (and
      each can have a unit): the allocation learnt on them carries over */
@@ -1110,50 +1156,55 @@ static int alloc_units(vegas *v, long long ncall, gcuba_vegas_iter *it)
     strat_of(v->ndim, v->nrp, &s);
   nr = s.ncubes;
   if (ustar < nr) ustar = nr;
-  if (units_reserve(v, nr)) return GCUBA_FAIL_NOMEM;
   extra = ustar - nr;
   v->cold = (v->cold & ~1) | (v->nrp != nr);
-  if (v->nrp > 0) {
-    /* sigma_h^beta, with sigma_h^2 = cvp_h / r_h (cv as scratch); when
-       the cubes changed, those of the previous cube that holds the new
-       cube's centre */
-    gcuba_vegas_strat_t o;
-    int c[GCUBA_MAXDIM], a;
-    const int same = v->nrp == nr;
+  if (v->nrp > 0)
     strat_of(v->ndim, v->nrp, &o);
-    for (a = 0; a < v->ndim; ++a) c[a] = 0;
-    for (h = 0; h < nr; ++h) {
-      long long ho = h;
-      double m;
-      if (!same) {
-        for (ho = 0, a = 0; a < v->ndim; ++a) {
-          const long long p = gcuba_vegas_parts(&s, a),
-                          po = gcuba_vegas_parts(&o, a);
-          ho = ho * po + (2 * c[a] + 1) * po / (2 * p);
-        }
-        gcuba_vegas_cube_next(&s, c);
-      }
-      m = v->cvp[ho] / (double)(v->Rp[ho + 1] - v->Rp[ho]);
-      v->cv[h] = m > 0 ? pow(m, 0.5 * v->beta) : 0;
-      sum += v->cv[h];
-    }
-  }
-  v->R[0] = 0;
-  if (sum > 0 && sum <= 1.7976931348623157e308)
-    for (h = 0; h < nr; ++h) {
-      long long r = (long long)((double)extra * (v->cv[h] / sum));
-      if (r < 0 || r > extra) r = extra; /* (rounding) */
-      v->R[h + 1] = v->R[h] + 1 + r;
-    }
   else
-    for (h = 0; h < nr; ++h) v->R[h + 1] = v->R[h] + 1 + extra / nr;
+    o = s;
+  if (v->ops->units) {
+    gcuba_vegas_units u;
+    int64_t n = 0;
+    int rc;
+    u.s = s;
+    u.o = o;
+    u.nrp = v->nrp;
+    u.extra = extra;
+    u.bk = bk;
+    u.R = v->units_put ? v->Rp : NULL;
+    u.cvar = v->units_put ? v->cvp : NULL;
+    if ((rc = v->ops->units(v->ctx, &u, &n))) return rc;
+    v->units_put = 0;
+    total = n;
+    it->R = NULL;
+    it->cvar = NULL;
+  } else {
+    double sum = 0;
+    if (units_reserve(v, nr))
+      return gcuba_fail(v->c, GCUBA_FAIL_NOMEM, "the cubes' units");
+    if (v->nrp > 0) {
+      for (h = 0; h < nr; ++h) {
+        const long long ho =
+            v->nrp == nr ? h : gcuba_vegas_unit_from(&s, &o, h);
+        v->cv[h] = gcuba_vegas_unit_weight(v->cvp[ho],
+                                           v->Rp[ho + 1] - v->Rp[ho], bk);
+      }
+      sum = tree_sum(v->cv, nr, v->ws);
+    }
+    v->R[0] = 0;
+    for (h = 0; h < nr; ++h)
+      v->R[h + 1] = v->R[h] + gcuba_vegas_unit_count(v->nrp > 0 ? v->cv[h]
+                                                                : 0,
+                                                     sum, extra, nr);
+    total = v->R[nr];
+    it->R = v->R;
+    it->cvar = v->cv;
+  }
   s.npg = VP_NPG;
-  s.ncubes = v->R[nr];
+  s.ncubes = total;
   s.calls = s.ncubes * VP_NPG;
   it->strat = s;
-  it->R = v->R;
   it->nreal = nr;
-  it->cvar = v->cv;
   return 0;
 }
 
@@ -1204,10 +1255,8 @@ static void run(vegas *v)
     if (c->flags & GCUBA_VEGASAUTO) autosize(v);
     ncall = v->nsamples;
     if (v->beta > 0 ? alloc_units(v, ncall, &it)
-                    : (strat(v, ncall, &it.strat), 0)) {
-      gcuba_fail(c, GCUBA_FAIL_NOMEM, "the cubes' units");
+                    : (strat(v, ncall, &it.strat), 0))
       break;
-    }
     if (c->neval + it.strat.calls > c->maxeval) {
       if (v->k > 0) {
         c->fail = 1;
@@ -1218,10 +1267,8 @@ static void run(vegas *v)
       ncall = c->maxeval - c->neval;
       if (ncall < 2) ncall = 2;
       if (v->beta > 0 ? alloc_units(v, ncall, &it)
-                      : (strat(v, ncall, &it.strat), 0)) {
-        gcuba_fail(c, GCUBA_FAIL_NOMEM, "the cubes' units");
+                      : (strat(v, ncall, &it.strat), 0))
         break;
-      }
     }
     if (it.strat.npg > GCUBA_VEGAS_SLICE_SAMPLES) {
       gcuba_fail(c, GCUBA_FAIL_PARAM, "%lld samples per cube: too many",
@@ -1282,6 +1329,8 @@ static void run(vegas *v)
       v->R = R;
       v->cvp = v->cv;
       v->cv = q;
+    }
+    if (it.nreal > 0) { /* (in the backend without it.R) */
       v->nrp = it.nreal;
       v->cold = (v->cold & 1) << 1;
     }
@@ -1500,4 +1549,5 @@ out:
   free(v.Rp);
   free(v.cv);
   free(v.cvp);
+  free(v.ws);
 }
