@@ -4,7 +4,10 @@
    level takes longer than the time limit): a table (integrand, d, epsrel,
    ms, neval, true relative error, error, chi^2/df, prob, fail, a flag) on
    stdout and the same as CSV; then the sampling rate on f4 8D in
-   frozen-grid iterations of 2^27 samples.  The papers count a level as
+   frozen-grid iterations of 2^27 samples.  After the suite, fdiag 4D: two
+   Gaussians on the diagonal, the case of adaptive stratification (--beta
+   sets GCUBA_VEGAS_BETA; `make bench-vegas' runs fdiag once more with
+   beta 0.75).  The papers count a level as
    reached only if the routine says so AND the true relative error is at
    most epsrel: the flag says "(rel > eps)" when gVegas's claim is honest
    (true value within 4 errors) but that criterion fails (about a third of
@@ -56,8 +59,9 @@ static struct {
   const char *cases, *backend, *csv;
   double maxeps, mineps, limit, k, power;
   int evalrate, flags, seed;
+  const char *beta;
 } opt = {NULL, NULL, "bench-vegas.csv", 1e-3, 1.024e-10, 10, 1e5, 0, 0,
-         GCUBA_VEGASAUTO, 1};
+         GCUBA_VEGASAUTO, 1, NULL};
 
 typedef struct {
   double I, E, P, chi2, ms;
@@ -116,6 +120,7 @@ static void usage(void)
     "  --flags F        flags (default GCUBA_VEGASAUTO = 67108864; verbosity\n"
     "                   is added internally)\n"
     "  --seed S         seed (default 1)\n"
+    "  --beta B         GCUBA_VEGAS_BETA (adaptive stratification)\n"
     "  --evalrate       only the frozen-grid sampling rate on f4 8D\n");
 }
 
@@ -183,6 +188,7 @@ int main(int argc, char **argv)
     else if (!strcmp(a, "--csv")) opt.csv = v;
     else if (!strcmp(a, "--flags")) opt.flags = atoi(v);
     else if (!strcmp(a, "--seed")) opt.seed = atoi(v);
+    else if (!strcmp(a, "--beta")) opt.beta = v;
     else val = -1;
     if (val < 0 || !(opt.power >= 0)) {
       usage();
@@ -191,6 +197,7 @@ int main(int argc, char **argv)
     i += val;
   }
   if (opt.backend) setenv("GCUBA_DEVICE", opt.backend, 1);
+  if (opt.beta) setenv("GCUBA_VEGAS_BETA", opt.beta, 1);
   gpu = GPU && !(opt.backend && !strcmp(opt.backend, "cpu"));
   if (opt.evalrate) {
     evalrate(gpu);
@@ -203,9 +210,15 @@ int main(int argc, char **argv)
   printf("%-4s %2s %9s %10s %13s %9s %9s %9s %6s %4s %s\n", "f", "d",
          "epsrel", "ms", "neval", "true err", "rel err", "chi2/df", "prob",
          "fail", "");
-  for (i = 0; i < SUITE_NCASES; ++i) {
-    const struct suite_case *sc = &suite_cases[i];
-    gintegrand_t f = suite_family(sc->family, gpu);
+  for (i = 0; i <= SUITE_NCASES; ++i) {
+    /* the suite, then fdiag 4D */
+    const struct suite_case diag = {"fdiag", 0, 4, suite_diag_truth(4)};
+    const struct suite_case *sc = i < SUITE_NCASES ? &suite_cases[i] : &diag;
+    gintegrand_t f = i < SUITE_NCASES ? suite_family(sc->family, gpu)
+#ifdef SUITE_HAVE_CU
+                     : gpu ? fdiag_cu
+#endif
+                           : fdiag_c;
     double eps, rate = 0;
     if (!selected(sc)) continue;
     for (eps = opt.maxeps; eps >= opt.mineps * 0.999; eps /= 5) {
@@ -246,6 +259,6 @@ int main(int argc, char **argv)
   }
   if (out) fclose(out);
   printf("\n");
-  evalrate(gpu);
+  if (!opt.beta) evalrate(gpu); /* (the rate without stratification) */
   return 0;
 }

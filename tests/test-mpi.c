@@ -5,7 +5,8 @@
    local one bit for bit (integral, error, prob, neval, nregions, fail),
    and a converged result must be within its tolerance of the analytic
    value.  Also: processes passing different arguments all get
-   GCUBA_FAIL_COLLECTIVE, an abort or a NaN seen by one process ends the
+   GCUBA_FAIL_COLLECTIVE (GCUBA_VEGAS_BETA on one process: -6 on all),
+   an abort or a NaN seen by one process ends the
    call on all, state files resume collectively, an integrand that calls
    gCuhre itself runs its inner calls locally.  Rank 0 prints TAP lines
    (unnumbered; the script adds the plan) and writes every collective
@@ -395,6 +396,16 @@ int main(int argc, char **argv)
              &r.neval, &r.fail, r.integral, r.error, r.prob);
     report(size == 1 ? r.fail == 1 : r.fail == GCUBA_FAIL_COLLECTIVE, "%s",
            "gVegas: processes with different seeds: fail -18 on all");
+    if (rank == size - 1) setenv("GCUBA_VEGAS_BETA", "0.75", 1);
+    llgVegas(k->ndim, k->ncomp, k->f, NULL, 1, k->epsrel, 1e-12, 0, 1, 0,
+             50000, 1000, 500, 1000, 0, NULL, NULL, &r.neval, &r.fail,
+             r.integral, r.error, r.prob);
+    unsetenv("GCUBA_VEGAS_BETA");
+    /* (a communicator of one process: a local call) */
+    report(size == 1 ? r.fail >= 0
+                     : r.fail == GCUBA_FAIL_PARAM && r.neval == 0,
+           "%s", "gVegas: GCUBA_VEGAS_BETA (no collective adaptive "
+           "stratification) on one process: fail -6 on all");
     llgCuhre(k->ndim, k->ncomp, k->f, NULL, 1, k->epsrel, 1e-12, 0, 0, 40000,
              0, NULL, NULL, &r.nregions, &r.neval, &r.fail, r.integral,
              r.error, r.prob);

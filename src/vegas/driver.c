@@ -1451,11 +1451,15 @@ void gcuba_vegas_run(gcuba_call *c)
     if (gcuba_coll_agree(c, a, 3, what)) return;
   }
   if (bk < 0) return;
-  if (v.beta > 0 && c->coll) {
-    gcuba_fail(c, GCUBA_FAIL_PARAM, "GCUBA_VEGAS_BETA: adaptive "
-               "stratification is not available to collective calls");
+  /* (every process learns of a refusal on one) */
+  if (c->coll &&
+      gcuba_coll_status(c, v.beta > 0
+                               ? gcuba_fail(c, GCUBA_FAIL_PARAM,
+                                            "GCUBA_VEGAS_BETA: adaptive "
+                                            "stratification is not "
+                                            "available to collective calls")
+                               : 0))
     return;
-  }
   if (v.beta > 0 && c->seed == 0) {
     gcuba_log(c, 1, "GCUBA_VEGAS_BETA: seed 0 samples Sobol points, which "
               "have no cubes: no adaptive stratification");
