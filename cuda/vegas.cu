@@ -196,6 +196,29 @@ __device__ __forceinline__ void gcuba_vk_add128(ull *hi, ull *lo, ull h,
   if (h) atomicAdd(hi, h);
 }
 
+/* A block's cells as four 32-bit limbs each (limb k of cell i at
+   L[k*ncell + i]): (h, l) added with native 32-bit shared-memory atomics
+   (64-bit ones are compare-and-swap loops on sm_90), a limb's carry
+   added to the next; exact modulo 2^128 in any order, as the 64-bit
+   cells were */
+__device__ __forceinline__ void gcuba_vk_add128_32(unsigned *L, int ncell,
+                                                   int i, ull h, ull l)
+{
+  const unsigned x[4] = {(unsigned)l, (unsigned)(l >> 32), (unsigned)h,
+                         (unsigned)(h >> 32)};
+  ull p = x[0];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const unsigned a = (unsigned)p;
+    ull carry = p >> 32;
+    if (a) {
+      const unsigned o = atomicAdd(L + k * ncell + i, a);
+      if ((unsigned)(o + a) < o) ++carry;
+    }
+    if (k < 3) p = (ull)x[k + 1] + carry;
+  }
+}
+
 struct bins_args {
   gcuba_vegas_strat_t s;
   unsigned long long seed;
@@ -216,16 +239,16 @@ struct bins_args {
 __global__ void __launch_bounds__(BIN_THREADS)
 gcuba_vk_bins(const struct bins_args b)
 {
-  extern __shared__ ull gcuba_vk_cells_[];
+  extern __shared__ unsigned gcuba_vk_cells_[];
   const gcuba_vegas_strat_t s = b.s;
   const int a0 = blockIdx.y * b.ag;
   const int na = s.ndim - a0 < b.ag ? s.ndim - a0 : b.ag;
   const int ncell = na * b.nb;
-  ull *shi = gcuba_vk_cells_, *slo = gcuba_vk_cells_ + ncell;
+  unsigned *L = gcuba_vk_cells_; /* 4 ncell limbs */
   const int E = gcuba_vegas_fx_exp(__longlong_as_double((long long)*b.qmax),
                                    b.ns);
   int cc[64]; /* coordinates of axes a0.. (ag <= 64) */
-  for (int i = threadIdx.x; i < 2 * ncell; i += blockDim.x)
+  for (int i = threadIdx.x; i < 4 * ncell; i += blockDim.x)
     gcuba_vk_cells_[i] = 0;
   __syncthreads();
   if (E != GCUBA_VEGAS_FX_NONE)
@@ -251,7 +274,7 @@ gcuba_vk_bins(const struct bins_args b)
             const double y = gcuba_vegas_qy((const uint64_t *)b.sobol,
                                             b.qoff, sample, a);
             const int cell = (a - a0) * b.nb + gcuba_vegas_bin_of(y, b.nb);
-            gcuba_vk_add128(shi + cell, slo + cell, qh, ql);
+            gcuba_vk_add128_32(L, ncell, cell, qh, ql);
           }
           continue;
         }
@@ -263,14 +286,15 @@ gcuba_vk_bins(const struct bins_args b)
             const double u = gcuba_vegas_u01(w[2 * h], w[2 * h + 1]);
             const double y = gcuba_vegas_point1(&s, a, cc[a - a0], u);
             const int cell = (a - a0) * b.nb + gcuba_vegas_bin_of(y, b.nb);
-            gcuba_vk_add128(shi + cell, slo + cell, qh, ql);
+            gcuba_vk_add128_32(L, ncell, cell, qh, ql);
           }
         }
       }
     }
   __syncthreads();
   for (int i = threadIdx.x; i < ncell; i += blockDim.x) {
-    const ull h = shi[i], l = slo[i];
+    const ull l = (ull)L[i] | (ull)L[ncell + i] << 32,
+              h = (ull)L[2 * ncell + i] | (ull)L[3 * ncell + i] << 32;
     if (h | l)
       gcuba_vk_add128(b.hi + (long long)a0 * b.nb + i,
                       b.lo + (long long)a0 * b.nb + i, h, l);
