@@ -993,6 +993,16 @@ __global__ void gcuba_vk_ucount(const double *w, const double *sum,
                                   extra, nr);
 }
 
+/* R[h+1] for what the counts left unallocated (T: R[nr] before) */
+__global__ void gcuba_vk_uspread(long long *R, const long long *T,
+                                 long long target, long long nr)
+{
+  const long long d = target - *T > 0 ? target - *T : 0;
+  for (long long h = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+       h < nr; h += (long long)gridDim.x * blockDim.x)
+    R[h + 1] = gcuba_vegas_unit_spread(R[h + 1], h, d, nr);
+}
+
 static void swap_ll(long long **a, long long **b, long long *ca,
                     long long *cb)
 {
@@ -1074,6 +1084,15 @@ static int units(void *ctx, const struct gcuba_vegas_units *u,
       (rc = GCUBA_CK(c, cudaMemsetAsync(t->R, 0, sizeof(long long), st))) ||
       (rc = GCUBA_CK(c, cub::DeviceScan::InclusiveSum(
            t->scan, bytes, t->n, t->R + 1, (int64_t)nr, st))) ||
+      /* (the sum's place holds R[nr] for the spread) */
+      (rc = GCUBA_CK(c, cudaMemcpyAsync(t->tsc + gcuba_vegas_tree_next(nr),
+                                        t->R + nr, sizeof(long long),
+                                        cudaMemcpyDeviceToDevice, st))))
+    return rc;
+  gcuba_vk_uspread<<<(unsigned)blocks, 256, 0, st>>>(
+      t->R, (const long long *)(t->tsc + gcuba_vegas_tree_next(nr)),
+      nr + u->extra, nr);
+  if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_uspread")) ||
       (rc = GCUBA_CK(c, cudaMemsetAsync(t->cvar, 0, sizeof(double) * nr,
                                         st))) ||
       (rc = GCUBA_CK(c, cudaMemcpyAsync(&total, t->R + nr, sizeof total,

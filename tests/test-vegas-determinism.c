@@ -1,7 +1,8 @@
 /* tests/test-vegas-determinism.c -- gVegas gives the same bits for the same
    call: run after run, for any number of CPU threads, for seed 0 too, for
    any nvec and batch size of an nvec-form integrand, across slices of an
-   iteration larger than 2^24 samples; another seed gives other numbers.
+   iteration larger than 2^24 samples, with adaptive stratification too
+   (GCUBA_VEGAS_BETA); another seed gives other numbers.
    This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
@@ -139,6 +140,15 @@ int main(void)
      "nvec 100000, nbatch 300: the same bits, %d points per call (<= "
      "nbatch)", maxn);
   ok(!badweight, "nvec form receives positive weights and iteration >= 1");
+  /* the same with adaptive stratification (units of cubes) */
+  setenv("GCUBA_VEGAS_BETA", "0.75", 1);
+  run(4, 1, pf, 1, 1e-3, 0, 5, 100000000, 10000, 10000, 1000, &a);
+  run(4, 1, vf, 7, 1e-3, 0, 5, 100000000, 10000, 10000, 1000, &b);
+  run(4, 1, vf, 100000, 1e-3, 0, 5, 100000000, 10000, 10000, 300, &c);
+  unsetenv("GCUBA_VEGAS_BETA");
+  ok(a.fail == 0 && same(&a, &b) && same(&a, &c),
+     "GCUBA_VEGAS_BETA=0.75: point form, nvec 7 and nvec 100000 with nbatch "
+     "300 give the same bits (%.15g)", a.I[0]);
 
   /* an iteration of more than 2^24 samples (a slice and a part) */
   n = 1;
@@ -154,5 +164,20 @@ int main(void)
   ok(same(&a, &b) && a.neval == 18000000 && fabs(a.I[0] - 1) < 4 * a.E[0],
      "18e6 samples in one iteration (2 slices), 1 and 2 threads: the same "
      "bits, %.15g +- %.2g", a.I[0], a.E[0]);
+  setenv("GCUBA_VEGAS_BETA", "0.75", 1);
+  n = 1;
+  gcubacores(&n, &n);
+  run(1, 1, gcuba_host_integrand(lin_fn, 0), 1, 1e-3, 0, 9, 36000000,
+      18000000, 0, 1000, &a);
+  n = 2;
+  gcubacores(&n, &n);
+  run(1, 1, gcuba_host_integrand(lin_fn, 0), 1, 1e-3, 0, 9, 36000000,
+      18000000, 0, 1000, &b);
+  n = -1;
+  gcubacores(&n, &n);
+  unsetenv("GCUBA_VEGAS_BETA");
+  ok(same(&a, &b) && a.neval == 36000000 && fabs(a.I[0] - 1) < 4 * a.E[0],
+     "GCUBA_VEGAS_BETA=0.75: 2 iterations of 18e6 samples (2 slices), 1 "
+     "and 2 threads: the same bits, %.15g +- %.2g", a.I[0], a.E[0]);
   return done();
 }

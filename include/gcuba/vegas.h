@@ -375,16 +375,29 @@ GCUBA_HDI double gcuba_vegas_unit_weight(double cv, int64_t r, int bk)
 
 /* the units of a cube of weight w among nr cubes whose weights sum to sum
    (the canonical tree), with extra units beyond one per cube: one, and
-   its share of the extra ones; without a usable sum, the extra ones
-   evenly */
+   its share of the extra ones rounded down (a share scaled by 1 - 2^-40,
+   so that rounding never gives the cubes more than extra); without a
+   usable sum, the extra ones evenly.  gcuba_vegas_unit_spread then hands
+   out what the rounding left. */
 GCUBA_HDI int64_t gcuba_vegas_unit_count(double w, double sum, int64_t extra,
                                          int64_t nr)
 {
   int64_t r;
   if (!(sum > 0 && sum <= 1.7976931348623157e308)) return 1 + extra / nr;
-  r = (int64_t)((double)extra * (w / sum));
+  r = (int64_t)((double)extra * (w / sum) * (1 - 9.094947017729282e-13));
   if (r < 0 || r > extra) r = extra; /* (rounding) */
   return 1 + r;
+}
+
+/* R[h+1] after the counts left d >= 0 of the units unallocated: they go
+   one to a cube, spread evenly over the nr cubes (cube h gets
+   m(h) - m(h-1) of them, m(h) = min(d, ceil((h+1) d / nr))), so that
+   R[nr] is the iteration's units */
+GCUBA_HDI int64_t gcuba_vegas_unit_spread(int64_t R1, int64_t h, int64_t d,
+                                          int64_t nr)
+{
+  const int64_t m = ((h + 1) * d + nr - 1) / nr;
+  return R1 + (m < d ? m : d);
 }
 
 /* ------------------------------------------------------------------------

@@ -1196,6 +1196,12 @@ static int alloc_units(vegas *v, long long ncall, gcuba_vegas_iter *it)
       v->R[h + 1] = v->R[h] + gcuba_vegas_unit_count(v->nrp > 0 ? v->cv[h]
                                                                 : 0,
                                                      sum, extra, nr);
+    {
+      const long long d = nr + extra - v->R[nr];
+      for (h = 0; h < nr; ++h)
+        v->R[h + 1] = gcuba_vegas_unit_spread(v->R[h + 1], h, d > 0 ? d : 0,
+                                              nr);
+    }
     total = v->R[nr];
     it->R = v->R;
     it->cvar = v->cv;
