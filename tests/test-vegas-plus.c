@@ -4,7 +4,7 @@
    - two Gaussians on the diagonal of [0,1]^4, which a product grid cannot
      follow: seeds 1-6 at epsrel 3e-4 give fail = 0 with the true value
      within 4 errors, and take together at most 0.6 of the evaluations
-     the same calls take without it (0.45 measured);
+     the same calls take without it (0.53 measured);
    - the suite (f2 6D, f3 3D, f4 5D, f5 8D, f6 6D) at 1e-3 with beta 0.75,
      f4 5D with beta 1 and with GCUBA_VEGASAUTO at 1e-4, three components
      with one grid for all axes: fail = 0, true values within 4 errors;
