@@ -12,10 +12,13 @@
    them into the global sums; a last kernel converts them to doubles.
    Every device buffer is sized once when the sampler is created (from
    maxeval and the slice limits) and reused; nothing is allocated during
-   the iterations.  An iteration makes one copy to the device (grid,
-   weights, cleared sums), its kernels, one copy back (sums, extremes,
-   status word, bin contributions) and one synchronisation: on small
-   iterations the launches, not the samples, set the time.
+   the iterations, except adaptive stratification's buffers (units
+   op), which grow by doubling when an iteration has more cubes.  An
+   iteration makes one copy to the device (grid, weights, cleared sums),
+   its kernels, one copy back (sums, extremes, status word, bin
+   contributions) and one synchronisation (adaptive stratification: one
+   more, after its allocation): on small iterations the launches, not
+   the samples, set the time.
    This file is part of gcuba. */
 #include <cuda_runtime.h>
 #include <pthread.h>
