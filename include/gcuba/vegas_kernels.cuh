@@ -9,7 +9,10 @@
    per component and kind, to part[] (column-major: column col at
    part + col*pstride).  The library (cuda/vegas.cu) reduces them in the
    canonical tree, and, while the grid adapts, turns the stored bin
-   contributions q of the samples into bin sums.  Which thread does which chunk does
+   contributions q of the samples into bin sums.  With adaptive
+   stratification (a.R) the cubes are units (gcuba/vegas.h): a unit's
+   samples lie in its cube, count with its weight, and its variance goes
+   to a.uv.  Which thread does which chunk does
    not change any result, so the launch shape is free: the launcher picks
    it from the kernel's occupancy.
 
