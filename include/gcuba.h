@@ -96,6 +96,10 @@ typedef const struct gcuba_integrand *gintegrand_t;
    variance so that three of them meet the tolerance (never fewer samples
    than nstart + k nincrease; maxeval still bounds the run). */
 #define GCUBA_VEGASAUTO (1 << 26)
+/* Vegas: adaptive stratification (VEGAS+): the samples of an iteration go
+   to the cubes in proportion to their standard deviation to the power
+   beta, 0.75 or GCUBA_VEGAS_BETA's (doc/vegas.md). */
+#define GCUBA_VEGASPLUS (1 << 27)
 
 /* fail codes.  0 and > 0 and -1, -2, -99 are Cuba's. */
 #define GCUBA_FAIL_LIST(X)                                                     \

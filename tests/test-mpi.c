@@ -5,7 +5,7 @@
    local one bit for bit (integral, error, prob, neval, nregions, fail),
    and a converged result must be within its tolerance of the analytic
    value.  Also: processes passing different arguments all get
-   GCUBA_FAIL_COLLECTIVE (GCUBA_VEGAS_BETA on one process: -6 on all),
+   GCUBA_FAIL_COLLECTIVE (adaptive stratification: -6 on all),
    an abort or a NaN seen by one process ends the
    call on all, state files resume collectively, an integrand that calls
    gCuhre itself runs its inner calls locally.  Rank 0 prints TAP lines
@@ -406,6 +406,13 @@ int main(int argc, char **argv)
                      : r.fail == GCUBA_FAIL_PARAM && r.neval == 0,
            "%s", "gVegas: GCUBA_VEGAS_BETA (no collective adaptive "
            "stratification) on one process: fail -6 on all");
+    llgVegas(k->ndim, k->ncomp, k->f, NULL, 1, k->epsrel, 1e-12,
+             GCUBA_VEGASPLUS, 1, 0, 50000, 1000, 500, 1000, 0, NULL, NULL,
+             &r.neval, &r.fail, r.integral, r.error, r.prob);
+    report(size == 1 ? r.fail >= 0
+                     : r.fail == GCUBA_FAIL_PARAM && r.neval == 0,
+           "%s", "gVegas: flags GCUBA_VEGASPLUS on every process: fail -6 "
+           "on all");
     llgCuhre(k->ndim, k->ncomp, k->f, NULL, 1, k->epsrel, 1e-12, 0, 0, 40000,
              0, NULL, NULL, &r.nregions, &r.neval, &r.fail, r.integral,
              r.error, r.prob);

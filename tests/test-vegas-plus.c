@@ -1,5 +1,6 @@
 /* tests/test-vegas-plus.c -- gVegas with adaptive stratification
-   (GCUBA_VEGAS_BETA, VEGAS+), on the CPU backend and, in its GPU build,
+   (GCUBA_VEGASPLUS, GCUBA_VEGAS_BETA, VEGAS+), on the CPU backend and, in
+   its GPU build,
    on the GPU:
    - two Gaussians on the diagonal of [0,1]^4, which a product grid cannot
      follow: seeds 1-6 at epsrel 3e-4 give fail = 0 with the true value
@@ -8,8 +9,10 @@
    - the suite (f2 6D, f3 3D, f4 5D, f5 8D, f6 6D) at 1e-3 with beta 0.75,
      f4 5D with beta 1 and with GCUBA_VEGASAUTO at 1e-4, three components
      with one grid for all axes: fail = 0, true values within 4 errors;
-   - the same bits run after run and on 1, 2 and 3 CPU threads;
-     GCUBA_VEGAS_BETA=0 gives the bits of the unset variable; seed 0
+   - the same bits run after run and on 1, 2 and 3 CPU threads; flags
+     GCUBA_VEGASPLUS the bits of GCUBA_VEGAS_BETA=0.75, or of the beta
+     the variable sets; GCUBA_VEGAS_BETA=0 gives the bits of the unset
+     variable; seed 0
      (Sobol points, no cubes) says so at verbosity 1 and ignores it;
    - a run interrupted by maxeval and resumed from its state file ends
      with the same bits as an uninterrupted one.
@@ -145,6 +148,16 @@ int main(void)
   n = -1;
   gcubacores(&n, &n);
   ok(same3, "1, 2 and 3 CPU threads: the same bits");
+  beta(NULL);
+  run(S(f4), 5, 1, 1e-3, GCUBA_VEGASPLUS, 7, 100000000, 20000, 20000, NULL,
+      &b);
+  ok(same(&a, &b), "flags GCUBA_VEGASPLUS: the bits of GCUBA_VEGAS_BETA=0.75");
+  beta("1");
+  run(S(f4), 5, 1, 1e-3, 0, 7, 100000000, 20000, 20000, NULL, &a);
+  run(S(f4), 5, 1, 1e-3, GCUBA_VEGASPLUS, 7, 100000000, 20000, 20000, NULL,
+      &b);
+  ok(same(&a, &b) && memcmp(a.I, c.I, sizeof a.I),
+     "GCUBA_VEGAS_BETA=1 sets the beta of GCUBA_VEGASPLUS");
   beta("0");
   run(S(f4), 5, 1, 1e-3, 0, 7, 100000000, 20000, 20000, NULL, &a);
   beta(NULL);

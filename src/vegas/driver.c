@@ -225,6 +225,8 @@ static int knobs(vegas *v)
   if (v->beta < 0)
     return gcuba_fail(c, GCUBA_FAIL_ENV, "GCUBA_VEGAS_BETA=%s (expected a "
                       "number from 0 to 1)", getenv("GCUBA_VEGAS_BETA"));
+  /* GCUBA_VEGASPLUS: Lepage's beta unless the environment gives one */
+  if ((c->flags & GCUBA_VEGASPLUS) && !(v->beta > 0)) v->beta = 0.75;
   return 0;
 }
 
@@ -1461,22 +1463,24 @@ void gcuba_vegas_run(gcuba_call *c)
   if (c->coll &&
       gcuba_coll_status(c, v.beta > 0
                                ? gcuba_fail(c, GCUBA_FAIL_PARAM,
-                                            "GCUBA_VEGAS_BETA: adaptive "
-                                            "stratification is not "
+                                            "adaptive stratification "
+                                            "(GCUBA_VEGASPLUS, "
+                                            "GCUBA_VEGAS_BETA) is not "
                                             "available to collective calls")
                                : 0))
     return;
   if (v.beta > 0 && c->seed == 0) {
-    gcuba_log(c, 1, "GCUBA_VEGAS_BETA: seed 0 samples Sobol points, which "
-              "have no cubes: no adaptive stratification");
+    gcuba_log(c, 1, "seed 0 samples Sobol points, which have no cubes: no "
+              "adaptive stratification (GCUBA_VEGASPLUS, "
+              "GCUBA_VEGAS_BETA)");
     v.beta = 0;
   }
   /* several GPUs (GCUBA_DEVICES): this call again on each, collectively
      (adaptive stratification stays on one) */
   if (bk == GCUBA_BK_GPU && v.beta > 0 && getenv("GCUBA_DEVICES") &&
       *getenv("GCUBA_DEVICES") && strcmp(getenv("GCUBA_DEVICES"), "1"))
-    gcuba_log(c, 1, "GCUBA_VEGAS_BETA: adaptive stratification runs on one "
-              "GPU");
+    gcuba_log(c, 1, "adaptive stratification (GCUBA_VEGASPLUS, "
+              "GCUBA_VEGAS_BETA) runs on one GPU");
   if (bk == GCUBA_BK_GPU && !c->coll && !(v.beta > 0) &&
       gcuba_team_run(c, gcuba_vegas_run))
     return;
