@@ -207,7 +207,7 @@ int main(int argc, char **argv)
   if (out)
     fprintf(out, "integrand,d,epsrel,ms,neval,true_rel_error,error,chi2,df,"
             "prob,fail,false_claim,converged\n");
-  printf("%-4s %2s %9s %10s %13s %9s %9s %9s %6s %4s %s\n", "f", "d",
+  printf("%-5s %2s %9s %10s %13s %9s %9s %9s %6s %4s %s\n", "f", "d",
          "epsrel", "ms", "neval", "true err", "rel err", "chi2/df", "prob",
          "fail", "");
   for (i = 0; i <= SUITE_NCASES; ++i) {
@@ -243,7 +243,7 @@ int main(int argc, char **argv)
         /* chi^2/df needs two iterations: "-" at df = 0 */
         char chi[16] = "-";
         if (r.df > 0) snprintf(chi, sizeof chi, "%.3g", r.chi2 / r.df);
-        printf("%-4s %2d %9.3g %10.1f %13lld %9.2e %9.2e %9s %6.3f %4d %s\n",
+        printf("%-5s %2d %9.3g %10.1f %13lld %9.2e %9.2e %9s %6.3f %4d %s\n",
                sc->name, sc->d, eps, r.ms, r.neval, rel, r.E / fabs(r.I),
                chi, r.P, r.fail,
                bad ? "FALSE" : r.fail == 0 && rel > eps ? "(rel > eps)" : "");

@@ -56,8 +56,11 @@ def main(argv):
               "#000000", "#aec7e8", "#98df8a"]
 
     def key(n):
+        # the suite's f1..f8 by number, then the others (fdiag) by name
         fam, d = n.split()
-        return (int(fam[1:]), int(d[:-1]))
+        num = fam[1:]
+        return (0, int(num), "", int(d[:-1])) if num.isdigit() else \
+            (1, 0, fam, int(d[:-1]))
 
     for i, name in enumerate(sorted(cases, key=key)):
         pts = sorted(cases[name])
