@@ -1006,19 +1006,12 @@ __global__ void gcuba_vk_uspread(long long *R, const long long *T,
     R[h + 1] = gcuba_vegas_unit_spread(R[h + 1], h, d, nr);
 }
 
-static void swap_ll(long long **a, long long **b, long long *ca,
-                    long long *cb)
+/* two device buffers and their capacities trade places */
+template <class T>
+static void swap_buf(T **a, T **b, long long *ca, long long *cb)
 {
-  long long *p = *a, c = *ca;
-  *a = *b;
-  *b = p;
-  *ca = *cb;
-  *cb = c;
-}
-static void swap_d(double **a, double **b, long long *ca, long long *cb)
-{
-  double *p = *a;
-  long long c = *ca;
+  T *p = *a;
+  const long long c = *ca;
   *a = *b;
   *b = p;
   *ca = *cb;
@@ -1039,8 +1032,8 @@ static int units(void *ctx, const struct gcuba_vegas_units *u,
   /* the finished iteration's units become the previous ones (a second
      allocation for the same iteration keeps them) */
   if (t->fresh) {
-    swap_ll(&t->R, &t->Rp, &t->rcap, &t->rpcap);
-    swap_d(&t->cvar, &t->cvp, &t->ccap, &t->cpcap);
+    swap_buf(&t->R, &t->Rp, &t->rcap, &t->rpcap);
+    swap_buf(&t->cvar, &t->cvp, &t->ccap, &t->cpcap);
     t->fresh = 0;
   }
   if ((rc = dgrow(t, (void **)&t->R, &t->rcap, nr + 1, sizeof(long long))) ||

@@ -81,6 +81,22 @@ static int lin_fn(const int *ndim, const double x[], const int *ncomp,
   return 0;
 }
 
+/* lin_fn in 1D with iterations of 18e6 samples up to maxeval, on 1 CPU
+   thread (a) and on 2 (b) */
+static void lin_threads(long long maxeval, result *a, result *b)
+{
+  int n = 1;
+  gcubacores(&n, &n);
+  run(1, 1, gcuba_host_integrand(lin_fn, 0), 1, 1e-3, 0, 9, maxeval,
+      18000000, 0, 1000, a);
+  n = 2;
+  gcubacores(&n, &n);
+  run(1, 1, gcuba_host_integrand(lin_fn, 0), 1, 1e-3, 0, 9, maxeval,
+      18000000, 0, 1000, b);
+  n = -1;
+  gcubacores(&n, &n);
+}
+
 int main(void)
 {
   result a, b, c;
@@ -151,30 +167,12 @@ int main(void)
      "300 give the same bits (%.15g)", a.I[0]);
 
   /* an iteration of more than 2^24 samples (a slice and a part) */
-  n = 1;
-  gcubacores(&n, &n);
-  run(1, 1, gcuba_host_integrand(lin_fn, 0), 1, 1e-3, 0, 9, 18000000,
-      18000000, 0, 1000, &a);
-  n = 2;
-  gcubacores(&n, &n);
-  run(1, 1, gcuba_host_integrand(lin_fn, 0), 1, 1e-3, 0, 9, 18000000,
-      18000000, 0, 1000, &b);
-  n = -1;
-  gcubacores(&n, &n);
+  lin_threads(18000000, &a, &b);
   ok(same(&a, &b) && a.neval == 18000000 && fabs(a.I[0] - 1) < 4 * a.E[0],
      "18e6 samples in one iteration (2 slices), 1 and 2 threads: the same "
      "bits, %.15g +- %.2g", a.I[0], a.E[0]);
   setenv("GCUBA_VEGAS_BETA", "0.75", 1);
-  n = 1;
-  gcubacores(&n, &n);
-  run(1, 1, gcuba_host_integrand(lin_fn, 0), 1, 1e-3, 0, 9, 36000000,
-      18000000, 0, 1000, &a);
-  n = 2;
-  gcubacores(&n, &n);
-  run(1, 1, gcuba_host_integrand(lin_fn, 0), 1, 1e-3, 0, 9, 36000000,
-      18000000, 0, 1000, &b);
-  n = -1;
-  gcubacores(&n, &n);
+  lin_threads(36000000, &a, &b);
   unsetenv("GCUBA_VEGAS_BETA");
   ok(same(&a, &b) && a.neval == 36000000 && fabs(a.I[0] - 1) < 4 * a.E[0],
      "GCUBA_VEGAS_BETA=0.75: 2 iterations of 18e6 samples (2 slices), 1 "

@@ -836,20 +836,19 @@ static void params(const vegas *v)
   fflush(stderr);
 }
 
-/* the fewest and the most units of a cube (report) */
-static long long units_min(const gcuba_vegas_iter *it)
+/* " (lo to hi per cube)" from the units in host memory, else "" (report) */
+static void units_range(const gcuba_vegas_iter *it, char *buf, size_t n)
 {
-  long long h, m = it->R[1] - it->R[0];
-  for (h = 1; h < it->nreal; ++h)
-    if (it->R[h + 1] - it->R[h] < m) m = it->R[h + 1] - it->R[h];
-  return m;
-}
-static long long units_max(const gcuba_vegas_iter *it)
-{
-  long long h, m = 0;
-  for (h = 0; h < it->nreal; ++h)
-    if (it->R[h + 1] - it->R[h] > m) m = it->R[h + 1] - it->R[h];
-  return m;
+  long long h, lo, hi;
+  buf[0] = 0;
+  if (!it->R) return;
+  lo = hi = it->R[1] - it->R[0];
+  for (h = 1; h < it->nreal; ++h) {
+    const long long r = it->R[h + 1] - it->R[h];
+    if (r < lo) lo = r;
+    if (r > hi) hi = r;
+  }
+  snprintf(buf, n, " (%lld to %lld per cube)", lo, hi);
 }
 
 static void report(const vegas *v, const gcuba_vegas_iter *it)
@@ -874,24 +873,17 @@ static void report(const vegas *v, const gcuba_vegas_iter *it)
               (long long)s->calls, c->neval - (long long)s->calls + 1,
               c->neval, v->hI[j * v->ncomp], sqrt(v->hV[j * v->ncomp]),
               v->wstart + 1, v->k, v->frozen ? ", grid frozen" : "");
-    else if (it->R)
+    else if (it->nreal > 0) {
+      char range[64];
+      units_range(it, range, sizeof range);
       fprintf(stderr, "  this iteration: %lld samples, %lld cubes (%d^%d x "
-              "%d^%d) sampled by %lld units of %lld (%lld to %lld per "
-              "cube); [1] %.15g +- %.6g; window %lld..%lld%s\n",
-              (long long)s->calls, (long long)it->nreal, s->g + 1, s->r,
-              s->g, s->ndim - s->r, (long long)s->ncubes, (long long)s->npg,
-              units_min(it), units_max(it), v->hI[j * v->ncomp],
-              sqrt(v->hV[j * v->ncomp]), v->wstart + 1, v->k,
-              v->frozen ? ", grid frozen" : "");
-    else if (it->nreal > 0)
-      fprintf(stderr, "  this iteration: %lld samples, %lld cubes (%d^%d x "
-              "%d^%d) sampled by %lld units of %lld; [1] %.15g +- %.6g; "
+              "%d^%d) sampled by %lld units of %lld%s; [1] %.15g +- %.6g; "
               "window %lld..%lld%s\n",
               (long long)s->calls, (long long)it->nreal, s->g + 1, s->r,
               s->g, s->ndim - s->r, (long long)s->ncubes, (long long)s->npg,
-              v->hI[j * v->ncomp],
-              sqrt(v->hV[j * v->ncomp]), v->wstart + 1, v->k,
-              v->frozen ? ", grid frozen" : "");
+              range, v->hI[j * v->ncomp], sqrt(v->hV[j * v->ncomp]),
+              v->wstart + 1, v->k, v->frozen ? ", grid frozen" : "");
+    }
     else
       fprintf(stderr, "  this iteration: %lld samples, %lld cubes (%d^%d x "
               "%d^%d), %lld per cube; [1] %.15g +- %.6g; window "
