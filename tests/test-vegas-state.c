@@ -47,9 +47,11 @@ static void grown(long long maxeval, const char *sf, result *r)
 #ifndef SUITE_GPU
 /* GCUBA_VEGASAUTO with the polish: C0 exp(-10 sum |x_i - 1/2|) in 8D at
    2e-5 from nstart 2e4 with 128 bins polishes in iteration 13 and decides
-   after 14.  A host function in Cuba's nvec form (it is told the
+   after 14; the corner peak (1 + sum_i i x_i)^-4 in 3D at 1e-6 with 256
+   bins polishes in iteration 11, refines again after 12 and decides
+   after 13.  A host function in Cuba's nvec form (it is told the
    iteration) returns -999 in iteration abort_at (0: never). */
-static int abort_at;
+static int abort_at, corner;
 static int c0_fn(const int *ndim, const double x[], const int *ncomp,
                  double f[], void *userdata, const int *nvec,
                  const int *core, const double weight[], const int *iter)
@@ -62,8 +64,10 @@ static int c0_fn(const int *ndim, const double x[], const int *ncomp,
   if (*iter == abort_at) return -999;
   for (i = 0; i < *nvec; ++i) {
     double s = 0;
-    for (d = 0; d < *ndim; ++d) s += fabs(x[(size_t)i * *ndim + d] - 0.5);
-    f[i] = exp(-10 * s);
+    for (d = 0; d < *ndim; ++d)
+      s += corner ? (d + 1) * x[(size_t)i * *ndim + d]
+                  : fabs(x[(size_t)i * *ndim + d] - 0.5);
+    f[i] = corner ? pow(1 + s, -(*ndim + 1)) : exp(-10 * s);
   }
   return 0;
 }
@@ -72,10 +76,11 @@ static void polished(int abort_iter, const char *sf, result *r)
 {
   memset(r, 0, sizeof *r);
   abort_at = abort_iter;
-  setenv("GCUBA_VEGAS_NBINS", "128", 1);
-  llgVegas(8, 1, gcuba_host_integrand((gcuba_host_fn)c0_fn, 1), NULL, 1000,
-           2e-5, 1e-20, GCUBA_VEGASAUTO, 1, 0, 2000000000, 20000, 20000,
-           1000, 0, sf, NULL, &r->neval, &r->fail, &r->I, &r->E, &r->P);
+  setenv("GCUBA_VEGAS_NBINS", corner ? "256" : "128", 1);
+  llgVegas(corner ? 3 : 8, 1, gcuba_host_integrand((gcuba_host_fn)c0_fn, 1),
+           NULL, 1000, corner ? 1e-6 : 2e-5, 1e-20, GCUBA_VEGASAUTO, 1, 0,
+           2000000000, 20000, 20000, 1000, 0, sf, NULL, &r->neval, &r->fail,
+           &r->I, &r->E, &r->P);
   unsetenv("GCUBA_VEGAS_NBINS");
 }
 #endif
@@ -188,6 +193,24 @@ int main(void)
        "polish: aborted in the iteration after the polishing one (fail %d, "
        "neval %lld), resumed to the same bits", a.fail, a.neval);
   }
+  /* the polish repeated: stopped in the iteration after the one that
+     refined again (the state holds the grid of the first polish) */
+  corner = 1;
+  polished(0, NULL, &full);
+  ok(full.fail == 0 && fabs(full.I - 1.0846560846560847e-02) <= 4 * full.E,
+     "polish repeated, uninterrupted: %.15g +- %.3g, neval %lld", full.I,
+     full.E, full.neval);
+  polished(13, SF, &a);
+  {
+    const int kept = exists(SF); /* the state after iteration 12 */
+    polished(0, SF, &c);
+    ok(a.fail == -99 && a.neval == 6197174 && kept && same(&c, &full) &&
+           !exists(SF),
+       "polish repeated: aborted in the iteration after the second "
+       "refinement (fail %d, neval %lld), resumed to the same bits",
+       a.fail, a.neval);
+  }
+  corner = 0;
 #endif
   return battery_done();
 }
