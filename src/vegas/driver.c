@@ -1044,9 +1044,10 @@ static void refine(vegas *v, int floor)
    its bins refine the grid again, and the next iteration judges that
    refinement in turn: the stratified variance keeps falling over several
    refinements after the adaptation's gain says that the grid has settled
-   (f3 3D at 6.4e-8: 0.50, 0.63, 0.81, 0.92 the variance per sample of
-   the grid before, then 1.00).  Every iteration is combined as any other:
-   every grid's estimate is unbiased.  0, or the fail code (set) */
+   (f3 3D at 6.4e-8: 0.50, 0.63, 0.78 and 0.93 times the variance per
+   sample of the grid before; half the samples in all).  Every iteration
+   is combined as any other: every grid's estimate is unbiased.  0, or the
+   fail code (set) */
 static int polish(vegas *v)
 {
   gcuba_call *c = v->c;
