@@ -52,7 +52,7 @@ static void grown(long long maxeval, const char *sf, result *r)
    after 13.  A host function in Cuba's nvec form (it is told the
    iteration) returns -999 in iteration abort_at (0: never). */
 static int abort_at, corner;
-static int c0_fn(const int *ndim, const double x[], const int *ncomp,
+static int polish_fn(const int *ndim, const double x[], const int *ncomp,
                  double f[], void *userdata, const int *nvec,
                  const int *core, const double weight[], const int *iter)
 {
@@ -77,7 +77,7 @@ static void polished(int abort_iter, const char *sf, result *r)
   memset(r, 0, sizeof *r);
   abort_at = abort_iter;
   setenv("GCUBA_VEGAS_NBINS", corner ? "256" : "128", 1);
-  llgVegas(corner ? 3 : 8, 1, gcuba_host_integrand((gcuba_host_fn)c0_fn, 1),
+  llgVegas(corner ? 3 : 8, 1, gcuba_host_integrand((gcuba_host_fn)polish_fn, 1),
            NULL, 1000, corner ? 1e-6 : 2e-5, 1e-20, GCUBA_VEGASAUTO, 1, 0,
            2000000000, 20000, 20000, 1000, 0, sf, NULL, &r->neval, &r->fail,
            &r->I, &r->E, &r->P);
