@@ -77,10 +77,11 @@ static void polished(int abort_iter, const char *sf, result *r)
   memset(r, 0, sizeof *r);
   abort_at = abort_iter;
   setenv("GCUBA_VEGAS_NBINS", corner ? "256" : "128", 1);
-  llgVegas(corner ? 3 : 8, 1, gcuba_host_integrand((gcuba_host_fn)polish_fn, 1),
-           NULL, 1000, corner ? 1e-6 : 2e-5, 1e-20, GCUBA_VEGASAUTO, 1, 0,
-           2000000000, 20000, 20000, 1000, 0, sf, NULL, &r->neval, &r->fail,
-           &r->I, &r->E, &r->P);
+  llgVegas(corner ? 3 : 8, 1,
+           gcuba_host_integrand((gcuba_host_fn)polish_fn, 1), NULL, 1000,
+           corner ? 1e-6 : 2e-5, 1e-20, GCUBA_VEGASAUTO, 1, 0, 2000000000,
+           20000, 20000, 1000, 0, sf, NULL, &r->neval, &r->fail, &r->I,
+           &r->E, &r->P);
   unsetenv("GCUBA_VEGAS_NBINS");
 }
 #endif
