@@ -111,6 +111,29 @@ static int f4x2(const int *ndim, const double x[], const int *ncomp,
 #define SCALE 2
 #endif
 
+#ifndef SUITE_GPU
+/* polished() uninterrupted, then stopped by -999 in iteration abort_iter
+   (neval evaluations done, a state file kept) and resumed: the same bits */
+static void polish_resumed(const char *name, double truth, int abort_iter,
+                           long long neval, const char *after)
+{
+  result full, a, c;
+  polished(0, NULL, &full);
+  ok(full.fail == 0 && fabs(full.I - truth) <= 4 * full.E,
+     "%s, uninterrupted: %.15g +- %.3g, neval %lld", name, full.I, full.E,
+     full.neval);
+  polished(abort_iter, SF, &a);
+  {
+    const int kept = exists(SF); /* the state after the iteration before */
+    polished(0, SF, &c);
+    ok(a.fail == -99 && a.neval == neval && kept && same(&c, &full) &&
+           !exists(SF),
+       "%s: aborted in the iteration after %s (fail %d, neval %lld), "
+       "resumed to the same bits", name, after, a.fail, a.neval);
+  }
+}
+#endif
+
 int main(void)
 {
   result full, a, b, c;
@@ -180,37 +203,13 @@ int main(void)
   /* the polish: stopped in the iteration after the polishing one (the
      state holds the grid before the polish, for the decision after it)
      and resumed (CPU: the host function knows the iteration) */
-  polished(0, NULL, &full);
-  ok(full.fail == 0 &&
-         fabs(full.I - pow(0.2 * (1 - exp(-5.0)), 8)) <= 4 * full.E,
-     "polish, uninterrupted: %.15g +- %.3g, neval %lld", full.I, full.E,
-     full.neval);
-  polished(14, SF, &a);
-  {
-    const int kept = exists(SF); /* the state after iteration 13 */
-    polished(0, SF, &c);
-    ok(a.fail == -99 && a.neval == 2498656 && kept && same(&c, &full) &&
-           !exists(SF),
-       "polish: aborted in the iteration after the polishing one (fail %d, "
-       "neval %lld), resumed to the same bits", a.fail, a.neval);
-  }
+  polish_resumed("polish", pow(0.2 * (1 - exp(-5.0)), 8), 14, 2498656,
+                 "the polishing one");
   /* the polish repeated: stopped in the iteration after the one that
      refined again (the state holds the grid of the first polish) */
   corner = 1;
-  polished(0, NULL, &full);
-  ok(full.fail == 0 && fabs(full.I - 1.0846560846560847e-02) <= 4 * full.E,
-     "polish repeated, uninterrupted: %.15g +- %.3g, neval %lld", full.I,
-     full.E, full.neval);
-  polished(13, SF, &a);
-  {
-    const int kept = exists(SF); /* the state after iteration 12 */
-    polished(0, SF, &c);
-    ok(a.fail == -99 && a.neval == 6197174 && kept && same(&c, &full) &&
-           !exists(SF),
-       "polish repeated: aborted in the iteration after the second "
-       "refinement (fail %d, neval %lld), resumed to the same bits",
-       a.fail, a.neval);
-  }
+  polish_resumed("polish repeated", 1.0846560846560847e-02, 13, 6197174,
+                 "the second refinement");
   corner = 0;
 #endif
   return battery_done();
