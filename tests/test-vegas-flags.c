@@ -270,24 +270,26 @@ int main(void)
        "iterations sized from the polishing one, %.12g +- %.2g", b.I[0],
        b.E[0]);
   }
-  /* the polish repeats while it pays: f3 3D at 1e-6 with 256 bins, where
-     the refined grid samples with 0.80 times the variance and iterations
-     are still to grow past 8 times the polishing one, refines again from
-     the bins of the iteration that judged it; after the second (0.97
-     times) the iterations grow */
-  setenv("GCUBA_VEGAS_NBINS", "256", 1);
-  out = captured_eps(S(f3), 3, 1e-6, GCUBA_VEGASAUTO | 2, 20000, &b);
+  /* the polish repeats while it pays: f3 3D at 5e-7 with 512 bins.  The
+     polishing iteration and the one before it, on the same grid, measure
+     how the variance falls with the samples; the refined grid samples
+     with 0.52 times the variance, and the iterations to come are large
+     enough for another refinement to pay, from the bins of the iteration
+     that judged it; after the second (0.71 times) they grow */
+  setenv("GCUBA_VEGAS_NBINS", "512", 1);
+  out = captured_eps(S(f3), 3, 5e-7, GCUBA_VEGASAUTO | 2, 20000, &b);
   setenv("GCUBA_VEGAS_NBINS", "128", 1);
-  ok(good(&b, 0, T3, 1e-6) && count(out, "grid refined from 2") == 1 &&
-     count(out, "grid refined again from 2") == 1 &&
+  ok(good(&b, 0, T3, 5e-7) && count(out, "the variance fell as n^-") == 1 &&
+     count(out, "grid refined from 5") == 1 &&
+     count(out, "grid refined again from 5") == 1 &&
      count(out, "variance per sample: kept") == 2 &&
      !strstr(out, "grid before is restored") &&
      strstr(strstr(out, "grid refined again from") ?
                 strstr(out, "grid refined again from") : out,
             "the combination restarts"),
-     "polish repeated, f3 3D at 1e-6 with 256 bins: refined twice, both "
-     "kept, then the iterations grow; %.12g +- %.2g, %lld evaluations",
-     b.I[0], b.E[0], b.neval);
+     "polish repeated, f3 3D at 5e-7 with 512 bins: the variance's fall "
+     "measured, refined twice, both kept, then the iterations grow; "
+     "%.12g +- %.2g, %lld evaluations", b.I[0], b.E[0], b.neval);
   /* not without GCUBA_VEGASAUTO, nor with GCUBA_VEGAS_ADAPT */
   setenv("GCUBA_VEGAS_ADAPT", "12", 1);
   out = captured_eps(S(f3), 3, 1.6e-6, GCUBA_VEGASAUTO | 2, 20000, &c);

@@ -47,9 +47,9 @@ static void grown(long long maxeval, const char *sf, result *r)
 #ifndef SUITE_GPU
 /* GCUBA_VEGASAUTO with the polish: C0 exp(-10 sum |x_i - 1/2|) in 8D at
    2e-5 from nstart 2e4 with 128 bins polishes in iteration 13 and decides
-   after 14; the corner peak (1 + sum_i i x_i)^-4 in 3D at 1e-6 with 256
-   bins polishes in iteration 11, refines again after 12 and decides
-   after 13.  A host function in Cuba's nvec form (it is told the
+   after 14; the corner peak (1 + sum_i i x_i)^-4 in 3D at 5e-7 with 512
+   bins polishes in iteration 13, refines again after 14 and decides
+   after 15.  A host function in Cuba's nvec form (it is told the
    iteration) returns -999 in iteration abort_at (0: never). */
 static int abort_at, corner;
 static int polish_fn(const int *ndim, const double x[], const int *ncomp,
@@ -76,10 +76,10 @@ static void polished(int abort_iter, const char *sf, result *r)
 {
   memset(r, 0, sizeof *r);
   abort_at = abort_iter;
-  setenv("GCUBA_VEGAS_NBINS", corner ? "256" : "128", 1);
+  setenv("GCUBA_VEGAS_NBINS", corner ? "512" : "128", 1);
   llgVegas(corner ? 3 : 8, 1,
            gcuba_host_integrand((gcuba_host_fn)polish_fn, 1), NULL, 1000,
-           corner ? 1e-6 : 2e-5, 1e-20, GCUBA_VEGASAUTO, 1, 0, 2000000000,
+           corner ? 5e-7 : 2e-5, 1e-20, GCUBA_VEGASAUTO, 1, 0, 2000000000,
            20000, 20000, 1000, 0, sf, NULL, &r->neval, &r->fail, &r->I,
            &r->E, &r->P);
   unsetenv("GCUBA_VEGAS_NBINS");
@@ -208,7 +208,7 @@ int main(void)
   /* the polish repeated: stopped in the iteration after the one that
      refined again (the state holds the grid of the first polish) */
   corner = 1;
-  polish_resumed("polish repeated", 1.0846560846560847e-02, 13, 6197174,
+  polish_resumed("polish repeated", 1.0846560846560847e-02, 15, 11750336,
                  "the second refinement");
   corner = 0;
 #endif
