@@ -931,21 +931,26 @@ static void bin_weights(vegas *v)
     v->qw[comp] = wmax > 0 && v->ncomp > 1 ? v->qw[comp] / wmax : comp == 0;
 }
 
-/* the variance per sample of iteration j over that of j - 1, the
-   components weighted by 1/tolerance^2 (polish(): j sampled the refined
-   grid, j - 1 the grid before); NaN when undefined */
-static double polish_ratio(const vegas *v, long long j)
+/* the variance of iteration j, the components weighted by
+   1/tolerance^2 */
+static double scaled_var(const vegas *v, long long j)
 {
-  const gcuba_call *c = v->c;
-  double rn = 0, ro = 0;
+  double s = 0;
   int comp;
   for (comp = 0; comp < v->ncomp; ++comp) {
-    const double tol = tolerance_scale(c, v->res[comp]),
+    const double tol = tolerance_scale(v->c, v->res[comp]),
                  w = 1 / (tol * tol);
-    rn += w * v->hV[j * v->ncomp + comp] * (double)v->hcalls[j];
-    ro += w * v->hV[(j - 1) * v->ncomp + comp] * (double)v->hcalls[j - 1];
+    s += w * v->hV[j * v->ncomp + comp];
   }
-  return rn / ro;
+  return s;
+}
+
+/* the variance per sample of iteration j over that of j - 1 (polish(): j
+   sampled the refined grid, j - 1 the grid before); NaN when undefined */
+static double polish_ratio(const vegas *v, long long j)
+{
+  return scaled_var(v, j) * (double)v->hcalls[j] /
+         (scaled_var(v, j - 1) * (double)v->hcalls[j - 1]);
 }
 
 /* GCUBA_VEGASAUTO: on a frozen grid, the samples per iteration for which
@@ -1045,7 +1050,7 @@ static void refine(vegas *v, int floor)
 
 /* At the polish: the polishing iteration and the one before it sampled
    the same frozen grid, with sizes at least POLISH_EXPO apart, so their
-   variances (the components weighted by 1/tolerance^2) tell how the
+   variances (scaled_var()) tell how the
    variance falls with the samples, n^-expo.  autosize() assumes
    1 + AUTO_STRAT/ndim, which is right for peaks and edges that the cubes
    never resolve (f4, f6: 1.01-1.02 measured) but too slow for integrands
@@ -1055,17 +1060,12 @@ static void refine(vegas *v, int floor)
 static void measure_expo(vegas *v)
 {
   const long long j = v->k - 1;
-  double a = 0, b = 0;
-  int comp;
+  double a, b;
   if (j < 1 || j - 1 < v->settled_at ||
       (double)v->hcalls[j] < POLISH_EXPO * (double)v->hcalls[j - 1])
     return;
-  for (comp = 0; comp < v->ncomp; ++comp) {
-    const double tol = tolerance_scale(v->c, v->res[comp]),
-                 w = 1 / (tol * tol);
-    a += w * v->hV[(j - 1) * v->ncomp + comp];
-    b += w * v->hV[j * v->ncomp + comp];
-  }
+  a = scaled_var(v, j - 1);
+  b = scaled_var(v, j);
   if (!(a > 0) || !(b > 0)) return;
   v->expo = log(a / b) / log((double)v->hcalls[j] / (double)v->hcalls[j - 1]);
   gcuba_log(v->c, 2, "the variance fell as n^-%.3f from %lld to %lld samples "
