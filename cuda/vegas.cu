@@ -382,34 +382,39 @@ static void release(struct vctx *t)
   free(t);
 }
 
-/* One idle context per device is kept with its buffers after a call, so
-   that the next call of the same shape (device, ndim, ncomp, shared grid)
-   and no larger buffers starts without allocating: a sweep of short calls
-   pays cudaMalloc once, and a call whose bins grow takes back the context
-   it gave up (its bin buffers hold nbmax bins from the start), instead of
-   freeing and allocating every buffer mid-call.  Concurrent calls on one
-   device allocate their own.  gcuba_vegas_cuda_release() frees them. */
+/* Up to CACHE_KEEP idle contexts per device are kept with their buffers
+   after a call (most recent first), so that a later call of a shape one of
+   them has (device, ndim, ncomp, shared grid) and no larger buffers starts
+   without allocating: a sweep of short calls pays cudaMalloc once, so do
+   calls that alternate between a few integrands of different ndim or
+   ncomp, and a call whose bins grow takes back the context it gave up (its
+   bin buffers hold nbmax bins from the start), instead of freeing and
+   allocating every buffer mid-call.  Each context holds at most about
+   200 MB (doc/vegas.md).  Concurrent calls on one device allocate their
+   own.  gcuba_vegas_cuda_release() frees them. */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-#define CACHE_SLOTS 16 /* one per device, for calls on several GPUs */
-static struct vctx *cache[CACHE_SLOTS];
+#define CACHE_SLOTS 16 /* devices, for calls on several GPUs */
+#define CACHE_KEEP 3   /* idle contexts per device */
+static struct vctx *cache[CACHE_SLOTS][CACHE_KEEP];
 
 extern "C" void gcuba_vegas_cuda_release(void)
 {
-  struct vctx *t[CACHE_SLOTS];
-  int i;
+  struct vctx *t[CACHE_SLOTS * CACHE_KEEP];
+  int i, k;
   pthread_mutex_lock(&cache_lock);
-  for (i = 0; i < CACHE_SLOTS; ++i) {
-    t[i] = cache[i];
-    cache[i] = NULL;
-  }
+  for (i = 0; i < CACHE_SLOTS; ++i)
+    for (k = 0; k < CACHE_KEEP; ++k) {
+      t[i * CACHE_KEEP + k] = cache[i][k];
+      cache[i][k] = NULL;
+    }
   pthread_mutex_unlock(&cache_lock);
-  for (i = 0; i < CACHE_SLOTS; ++i) release(t[i]);
+  for (i = 0; i < CACHE_SLOTS * CACHE_KEEP; ++i) release(t[i]);
 }
 
 static void destroy(void *ctx)
 {
   struct vctx *t = (struct vctx *)ctx, *old;
-  int rc;
+  int rc, k;
   if (!t) return;
   rc = GCUBA_CK(t->c, cudaStreamSynchronize(t->stream));
   if (rc) {
@@ -421,9 +426,13 @@ static void destroy(void *ctx)
     release(t);
     return;
   }
+  /* first in its device's list; the least recently used one beyond
+     CACHE_KEEP goes */
   pthread_mutex_lock(&cache_lock);
-  old = cache[t->dev];
-  cache[t->dev] = t;
+  old = cache[t->dev][CACHE_KEEP - 1];
+  for (k = CACHE_KEEP - 1; k > 0; --k)
+    cache[t->dev][k] = cache[t->dev][k - 1];
+  cache[t->dev][0] = t;
   pthread_mutex_unlock(&cache_lock);
   release(old);
 }
@@ -450,20 +459,24 @@ static void sizes(struct vctx *t, const gcuba_vegas_setup *s)
   }
 }
 
-/* the cached context when it fits */
+/* the most recently used cached context that fits, taken out of the list */
 static struct vctx *take_cached(const struct vctx *want)
 {
-  struct vctx *t;
+  struct vctx *t = NULL, **l;
+  int k;
   if (want->dev < 0 || want->dev >= CACHE_SLOTS) return NULL;
   pthread_mutex_lock(&cache_lock);
-  t = cache[want->dev];
-  if (t && t->dev == want->dev && t->ndim == want->ndim &&
-      t->ncomp == want->ncomp && t->nbcap >= want->nbcap &&
-      t->shared == want->shared && t->partcap >= want->partcap &&
-      t->fjcap >= want->fjcap && t->sthreads >= want->sthreads)
-    cache[want->dev] = NULL;
-  else
-    t = NULL;
+  l = cache[want->dev];
+  for (k = 0; k < CACHE_KEEP; ++k)
+    if (l[k] && l[k]->dev == want->dev && l[k]->ndim == want->ndim &&
+        l[k]->ncomp == want->ncomp && l[k]->nbcap >= want->nbcap &&
+        l[k]->shared == want->shared && l[k]->partcap >= want->partcap &&
+        l[k]->fjcap >= want->fjcap && l[k]->sthreads >= want->sthreads) {
+      t = l[k];
+      for (; k < CACHE_KEEP - 1; ++k) l[k] = l[k + 1];
+      l[CACHE_KEEP - 1] = NULL;
+      break;
+    }
   pthread_mutex_unlock(&cache_lock);
   return t;
 }
@@ -554,7 +567,7 @@ static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
     t->ngridvals = want.ngridvals;
     t->ag = want.ag;
     t->fresh = 0;
-    gcuba_log(c, 2, "CUDA sampler: buffers of the previous call reused");
+    gcuba_log(c, 2, "CUDA sampler: buffers of an earlier call reused");
   } else {
     t = (struct vctx *)malloc(sizeof *t);
     if (!t) {

@@ -273,9 +273,10 @@ int gcuba_last_devices(void);
 /* Number of usable CUDA devices (0 without CUDA, driver or device). */
 int gcuba_device_count(void);
 
-/* Frees the device memory gcuba keeps between calls (one idle region
-   store per process, reused by the next call of the same shape so that
-   short calls do not pay for cudaMalloc).  Safe to call at any time. */
+/* Frees the device memory gcuba keeps between calls (an idle gCuhre
+   region store and up to three idle gVegas samplers per device, reused by
+   later calls of the same shape so that short calls do not pay for
+   cudaMalloc).  Safe to call at any time. */
 void gcuba_release(void);
 
 /* userdata on the GPU.  The GPU integrand receives a device pointer.

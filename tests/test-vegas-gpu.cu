@@ -28,6 +28,7 @@
 #include <cuda_runtime.h>
 #define SUITE_HAVE_CU 1
 #include "suite.h"
+#include "capture.h"
 #include "gpu.h"
 
 /* exact on host and device: products only */
@@ -131,6 +132,22 @@ static void suite(int family, int d, double truth, double epsrel,
      g.E[0], pull, g.P[0], g.neval, g.ms);
 }
 
+/* three shapes in turn (ndim, ncomp, one grid for all axes), verbosity 2
+   with stderr to file; the number of calls that logged reused buffers */
+static int shapes(const char *file, result r[3])
+{
+  static char log[1 << 18];
+  const char *key = "buffers of an earlier call reused", *q;
+  int n = 0, save = capture_begin(file);
+  run("gpu", fx, 4, 1, NULL, 1e-3, 2, 10000000, 100000, 100000, &r[0]);
+  run("gpu", fxn, 5, 3, NULL, 1e-3, 2, 10000000, 100000, 100000, &r[1]);
+  run("gpu", fx, 6, 1, NULL, 1e-3, 2 | GCUBA_VEGAS1D, 10000000, 100000,
+      100000, &r[2]);
+  capture_end(save, file, log, sizeof log);
+  for (q = log; (q = strstr(q, key)) != NULL; q += strlen(key)) ++n;
+  return n;
+}
+
 int main(void)
 {
   result a, b;
@@ -224,6 +241,23 @@ int main(void)
      b.E[0]);
   run("gpu", f4_cu, 5, 1, NULL, 1e-3, 0, 100000000, 10000, 10000, &b);
   ok(same(&a, &b, 1), "two identical GPU calls: the same bits");
+
+  /* idle buffers kept for three shapes: calls that alternate between
+     them allocate only in the first round, and give the same bits */
+  {
+    result r1[3], r2[3];
+    int n1, n2;
+    gcuba_release();
+    n1 = shapes("test-vegas-gpu-shapes1.log", r1);
+    n2 = shapes("test-vegas-gpu-shapes2.log", r2);
+    ok(n2 == n1 + 3 && same(&r1[0], &r2[0], 1) &&
+       same(&r1[1], &r2[1], 3) && same(&r1[2], &r2[2], 1) &&
+       r2[0].fail == 0 && r2[1].fail == 0 && r2[2].fail == 0,
+       "three shapes in turn: %d messages of reused buffers after "
+       "gcuba_release(), %d in the second round; the same bits "
+       "(%.0f, %.0f, %.0f ms, then %.0f, %.0f, %.0f ms)", n1, n2, r1[0].ms,
+       r1[1].ms, r1[2].ms, r2[0].ms, r2[1].ms, r2[2].ms);
+  }
 
   suite(2, 6, 1.2868879901109878e+13, 1e-3, 100000, 100000);
   suite(3, 3, 1.0846560846560847e-02, 1e-3, 100000, 100000);
