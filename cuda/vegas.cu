@@ -389,8 +389,8 @@ static void release(struct vctx *t)
    calls that alternate between a few integrands of different ndim or
    ncomp, and a call whose bins grow takes back the context it gave up (its
    bin buffers hold nbmax bins from the start), instead of freeing and
-   allocating every buffer mid-call.  Each context holds at most about
-   200 MB (doc/vegas.md).  Concurrent calls on one device allocate their
+   allocating every buffer mid-call.  Each context holds about 200 MB,
+   more with adaptive stratification (doc/vegas.md).  Concurrent calls on one device allocate their
    own.  gcuba_vegas_cuda_release() frees them. */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 #define CACHE_SLOTS 16 /* devices, for calls on several GPUs */
