@@ -132,9 +132,10 @@ static void suite(int family, int d, double truth, double epsrel,
      g.E[0], pull, g.P[0], g.neval, g.ms);
 }
 
-/* three shapes in turn (ndim, ncomp, one grid for all axes), verbosity 2
-   with stderr to file; the number of calls that logged reused buffers */
-static int shapes(const char *file, result r[3])
+/* three (or, with four, a fourth) shapes in turn (ndim, ncomp, one grid
+   for all axes), verbosity 2 with stderr to file; the number of calls
+   that logged reused buffers */
+static int shapes(const char *file, result r[], int four)
 {
   static char log[1 << 18];
   const char *key = "buffers of an earlier call reused", *q;
@@ -143,6 +144,8 @@ static int shapes(const char *file, result r[3])
   run("gpu", fxn, 5, 3, NULL, 1e-3, 2, 10000000, 100000, 100000, &r[1]);
   run("gpu", fx, 6, 1, NULL, 1e-3, 2 | GCUBA_VEGAS1D, 10000000, 100000,
       100000, &r[2]);
+  if (four)
+    run("gpu", fx, 3, 1, NULL, 1e-3, 2, 10000000, 100000, 100000, &r[3]);
   capture_end(save, file, log, sizeof log);
   for (q = log; (q = strstr(q, key)) != NULL; q += strlen(key)) ++n;
   return n;
@@ -245,11 +248,11 @@ int main(void)
   /* idle buffers kept for three shapes: calls that alternate between
      them allocate only in the first round, and give the same bits */
   {
-    result r1[3], r2[3];
+    result r1[4], r2[4];
     int n1, n2;
     gcuba_release();
-    n1 = shapes("test-vegas-gpu-shapes1.log", r1);
-    n2 = shapes("test-vegas-gpu-shapes2.log", r2);
+    n1 = shapes("test-vegas-gpu-shapes1.log", r1, 0);
+    n2 = shapes("test-vegas-gpu-shapes2.log", r2, 0);
     ok(n2 == n1 + 3 && same(&r1[0], &r2[0], 1) &&
        same(&r1[1], &r2[1], 3) && same(&r1[2], &r2[2], 1) &&
        r2[0].fail == 0 && r2[1].fail == 0 && r2[2].fail == 0,
@@ -257,6 +260,17 @@ int main(void)
        "gcuba_release(), %d in the second round; the same bits "
        "(%.0f, %.0f, %.0f ms, then %.0f, %.0f, %.0f ms)", n1, n2, r1[0].ms,
        r1[1].ms, r1[2].ms, r2[0].ms, r2[1].ms, r2[2].ms);
+    /* ... and no more: four shapes in turn find none of theirs (the
+       least recently used is freed each time) */
+    gcuba_release();
+    n1 = shapes("test-vegas-gpu-shapes3.log", r1, 1);
+    n2 = shapes("test-vegas-gpu-shapes4.log", r2, 1);
+    ok(n2 == n1 && same(&r1[0], &r2[0], 1) && same(&r1[1], &r2[1], 3) &&
+       same(&r1[2], &r2[2], 1) && same(&r1[3], &r2[3], 1) &&
+       r2[3].fail == 0,
+       "four shapes in turn: %d messages of reused buffers after "
+       "gcuba_release(), %d in the second round (three kept); the same "
+       "bits", n1, n2);
   }
 
   suite(2, 6, 1.2868879901109878e+13, 1e-3, 100000, 100000);
