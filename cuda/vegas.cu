@@ -390,8 +390,9 @@ static void release(struct vctx *t)
    ncomp, and a call whose bins grow takes back the context it gave up (its
    bin buffers hold nbmax bins from the start), instead of freeing and
    allocating every buffer mid-call.  Each context holds about 200 MB,
-   more with adaptive stratification (doc/vegas.md).  Concurrent calls on one device allocate their
-   own.  gcuba_vegas_cuda_release() frees them. */
+   more with adaptive stratification (doc/vegas.md).  Concurrent calls on
+   one device allocate their own.  gcuba_vegas_cuda_release() frees
+   them. */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 #define CACHE_SLOTS 16 /* devices, for calls on several GPUs */
 #define CACHE_KEEP 3   /* idle contexts per device */
@@ -459,6 +460,16 @@ static void sizes(struct vctx *t, const gcuba_vegas_setup *s)
   }
 }
 
+/* a cached context (of want's device) serves want: the same shape, and
+   buffers no smaller */
+static int fits(const struct vctx *t, const struct vctx *want)
+{
+  return t && t->ndim == want->ndim && t->ncomp == want->ncomp &&
+         t->shared == want->shared && t->nbcap >= want->nbcap &&
+         t->partcap >= want->partcap && t->fjcap >= want->fjcap &&
+         t->sthreads >= want->sthreads;
+}
+
 /* the most recently used cached context that fits, taken out of the list */
 static struct vctx *take_cached(const struct vctx *want)
 {
@@ -468,10 +479,7 @@ static struct vctx *take_cached(const struct vctx *want)
   pthread_mutex_lock(&cache_lock);
   l = cache[want->dev];
   for (k = 0; k < CACHE_KEEP; ++k)
-    if (l[k] && l[k]->dev == want->dev && l[k]->ndim == want->ndim &&
-        l[k]->ncomp == want->ncomp && l[k]->nbcap >= want->nbcap &&
-        l[k]->shared == want->shared && l[k]->partcap >= want->partcap &&
-        l[k]->fjcap >= want->fjcap && l[k]->sthreads >= want->sthreads) {
+    if (fits(l[k], want)) {
       t = l[k];
       for (; k < CACHE_KEEP - 1; ++k) l[k] = l[k + 1];
       l[CACHE_KEEP - 1] = NULL;
