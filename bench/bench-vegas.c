@@ -14,6 +14,13 @@
    honest one-sigma claims whose error is just below the tolerance), and
    "FALSE" for a claim with the true value more than 4 errors away.  Every
    call is made twice and the second (warm) one is timed.
+   --seeds N sweeps with N seeds (--seed, then the next ones) and ends with
+   a table over the seeds: per level, the calls within epsrel and the
+   median time to an answer within epsrel (the level's own call, else the
+   first deeper call of the same seed within it); --ref FILE sets each
+   level against a reference time (lines "case d epsrel ms", e.g.
+   bench/ref-vegas-h200.txt) and counts the seeds on which gVegas is
+   faster.
 
    Build (not part of `make'; from a configured build directory, after
    make):
@@ -58,10 +65,33 @@ static double now_ms(void)
 static struct {
   const char *cases, *backend, *csv;
   double maxeps, mineps, limit, k, power;
-  int evalrate, flags, seed;
-  const char *beta;
+  int evalrate, flags, seed, nseeds;
+  const char *beta, *ref;
 } opt = {NULL, NULL, "bench-vegas.csv", 1e-3, 1.024e-10, 10, 1e5, 0, 0,
-         GCUBA_VEGASAUTO, 1, NULL};
+         GCUBA_VEGASAUTO, 1, 1, NULL, NULL};
+
+/* the calls of a sweep over seeds: case, level and seed; ms < 0 when the
+   call was not made (the case ended before it) */
+#define MAXLEV 40
+#define MAXSEEDS 100
+typedef struct {
+  double ms, rel;
+  int fail;
+} outcome;
+static outcome *runs; /* [case][level][seed] */
+static double lev_eps[MAXLEV]; /* the sweep's epsrel */
+static int nlev;
+static struct suite_case cases[SUITE_NCASES + 1]; /* the selected, in order */
+static int ncases;
+#define RUN(c, l, s) runs[((size_t)(c) * MAXLEV + (l)) * opt.nseeds + (s)]
+
+/* reference times ("case d epsrel ms" lines, # comments) */
+static struct refrow {
+  char name[16];
+  int d;
+  double eps, ms;
+} *refs;
+static int nrefs;
 
 typedef struct {
   double I, E, P, chi2, ms;
@@ -71,8 +101,8 @@ typedef struct {
 
 /* one call at verbosity 1 with stderr captured: the last "chisq X (n df)"
    of component 1 gives chi^2 and its degrees of freedom */
-static void call(gintegrand_t f, int d, double epsrel, long long nstart,
-                 long long maxeval, result *r)
+static void call(gintegrand_t f, int d, double epsrel, int seed,
+                 long long nstart, long long maxeval, result *r)
 {
   char tmpl[] = "/tmp/bench-vegas-XXXXXX", line[512];
   int fd = mkstemp(tmpl), save = dup(2);
@@ -81,7 +111,7 @@ static void call(gintegrand_t f, int d, double epsrel, long long nstart,
   fflush(stderr);
   if (fd >= 0) dup2(fd, 2);
   t0 = now_ms();
-  llgVegas(d, 1, f, NULL, 1, epsrel, 1e-20, (opt.flags & ~3) | 1, opt.seed,
+  llgVegas(d, 1, f, NULL, 1, epsrel, 1e-20, (opt.flags & ~3) | 1, seed,
            0, maxeval, nstart,
            nstart, 1000, 0, NULL, NULL, &r->neval, &r->fail, &r->I, &r->E,
            &r->P);
@@ -120,6 +150,10 @@ static void usage(void)
     "  --flags F        flags (default GCUBA_VEGASAUTO = 67108864; verbosity\n"
     "                   is added internally)\n"
     "  --seed S         seed (default 1)\n"
+    "  --seeds N        sweep with N seeds, S .. S+N-1 (default 1), then a\n"
+    "                   table over the seeds (median time to within eps)\n"
+    "  --ref FILE       reference times per level (\"case d epsrel ms\"\n"
+    "                   lines): the table counts the seeds that beat them\n"
     "  --beta B         GCUBA_VEGAS_BETA (adaptive stratification)\n"
     "  --evalrate       only the frozen-grid sampling rate on f4 8D\n");
 }
@@ -169,9 +203,206 @@ static void evalrate(int gpu)
          neval / ms / 1e6, gcuba_last_backend(), I, E);
 }
 
+/* 0, or -1 with a message */
+static int read_refs(const char *path)
+{
+  char line[256];
+  FILE *fp = fopen(path, "r");
+  int cap = 0;
+  if (!fp) {
+    fprintf(stderr, "bench-vegas: cannot read %s\n", path);
+    return -1;
+  }
+  while (fgets(line, sizeof line, fp)) {
+    struct refrow r;
+    if (line[0] == '#' || strspn(line, " \t\r\n") == strlen(line)) continue;
+    if (sscanf(line, "%15s %d %lf %lf", r.name, &r.d, &r.eps, &r.ms) != 4 ||
+        !(r.eps > 0) || !(r.ms > 0)) {
+      fprintf(stderr, "bench-vegas: %s: not \"case d epsrel ms\": %s", path,
+              line);
+      fclose(fp);
+      return -1;
+    }
+    if (nrefs == cap) {
+      struct refrow *q;
+      cap = cap ? 2 * cap : 64;
+      q = (struct refrow *)realloc(refs, sizeof *refs * cap);
+      if (!q) {
+        fclose(fp);
+        return -1;
+      }
+      refs = q;
+    }
+    refs[nrefs++] = r;
+  }
+  fclose(fp);
+  return 0;
+}
+
+/* the reference time of a level, or 0 */
+static double ref_ms(const struct suite_case *sc, double eps)
+{
+  int k;
+  for (k = 0; k < nrefs; ++k)
+    if (!strcmp(refs[k].name, sc->name) && refs[k].d == sc->d &&
+        fabs(refs[k].eps - eps) <= 1e-6 * eps)
+      return refs[k].ms;
+  return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  const double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* seed s's time to an answer within level l's epsrel: its own call, else
+   the first deeper call within it; HUGE_VAL when none */
+static double time_within(int c, int l, int s, double eps)
+{
+  int m;
+  for (m = l; m < nlev; ++m) {
+    const outcome *o = &RUN(c, m, s);
+    if (o->ms < 0) break;
+    if (o->fail == 0 && o->rel <= eps) return o->ms;
+  }
+  return HUGE_VAL;
+}
+
+/* the table over the seeds: per level that a seed ran, the calls within
+   epsrel and the median time to within it; with references, the seeds
+   faster than each, and the seeds faster on every level */
+static void seeds_table(void)
+{
+  const int n = opt.nseeds;
+  int c, l, s, nref = 0, slow = 0, all = 0;
+  int *lost = (int *)calloc((size_t)n, sizeof *lost);
+  double *t = (double *)malloc(sizeof *t * n);
+  if (!lost || !t) {
+    free(lost);
+    free(t);
+    return;
+  }
+  printf("\nseeds %d-%d: calls within epsrel; median ms to an answer within "
+         "epsrel (the level's call or a deeper one; - none)%s\n", opt.seed,
+         opt.seed + n - 1, nrefs ? "; reference ms; seeds faster" : "");
+  printf("%-5s %2s %9s %7s %10s", "f", "d", "epsrel", "within", "median");
+  if (nrefs) printf(" %10s %7s", "ref", "faster");
+  printf("\n");
+  for (c = 0; c < ncases; ++c)
+    for (l = 0; l < nlev; ++l) {
+      const double eps = lev_eps[l], ref = ref_ms(&cases[c], eps);
+      int within = 0, faster = 0, ran = 0;
+      double med;
+      for (s = 0; s < n; ++s) {
+        const outcome *o = &RUN(c, l, s);
+        ran += o->ms >= 0;
+        within += o->ms >= 0 && o->fail == 0 && o->rel <= eps;
+        t[s] = time_within(c, l, s, eps);
+      }
+      if (!ran) continue;
+      if (ref > 0)
+        for (s = 0; s < n; ++s) {
+          if (t[s] < ref) ++faster;
+          else ++lost[s];
+        }
+      qsort(t, (size_t)n, sizeof *t, cmp_double);
+      med = n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+      printf("%-5s %2d %9.3g %3d/%-3d", cases[c].name, cases[c].d, eps,
+             within, n);
+      if (med < HUGE_VAL) printf(" %10.1f", med);
+      else printf(" %10s", "-");
+      if (ref > 0) {
+        printf(" %10.1f %3d/%-3d%s", ref, faster, n,
+               med < ref ? "" : "  slower at the median");
+        ++nref;
+        slow += !(med < ref);
+      }
+      printf("\n");
+    }
+  if (nref) {
+    for (s = 0; s < n; ++s) all += lost[s] == 0;
+    printf("%d levels with a reference time: %d slower at the median; "
+           "seeds faster on all of them: %d of %d", nref, slow, all, n);
+    for (s = 0; s < n; ++s)
+      if (!lost[s]) printf(" (%d)", opt.seed + s);
+    printf("\n");
+  }
+  free(lost);
+  free(t);
+}
+
+/* one sweep of the selected cases with seed opt.seed + si (the si-th of
+   the seeds): the table's rows, the CSV's, and the outcomes in runs */
+static void sweep(int gpu, int si, FILE *out)
+{
+  const int seed = opt.seed + si;
+  int i;
+  ncases = 0;
+  printf("%-5s %2s %9s %10s %13s %9s %9s %9s %6s %4s %s\n", "f", "d",
+         "epsrel", "ms", "neval", "true err", "rel err", "chi2/df", "prob",
+         "fail", "");
+  for (i = 0; i <= SUITE_NCASES; ++i) {
+    /* the suite, then fdiag 4D */
+    const struct suite_case diag = {"fdiag", 0, 4, suite_diag_truth(4)};
+    const struct suite_case *sc = i < SUITE_NCASES ? &suite_cases[i] : &diag;
+    gintegrand_t f = i < SUITE_NCASES ? suite_family(sc->family, gpu)
+#ifdef SUITE_HAVE_CU
+                     : gpu ? fdiag_cu
+#endif
+                           : fdiag_c;
+    double rate = 0;
+    int lev;
+    if (!selected(sc)) continue;
+    cases[ncases++] = *sc;
+    for (lev = 0; lev < nlev; ++lev) {
+      const double eps = lev_eps[lev];
+      outcome *o = &RUN(ncases - 1, lev, si);
+      result r;
+      double ns = opt.k / pow(eps, opt.power);
+      long long nstart = ns > 4e12 ? 4000000000000LL : (long long)ns, maxeval;
+      double rel, pull;
+      int bad;
+      if (nstart < 1000) nstart = 1000;
+      if (rate > 0) {
+        double m = rate * opt.limit * 1e3;
+        maxeval = m < 1e6 ? 1000000 : m > 4e12 ? 4000000000000LL
+                                                : (long long)m;
+      } else
+        maxeval = gpu ? 20000000000LL : 20000000LL;
+      call(f, sc->d, eps, seed, nstart, maxeval, &r); /* warm-up */
+      call(f, sc->d, eps, seed, nstart, maxeval, &r);
+      rel = fabs(r.I - sc->truth) / fabs(sc->truth);
+      pull = fabs(r.I - sc->truth) / r.E;
+      bad = r.fail == 0 && pull > 4;
+      {
+        /* chi^2/df needs two iterations: "-" at df = 0 */
+        char chi[16] = "-";
+        if (r.df > 0) snprintf(chi, sizeof chi, "%.3g", r.chi2 / r.df);
+        printf("%-5s %2d %9.3g %10.1f %13lld %9.2e %9.2e %9s %6.3f %4d %s\n",
+               sc->name, sc->d, eps, r.ms, r.neval, rel, r.E / fabs(r.I),
+               chi, r.P, r.fail,
+               bad ? "FALSE" : r.fail == 0 && rel > eps ? "(rel > eps)" : "");
+      }
+      fflush(stdout);
+      if (out)
+        fprintf(out, "%s,%d,%.6g,%.3f,%lld,%.6e,%.6e,%.6g,%d,%.6f,%d,%d,%d,"
+                "%d\n", sc->name, sc->d, eps, r.ms, r.neval, rel, r.E,
+                r.chi2, r.df, r.P, r.fail, bad, r.fail == 0 && rel <= eps,
+                seed);
+      o->ms = r.ms;
+      o->rel = rel;
+      o->fail = r.fail;
+      if (r.fail != 0 || r.ms > opt.limit * 1e3) break;
+      rate = r.neval / (r.ms > 1 ? r.ms : 1);
+    }
+  }
+}
+
 int main(int argc, char **argv)
 {
   int i, gpu;
+  double eps;
   FILE *out = NULL;
   for (i = 1; i < argc; ++i) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -188,9 +419,12 @@ int main(int argc, char **argv)
     else if (!strcmp(a, "--csv")) opt.csv = v;
     else if (!strcmp(a, "--flags")) opt.flags = atoi(v);
     else if (!strcmp(a, "--seed")) opt.seed = atoi(v);
+    else if (!strcmp(a, "--seeds")) opt.nseeds = atoi(v);
+    else if (!strcmp(a, "--ref")) opt.ref = v;
     else if (!strcmp(a, "--beta")) opt.beta = v;
     else val = -1;
-    if (val < 0 || !(opt.power >= 0)) {
+    if (val < 0 || !(opt.power >= 0) || opt.nseeds < 1 ||
+        opt.nseeds > MAXSEEDS) {
       usage();
       return 2;
     }
@@ -203,61 +437,27 @@ int main(int argc, char **argv)
     evalrate(gpu);
     return 0;
   }
+  if (opt.ref && read_refs(opt.ref)) return 2;
+  for (eps = opt.maxeps; eps >= opt.mineps * 0.999 && nlev < MAXLEV;
+       eps /= 5)
+    lev_eps[nlev++] = eps;
+  runs = (outcome *)malloc(sizeof *runs * (SUITE_NCASES + 1) * MAXLEV *
+                           opt.nseeds);
+  if (!runs) return 1;
+  for (i = 0; i < (SUITE_NCASES + 1) * MAXLEV * opt.nseeds; ++i)
+    runs[i].ms = -1;
   if (strcmp(opt.csv, "-")) out = fopen(opt.csv, "w");
   if (out)
     fprintf(out, "integrand,d,epsrel,ms,neval,true_rel_error,error,chi2,df,"
-            "prob,fail,false_claim,converged\n");
-  printf("%-5s %2s %9s %10s %13s %9s %9s %9s %6s %4s %s\n", "f", "d",
-         "epsrel", "ms", "neval", "true err", "rel err", "chi2/df", "prob",
-         "fail", "");
-  for (i = 0; i <= SUITE_NCASES; ++i) {
-    /* the suite, then fdiag 4D */
-    const struct suite_case diag = {"fdiag", 0, 4, suite_diag_truth(4)};
-    const struct suite_case *sc = i < SUITE_NCASES ? &suite_cases[i] : &diag;
-    gintegrand_t f = i < SUITE_NCASES ? suite_family(sc->family, gpu)
-#ifdef SUITE_HAVE_CU
-                     : gpu ? fdiag_cu
-#endif
-                           : fdiag_c;
-    double eps, rate = 0;
-    if (!selected(sc)) continue;
-    for (eps = opt.maxeps; eps >= opt.mineps * 0.999; eps /= 5) {
-      result r;
-      double ns = opt.k / pow(eps, opt.power);
-      long long nstart = ns > 4e12 ? 4000000000000LL : (long long)ns, maxeval;
-      double rel, pull;
-      int bad;
-      if (nstart < 1000) nstart = 1000;
-      if (rate > 0) {
-        double m = rate * opt.limit * 1e3;
-        maxeval = m < 1e6 ? 1000000 : m > 4e12 ? 4000000000000LL
-                                                : (long long)m;
-      } else
-        maxeval = gpu ? 20000000000LL : 20000000LL;
-      call(f, sc->d, eps, nstart, maxeval, &r); /* warm-up */
-      call(f, sc->d, eps, nstart, maxeval, &r);
-      rel = fabs(r.I - sc->truth) / fabs(sc->truth);
-      pull = fabs(r.I - sc->truth) / r.E;
-      bad = r.fail == 0 && pull > 4;
-      {
-        /* chi^2/df needs two iterations: "-" at df = 0 */
-        char chi[16] = "-";
-        if (r.df > 0) snprintf(chi, sizeof chi, "%.3g", r.chi2 / r.df);
-        printf("%-5s %2d %9.3g %10.1f %13lld %9.2e %9.2e %9s %6.3f %4d %s\n",
-               sc->name, sc->d, eps, r.ms, r.neval, rel, r.E / fabs(r.I),
-               chi, r.P, r.fail,
-               bad ? "FALSE" : r.fail == 0 && rel > eps ? "(rel > eps)" : "");
-      }
-      fflush(stdout);
-      if (out)
-        fprintf(out, "%s,%d,%.6g,%.3f,%lld,%.6e,%.6e,%.6g,%d,%.6f,%d,%d,%d\n",
-                sc->name, sc->d, eps, r.ms, r.neval, rel, r.E, r.chi2, r.df,
-                r.P, r.fail, bad, r.fail == 0 && rel <= eps);
-      if (r.fail != 0 || r.ms > opt.limit * 1e3) break;
-      rate = r.neval / (r.ms > 1 ? r.ms : 1);
-    }
+            "prob,fail,false_claim,converged,seed\n");
+  for (i = 0; i < opt.nseeds; ++i) {
+    if (opt.nseeds > 1) printf("%sseed %d\n", i ? "\n" : "", opt.seed + i);
+    sweep(gpu, i, out);
   }
   if (out) fclose(out);
+  if (opt.nseeds > 1 || nrefs) seeds_table();
+  free(runs);
+  free(refs);
   printf("\n");
   if (!opt.beta) evalrate(gpu); /* (the rate without stratification) */
   return 0;
