@@ -337,27 +337,23 @@ static void seeds_table(void)
 static void sweep(int gpu, int si, FILE *out)
 {
   const int seed = opt.seed + si;
-  int i;
-  ncases = 0;
+  int c;
   printf("%-5s %2s %9s %10s %13s %9s %9s %9s %6s %4s %s\n", "f", "d",
          "epsrel", "ms", "neval", "true err", "rel err", "chi2/df", "prob",
          "fail", "");
-  for (i = 0; i <= SUITE_NCASES; ++i) {
-    /* the suite, then fdiag 4D */
-    const struct suite_case diag = {"fdiag", 0, 4, suite_diag_truth(4)};
-    const struct suite_case *sc = i < SUITE_NCASES ? &suite_cases[i] : &diag;
-    gintegrand_t f = i < SUITE_NCASES ? suite_family(sc->family, gpu)
+  for (c = 0; c < ncases; ++c) {
+    const struct suite_case *sc = &cases[c];
+    /* (fdiag: family 0) */
+    gintegrand_t f = sc->family ? suite_family(sc->family, gpu)
 #ifdef SUITE_HAVE_CU
                      : gpu ? fdiag_cu
 #endif
                            : fdiag_c;
     double rate = 0;
     int lev;
-    if (!selected(sc)) continue;
-    cases[ncases++] = *sc;
     for (lev = 0; lev < nlev; ++lev) {
       const double eps = lev_eps[lev];
-      outcome *o = &RUN(ncases - 1, lev, si);
+      outcome *o = &RUN(c, lev, si);
       result r;
       double ns = opt.k / pow(eps, opt.power);
       long long nstart = ns > 4e12 ? 4000000000000LL : (long long)ns, maxeval;
@@ -438,6 +434,12 @@ int main(int argc, char **argv)
     return 0;
   }
   if (opt.ref && read_refs(opt.ref)) return 2;
+  /* the selected cases: the suite, then fdiag 4D */
+  for (i = 0; i <= SUITE_NCASES; ++i) {
+    const struct suite_case diag = {"fdiag", 0, 4, suite_diag_truth(4)};
+    const struct suite_case *sc = i < SUITE_NCASES ? &suite_cases[i] : &diag;
+    if (selected(sc)) cases[ncases++] = *sc;
+  }
   for (eps = opt.maxeps; eps >= opt.mineps * 0.999 && nlev < MAXLEV;
        eps /= 5)
     lev_eps[nlev++] = eps;

@@ -1051,10 +1051,10 @@ static void refine(vegas *v, int floor)
 /* At the polish: the polishing iteration and the one before it sampled
    the same frozen grid, with sizes at least POLISH_EXPO apart, so their
    variances (scaled_var()) tell how the variance falls with the samples,
-   n^-expo.  autosize() assumes
-   1 + AUTO_STRAT/ndim, which is right for peaks and edges that the cubes
-   never resolve (f4, f6: 1.01-1.02 measured) but too slow for integrands
-   that stratification keeps resolving (f7 8D, f8 8D, f3 8D: 1.21-1.22),
+   n^-expo.  autosize() assumes 1 + AUTO_STRAT/ndim, which is right for
+   peaks and edges that the cubes never resolve (f4, f6: 1.01-1.02
+   measured) but too slow for integrands that stratification keeps
+   resolving (f7 8D, f8 8D, f3 8D: 1.21-1.22),
    whose iterations then came out up to three times too large (an error
    of 0.57 eps at 3.2e-7). */
 static void measure_expo(vegas *v)
