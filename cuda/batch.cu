@@ -13,7 +13,7 @@
 #include <time.h>
 #include "common.cuh"
 #include "common/chisq.h"
-#include "cuhre/cuhre.h"
+#include "cuhre/backend.h"
 #include "gcuba/cuhre_batch.cuh"
 
 /* the share of free device memory the slabs may take */
@@ -132,10 +132,10 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
   if (GCUBA_CK(c, cudaMemGetInfo(&freeb, &totalb))) return c->fail;
   per = (long long)gcuba_batch_slab_layout(NULL, c->ndim, c->ncomp, 1024,
                                            NULL) / 1024 + 1;
-  {
+  if (c->set.memlimit > 0) {
     /* GCUBA_MEMLIMIT bounds each integral's region store */
-    const long long lim = gcuba_cuhre_max_regions(c, 1, per);
-    if (lim < 0) return c->fail;
+    long long lim = (long long)(c->set.memlimit / per);
+    if (lim < 2) lim = 2;
     if (m > lim) m = lim;
   }
   if (m * per * a.nblocks > SLAB_SHARE * (double)freeb)
@@ -150,9 +150,7 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
       GCUBA_CK(c, cudaMalloc(&drule, sizeof r)) ||
       GCUBA_CK(c, cudaMemcpy(drule, &r, sizeof r, cudaMemcpyHostToDevice)) ||
       gcuba_cuhre_points(c, &r, &du, &ustride) ||
-      gcuba_device_userdata(c, c->userdata,
-                            stride ? (size_t)n * stride
-                                   : gcuba_userdata_bytes(),
+      gcuba_device_userdata(c, c->ud.p, c->ud.bytes,
                             " (or a nonzero userstride)", &duser, &ucopy,
                             &ucap, stream) ||
       GCUBA_CK(c, cudaMalloc(&slab, a.slabbytes * a.nblocks)) ||

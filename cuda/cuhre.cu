@@ -35,6 +35,7 @@
 #include "common.cuh"
 #include "common/coll.h"
 #include "cuhre/backend.h"
+#include "cuda/device.h"
 #include "gcuba/cuhre_kernels.cuh"
 #include "gcuba/cut_kernels.cuh"
 
@@ -298,7 +299,7 @@ typedef struct {
 #define HG_REC (GCUBA_HIST_BINS + 4 * GCUBA_CUHRE_GPU_MAXCOMP + 4)
 #define PLAN_PER 20
 
-enum { KEEP = 0, FIN = 1, SPLIT = 2 };
+enum { KEEP = GCUBA_LEAF_KEEP, FIN = GCUBA_LEAF_FIN, SPLIT = GCUBA_LEAF_SPLIT };
 /* dsum (device) and its host mirror hbuf: the sums of eval as doubles
    [2*ncomp] at 0 (what the hint's histogram forms its budget from), the
    status at DS_MISC; then the histogram [BINS] */
@@ -650,7 +651,7 @@ static int make_points(gpu *t)
 /* userdata as the kernels see it: gcuba_device_userdata (device.cu) */
 static int device_userdata(gpu *t)
 {
-  return gcuba_device_userdata(t->c, t->c->userdata, gcuba_userdata_bytes(),
+  return gcuba_device_userdata(t->c, t->c->ud.p, t->c->ud.bytes,
                                "", &t->duser, &t->udcopy, &t->udcap,
                                t->stream);
 }
@@ -1044,16 +1045,10 @@ __global__ void k_twolevel(long long n, int ndim, int ncomp, double *avg,
     /* a new region that straddles a known feature: its error is at least
        its integral until it is cut there (gcuba/cut.h) */
     if (cm.nfeat && w && i >= first)
-      for (int j = 0; j < m; ++j) {
-        double q;
-        if (gcuba_cut_known(&cm, ndim, lo + (i + j) * ndim,
-                            w + (i + j) * ndim, &q) >= 0)
-          for (int c = 0; c < ncomp; ++c) {
-            const double v = fabs(avg[(i + j) * ncomp + c]);
-            if (!(err[(i + j) * ncomp + c] >= v))
-              err[(i + j) * ncomp + c] = v;
-          }
-      }
+      for (int j = 0; j < m; ++j)
+        gcuba_cuhre_floor(&cm, ndim, lo + (i + j) * ndim, w + (i + j) * ndim,
+                          avg + (i + j) * ncomp, err + (i + j) * ncomp,
+                          ncomp);
     for (int j = 0; j < m; ++j)
       for (int c = 0; c < ncomp; ++c) {
         const unsigned long long a = double_bits(fabs(avg[(i + j) * ncomp + c]));
@@ -1117,36 +1112,22 @@ struct dclassify {
   double fin[GCUBA_CUHRE_GPU_MAXCOMP], ceps[2];
 };
 
-/* the classification of one leaf (as the CPU backend's classify1) */
-__device__ static double d_key(const double *err, long long i, int ncomp,
-                               const double *budget, int *comp)
-{
-  double k = -1;
-  for (int c = 0; c < ncomp; ++c) {
-    double r = err[i * ncomp + c] / budget[c];
-    if (r > k) {
-      k = r;
-      *comp = c;
-    }
-  }
-  return k;
-}
-
+/* the class of leaf i (gcuba/cuhre_policy.h), and its key */
 __device__ static int d_classify(const darrays a, long long i, int ncomp,
                                  const dclassify &cl, double *key)
 {
-  int comp = 0;
-  if (cl.relfinish) {
-    int c;
-    for (c = 0; c < ncomp; ++c) {
-      double r = fabs(a.avg[i * ncomp + c]) * cl.epsrel;
-      if (a.err[i * ncomp + c] > (r > cl.epsabs ? r : cl.epsabs)) break;
-    }
-    if (c == ncomp) return FIN;
-  }
-  *key = d_key(a.err, i, ncomp, cl.budget, &comp);
-  if (*key <= cl.fin_thresh) return FIN;
-  return *key >= cl.split_thresh ? SPLIT : KEEP;
+  gcuba_classify k;
+  int comp;
+  k.relfinish = cl.relfinish;
+  k.epsrel = cl.epsrel;
+  k.epsabs = cl.epsabs;
+  k.fin_thresh = cl.fin_thresh;
+  k.split_thresh = cl.split_thresh;
+  k.split_max = cl.split_max;
+  k.budget = cl.budget;
+  k.nocut = 0;
+  return gcuba_cuhre_leaf(a.avg + i * ncomp, a.err + i * ncomp, ncomp, &k,
+                          cl.budget, key, &comp);
 }
 
 /* hist: the errors of the leaves that relative-error finishing would
@@ -1725,14 +1706,20 @@ __device__ int d_cut(const darrays &a, long long i, int ndim, int ncomp,
                      const dclassify &cl, const gcuba_cutmap *cm, int search,
                      double *q)
 {
-  int comp = 0, ax = cm->nfeat && a.w ? gcuba_cut_known(cm, ndim,
-                                                        a.lo + i * ndim,
-                                                        a.w + i * ndim, q)
-                                      : -1;
-  if (ax >= 0) return ax;
-  d_key(a.err, i, ncomp, cl.budget, &comp);
-  *q = search ? -1.0 - comp : 0.5;
-  return gcuba_rule_axis(a.dims[i * ncomp + comp]);
+  gcuba_cutmap none;
+  int comp = 0, ax;
+  gcuba_cuhre_key(a.err + i * ncomp, ncomp, cl.budget, &comp);
+  /* widths as exponents: no feature known yet (to_doubles) */
+  if (!a.w) {
+    gcuba_cutmap_init(&none);
+    cm = &none;
+  }
+  if (gcuba_cuhre_cut_leaf(cm, ndim, a.lo + i * ndim,
+                           a.w ? a.w + i * ndim : NULL,
+                           gcuba_rule_axis(a.dims[i * ncomp + comp]), search,
+                           &ax, q))
+    *q = -1.0 - comp;
+  return ax;
 }
 
 /* the split leaves (not those past split_max) in split order j: corner,
@@ -2868,5 +2855,5 @@ static int search(void *ctx, int n, const double *lo, const double *w,
 }
 
 extern "C" const gcuba_cuhre_ops gcuba_cuhre_cuda = {
-    "gpu", create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
+    "gpu", 1, create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
     hist, apply, kernel_ms, hint, save_dev, 1, search};

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include "common.cuh"
 #include "common/coll.h"
+#include "cuda/device.h"
 
 
 static pthread_once_t probe_once = PTHREAD_ONCE_INIT;

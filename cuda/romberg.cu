@@ -38,7 +38,7 @@ struct rctx {
 /* userdata: gcuba_device_userdata (device.cu) */
 static int device_userdata(rctx *t)
 {
-  return gcuba_device_userdata(t->c, t->c->userdata, gcuba_userdata_bytes(),
+  return gcuba_device_userdata(t->c, t->c->ud.p, t->c->ud.bytes,
                                "", &t->ud, &t->udcopy, &t->udcap, t->stream);
 }
 

@@ -2,6 +2,7 @@
    without CUDA: no devices.  This file is part of gcuba. */
 #include <stdio.h>
 #include "common/common.h"
+#include "cuda/device.h"
 
 int gcuba_cuda_device_count(void) { return 0; }
 

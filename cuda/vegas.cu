@@ -104,7 +104,7 @@ struct vctx {
 /* ---- userdata: gcuba_device_userdata (device.cu) ---------------------- */
 static int device_userdata(struct vctx *t)
 {
-  return gcuba_device_userdata(t->c, t->c->userdata, gcuba_userdata_bytes(),
+  return gcuba_device_userdata(t->c, t->c->ud.p, t->c->ud.bytes,
                                "", &t->ud, &t->udcopy, &t->udcap, t->stream);
 }
 

@@ -1,16 +1,18 @@
 /* tests/test-team.c -- the in-process collective behind GCUBA_DEVICES
-   (gcuba_team_run_on, src/common/coll.c), on the CPU: no GPU is needed,
+   (gcuba_team_run_on, src/team/team.c), on the CPU: no GPU is needed,
    so CI runs it.  Its members are threads; here they have no device and
    use the CPU backend, whose collective path is the one MPI uses.
    - The operations: all-gather of blocks of unequal sizes (some empty),
      reductions of every kind over more values than one chunk, the status
      agreement (one member's failure reaches all), argument agreement.
-   - Whole gCuhre and gVegas calls (gcuba_cuhre_run, gcuba_vegas_run) by
+   - Whole gCuhre and gVegas calls (the plan's members,
+     gcuba_plan_member_cuhre and gcuba_plan_member_vegas) by
      2, 3 and 4 members: the bits of one thread (integral, error, prob,
      neval, nregions, fail), within the tolerance of the analytic value;
      an abort and a NaN that only one member's share sees; a state file
      written by a team and resumed by another.
-   - GCUBA_DEVICES=auto's delay before a call grows (gcuba_team_grow_after).
+   - GCUBA_DEVICES=auto's delay before a call grows
+     (gcuba_plan_grow_after).
    This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
@@ -21,8 +23,8 @@
 #include "capture.h"
 #include "common/common.h"
 #include "common/coll.h"
-#include "cuhre/cuhre.h"
-#include "vegas/vegas.h"
+#include "plan/plan_int.h"
+#include "team/team.h"
 #include "collective.h"
 
 /* ---- the operations ---------------------------------------------------- */
@@ -135,15 +137,22 @@ static void call(int vegas, int ndim, int ncomp, gintegrand_t f, double eps,
   c.integral = r->integral;
   c.error = r->error;
   c.prob = r->prob;
-  if (gcuba_check_common(&c, 1, GCUBA_MAXDIM)) {
+  /* the plan's decisions for a call on CPU threads */
+  if (gcuba_plan_settings(&c) ||
+      gcuba_plan_check(&c, vegas ? GCUBA_ROUTINE_VEGAS
+                                 : GCUBA_ROUTINE_CUHRE)) {
     r->fail = c.fail;
     return;
   }
+  c.verbose = verbose;
+  c.backend = GCUBA_BK_CPU;
+  c.threads = 1;
   for (i = 0; i < n; ++i) dev[i] = -1;
   if (n == 1)
-    vegas ? gcuba_vegas_run(&c) : gcuba_cuhre_run(&c);
+    vegas ? gcuba_plan_member_vegas(&c) : gcuba_plan_member_cuhre(&c);
   else
-    gcuba_team_run_on(&c, vegas ? gcuba_vegas_run : gcuba_cuhre_run, dev, n);
+    gcuba_team_run_on(&c, vegas ? gcuba_plan_member_vegas
+                                : gcuba_plan_member_cuhre, dev, n);
   r->neval = c.neval;
   r->nregions = c.nregions;
   r->fail = c.fail;
@@ -278,14 +287,17 @@ int main(void)
        used a GPU), so the default is the longer one; an explicit
        GCUBA_DEVICES_AFTER applies as it is */
     const int devs[2] = {0, 1};
+    gcuba_settings s;
     unsetenv("GCUBA_DEVICES_AFTER");
-    ok(gcuba_team_grow_after(devs, 2) == GCUBA_DEVICES_COLD_MS,
+    gcuba_settings_get(&s, NULL, 0);
+    ok(gcuba_plan_grow_after(&s, devs, 2) == GCUBA_DEVICES_COLD_MS,
        "GPUs not used yet: grow after %d ms (%g)", GCUBA_DEVICES_COLD_MS,
-       gcuba_team_grow_after(devs, 2));
+       gcuba_plan_grow_after(&s, devs, 2));
     setenv("GCUBA_DEVICES_AFTER", "7", 1);
-    ok(gcuba_team_grow_after(devs, 2) == 7,
+    gcuba_settings_get(&s, NULL, 0);
+    ok(gcuba_plan_grow_after(&s, devs, 2) == 7,
        "GCUBA_DEVICES_AFTER=7: grow after 7 ms (%g)",
-       gcuba_team_grow_after(devs, 2));
+       gcuba_plan_grow_after(&s, devs, 2));
     unsetenv("GCUBA_DEVICES_AFTER");
   }
   return done();

@@ -19,8 +19,6 @@
 #include "gcuba/gpu_ops.h"
 #include "gcuba/rule.h"
 
-/* most components on the GPU (more run on the CPU backend) */
-#define GCUBA_CUHRE_GPU_MAXCOMP 8
 /* threads per block of the rule kernel: four warps */
 #define GCUBA_CUHRE_BLOCK 128
 

@@ -1,15 +1,19 @@
-/* gcuba/cuhre_policy.h -- the region policy of gCuhre: how leaves are
-   classified and how many are split in one iteration.  Plain data and
-   host/device functions, shared by the driver (src/cuhre/driver.c, which
-   runs it on the host over a backend) and by gCuhreBatch's GPU loop
-   (cuhre_batch.cuh, which runs it on the device, one integral per thread
-   block), so that both follow the same policy.  This file is part of
-   gcuba. */
+/* gcuba/cuhre_policy.h -- gCuhre's policy, written once: where a call
+   starts, when it stops and with which outcome, which leaves it finishes,
+   keeps or splits, how many it splits in one iteration, and where it cuts
+   them.  Plain data and host/device step functions, called by every
+   executor of the policy: the driver (src/cuhre/, on the host over the
+   CPU or the CUDA backend, one GPU or a distributed store over several),
+   the backends' per-leaf passes, and gCuhreBatch's GPU pipeline
+   (cuda/batch.cu, one integral per thread block), so that they follow
+   one policy.  This file is part of gcuba. */
 #ifndef GCUBA_CUHRE_POLICY_H
 #define GCUBA_CUHRE_POLICY_H
 
 #include <math.h>
 #include "gcuba/hd.h"
+#include "gcuba/combine.h"
+#include "gcuba/cut.h"
 
 /* the regions split in one iteration carry GAMMA times the excess of
    the error over the tolerance (in units of the tolerance) */
@@ -284,6 +288,290 @@ GCUBA_HD static inline int gcuba_cuhre_plan_split(const gcuba_hist *h,
     if (nsplit > p->room + ne) cl->split_max = p->room + ne;
   }
   return 0;
+}
+
+/* ---- the iteration's steps ------------------------------------------------
+
+   The policy's state of one call (or one integral of a batch); the arrays
+   [ncomp] are the owner's. */
+typedef struct gcuba_cuhre_state {
+  long long iter;     /* iterations done (splits applied) */
+  int small;          /* started from one region (gcuba_cuhre_start) */
+  int nfull;          /* iterations that split every leaf */
+  double relfrac;     /* relative-error finishing threshold in units of
+                         epsrel (0: off) */
+  int ncomp;
+  double *finavg, *finerr; /* the finished regions' totals */
+  double *tot, *err, *budget, *prev; /* this iteration's, the last's */
+  double *pconv;      /* iterations in a row whose total passed */
+  gcuba_vegas_combine_t *chi; /* the totals' sequence (prob) */
+} gcuba_cuhre_state;
+
+/* The start.  When maxeval pays for LARGE times the uniform start (two
+   parts along each of the first 10 axes, np evaluations a region) that
+   start is taken, with NFULL full splits; else the unit cube, bisected
+   first.  ndiv[d] (NULL: not wanted) gets the parts along axis d.
+   Returns small. */
+GCUBA_HD static inline int gcuba_cuhre_start(int np, int ndim,
+                                             long long maxeval, int *ndiv)
+{
+  const double nuni = (double)np * (1 << (ndim < 10 ? ndim : 10));
+  const int small = !(maxeval >= GCUBA_CUHRE_LARGE * nuni);
+  int d;
+  if (ndiv)
+    for (d = 0; d < ndim; ++d) ndiv[d] = !small && d < 10 ? 2 : 1;
+  return small;
+}
+/* iterations that split every leaf */
+GCUBA_HD static inline int gcuba_cuhre_nfull(int small)
+{
+  return small ? 1 : GCUBA_CUHRE_NFULL;
+}
+
+/* The iteration's totals from the leaves' sums (sumavg, sumerr) and the
+   finished ones, its budgets, the test of each component (Cuba's, with
+   the change since the last iteration: gcuba_cuhre_passes) and the
+   totals' sequence for prob.  A component has converged after `need'
+   passing iterations in a row (one dimension asks for two).  Returns 1
+   when every component has; *excess gets the largest err/budget - 1, and
+   *worst its component. */
+GCUBA_HD static inline int gcuba_cuhre_totals(gcuba_cuhre_state *s,
+  const double *sumavg, const double *sumerr, double epsrel, double epsabs,
+  int need, double *excess, int *worst)
+{
+  int c, converged = 1;
+  *excess = 0;
+  *worst = 0;
+  for (c = 0; c < s->ncomp; ++c) {
+    double r;
+    s->tot[c] = s->finavg[c] + sumavg[c];
+    s->err[c] = s->finerr[c] + sumerr[c];
+    s->budget[c] = gcuba_budget(s->tot[c], epsrel, epsabs);
+    r = s->err[c] / s->budget[c] - 1;
+    s->pconv[c] = gcuba_cuhre_passes(s->tot[c], s->err[c], s->prev[c],
+                                     s->budget[c])
+                      ? s->pconv[c] + 1
+                      : 0;
+    if (s->pconv[c] < need) converged = 0;
+    s->prev[c] = s->tot[c];
+    if (r > *excess) {
+      *excess = r;
+      *worst = c;
+    }
+    gcuba_vegas_combine_add(&s->chi[c], s->tot[c], s->err[c] * s->err[c],
+                            2);
+  }
+  return converged;
+}
+
+/* What an iteration does after its evaluation pass: the outcomes that
+   end a call, and the kinds of split that go on. */
+enum {
+  GCUBA_CUHRE_GOON = -1,     /* not decided yet (gcuba_cuhre_stop) */
+  GCUBA_CUHRE_CONVERGED = 0, /* fail 0 */
+  GCUBA_CUHRE_FINERR = 1,    /* fail 1: the finished regions' errors
+                                spend the tolerance */
+  GCUBA_CUHRE_MAXEVAL = 2,   /* fail 1: one more bisection would pass
+                                maxeval */
+  GCUBA_CUHRE_NOMEM = 3,     /* fail 1: memory holds no useful split */
+  GCUBA_CUHRE_SPLITALL = 4,  /* split every leaf */
+  GCUBA_CUHRE_PLAN = 5       /* classify by the histogram's plan */
+};
+
+/* The end of a call, before any split: converged (every component, once
+   mineval is spent and every leaf carries the two-level error) or the
+   finished errors above the worst component's tolerance (an integrand
+   changing sign: relative-error finishing ran out). */
+GCUBA_HD static inline int gcuba_cuhre_stop(const gcuba_cuhre_state *s,
+  int converged, long long nleaves, long long neval, long long mineval,
+  int worst)
+{
+  if (converged && neval >= mineval && s->iter > 0)
+    return GCUBA_CUHRE_CONVERGED;
+  if (nleaves == 0 || s->finerr[worst] > s->budget[worst])
+    return GCUBA_CUHRE_FINERR;
+  return GCUBA_CUHRE_GOON;
+}
+
+/* The central lines of the cube are searched for features (gcuba/cut.h)
+   before the first split when maxeval leaves room for that and one split
+   with a search (np: the rule's evaluations per region). */
+GCUBA_HD static inline int gcuba_cuhre_scan_fits(long long neval,
+  long long maxeval, int ndim, int np)
+{
+  return ndim >= 1 && ndim <= GCUBA_RULE_MAXDIM &&
+         !(neval + 3LL * ndim * GCUBA_CUT_MAXEVALS +
+               2LL * (np + GCUBA_CUT_MAXEVALS) >
+           maxeval);
+}
+
+/* Half the most evaluations one split may cost: each child's rule (np),
+   and half the search for where to cut while the call searches. */
+GCUBA_HD static inline int gcuba_cuhre_split_nevals(
+  int np, const gcuba_cutmap *cm)
+{
+  return np + (cm && gcuba_cut_searching(cm, 1)
+                   ? (GCUBA_CUT_MAXEVALS + 1) / 2 : 0);
+}
+
+/* The kind of split after gcuba_cuhre_stop said GOON.  maxeval is a
+   budget: the next iteration bisects at least one region, 2 np
+   evaluations.  Everything is split in the first nfull iterations (so
+   that every leaf gets the two-level error) and until mineval is spent,
+   as far as maxeval allows (nsplit: gcuba_cuhre_split_nevals), unless
+   memory cannot hold the doubled partition. */
+GCUBA_HD static inline int gcuba_cuhre_split_kind(const gcuba_cuhre_state *s,
+  long long nleaves, long long neval, long long mineval, long long maxeval,
+  int np, int nsplit, long long maxregions)
+{
+  if (neval + 2LL * np > maxeval) return GCUBA_CUHRE_MAXEVAL;
+  if ((s->iter < s->nfull || neval < mineval) &&
+      nleaves <= (maxeval - neval) / (2LL * nsplit))
+    return 2 * nleaves > maxregions ? GCUBA_CUHRE_NOMEM
+                                    : GCUBA_CUHRE_SPLITALL;
+  return GCUBA_CUHRE_PLAN;
+}
+
+/* the classification that splits every leaf */
+GCUBA_HD static inline void gcuba_cuhre_split_all(gcuba_classify *cl)
+{
+  cl->relfinish = 0;
+  cl->fin_thresh = -1;
+  cl->split_thresh = 0;
+  cl->split_max = -1;
+  cl->nocut = 0;
+}
+
+/* the relative-error part of the classification at the current threshold
+   (norelfinish: flags GCUBA_NORELFINISH) */
+GCUBA_HD static inline void gcuba_cuhre_relative(const gcuba_cuhre_state *s,
+  int norelfinish, double epsrel, double epsabs, gcuba_classify *cl)
+{
+  cl->relfinish = !norelfinish && s->relfrac > 0;
+  cl->epsrel = s->relfrac * epsrel;
+  cl->epsabs = s->relfrac * epsabs;
+}
+
+/* After the histogram at the current threshold: when the finished errors
+   with relerr[c] more would take more than the policy allows
+   (gcuba_cuhre_relfinish_over), the threshold goes down by RELSTEP, off
+   below RELMIN; returns the component that asked for it, or ncomp when
+   the threshold stands. */
+GCUBA_HD static inline int gcuba_cuhre_relfinish_lower(gcuba_cuhre_state *s,
+  const double *relerr)
+{
+  const int comp =
+      gcuba_cuhre_relfinish_over(s->ncomp, relerr, s->budget, s->finerr);
+  if (comp == s->ncomp) return comp;
+  s->relfrac /= GCUBA_CUHRE_RELSTEP;
+  if (s->relfrac < GCUBA_CUHRE_RELMIN) s->relfrac = 0;
+  return comp;
+}
+
+/* The thresholds of a planned iteration from the histogram h (the plan's
+   inputs in p; p->nevals the rule's evaluations, np): split as
+   gcuba_cuhre_plan_split says, where a searched cut costs
+   gcuba_cuhre_split_nevals; when what maxeval leaves does not pay for
+   cuts, halvings instead (cl->nocut), a path a resumed run cannot follow
+   (p->capped).  Returns 0, or 1 when memory holds no useful split. */
+GCUBA_HD static inline int gcuba_cuhre_choose(const gcuba_hist *h,
+  gcuba_cuhre_plan *p, gcuba_classify *cl, const gcuba_cutmap *cm,
+  int np)
+{
+  p->nevals = gcuba_cuhre_split_nevals(np, cm);
+  cl->nocut = 0;
+  if (gcuba_cuhre_plan_split(h, p, cl)) return 1;
+  if (cm && (p->capped || p->neval + 2LL * p->nevals * p->nsplit > p->maxeval)) {
+    p->nevals = np;
+    cl->nocut = 1;
+    if (gcuba_cuhre_plan_split(h, p, cl)) return 1;
+    p->capped = 1;
+  }
+  return 0;
+}
+
+/* The classes of a leaf */
+enum { GCUBA_LEAF_KEEP = 0, GCUBA_LEAF_FIN = 1, GCUBA_LEAF_SPLIT = 2 };
+
+/* A leaf's key, max_c err[c] / budget[c], and *comp its component (the
+   first of equals): the one whose split axis a split leaf takes. */
+GCUBA_HD static inline double gcuba_cuhre_key(const double *err, int ncomp,
+                                              const double *budget,
+                                              int *comp)
+{
+  double k = -1;
+  int c;
+  *comp = 0;
+  for (c = 0; c < ncomp; ++c) {
+    const double r = err[c] / budget[c];
+    if (r > k) {
+      k = r;
+      *comp = c;
+    }
+  }
+  return k;
+}
+
+/* The class of one leaf under cl (budget[ncomp]): its avg[c], err[c].
+   *key (when not finished by relative error) gets its key and *comp its
+   component (gcuba_cuhre_key). */
+GCUBA_HD static inline int gcuba_cuhre_leaf(const double *avg,
+  const double *err, int ncomp, const gcuba_classify *cl,
+  const double *budget, double *key, int *comp)
+{
+  int c;
+  if (cl->relfinish) {
+    for (c = 0; c < ncomp; ++c) {
+      const double a = fabs(avg[c]) * cl->epsrel;
+      if (err[c] > (a > cl->epsabs ? a : cl->epsabs)) break;
+    }
+    if (c == ncomp) return GCUBA_LEAF_FIN;
+  }
+  *key = gcuba_cuhre_key(err, ncomp, budget, comp);
+  if (*key <= cl->fin_thresh) return GCUBA_LEAF_FIN;
+  return *key >= cl->split_thresh ? GCUBA_LEAF_SPLIT : GCUBA_LEAF_KEEP;
+}
+
+/* Where a split leaf (lo, w) is cut: along the first axis where it
+   straddles a known feature, at that feature (returns 0, *ax and *q
+   set); else along its split axis `axis' (that of the component that
+   chose it), in the middle unless a search along it finds a jump or a
+   kink (returns 1 when the caller searches: the map has features and
+   `search' allows it). */
+GCUBA_HD static inline int gcuba_cuhre_cut_leaf(const gcuba_cutmap *cm,
+  int ndim, const double *lo, const double *w, int axis, int search,
+  int *ax, double *q)
+{
+  const int known = cm ? gcuba_cut_known(cm, ndim, lo, w, q) : -1;
+  if (known >= 0) {
+    *ax = known;
+    return 0;
+  }
+  *ax = axis;
+  *q = 0.5;
+  return cm && search;
+}
+
+/* A new leaf (lo, w) that straddles a known feature: its error is at
+   least |its integral| until it is cut there (a rule need not see a kink
+   inside a region: gcuba/cut.h).  avg[c], err[c] for c < ncomp. */
+GCUBA_HD static inline void gcuba_cuhre_floor(const gcuba_cutmap *cm,
+  int ndim, const double *lo, const double *w, const double *avg,
+  double *err, int ncomp)
+{
+  double q;
+  int c;
+  if (!cm->nfeat || gcuba_cut_known(cm, ndim, lo, w, &q) < 0) return;
+  for (c = 0; c < ncomp; ++c) {
+    const double v = fabs(avg[c]);
+    if (!(err[c] >= v)) err[c] = v;
+  }
+}
+
+/* the fail code of an outcome (GCUBA_CUHRE_CONVERGED .. NOMEM) */
+GCUBA_HD static inline int gcuba_cuhre_fail(int outcome)
+{
+  return outcome == GCUBA_CUHRE_CONVERGED ? 0 : 1;
 }
 
 #endif /* GCUBA_CUHRE_POLICY_H */

@@ -7,6 +7,9 @@
 #ifndef GCUBA_GPU_OPS_H
 #define GCUBA_GPU_OPS_H
 
+/* gCuhre's most components on the GPU (more run on the CPU backend) */
+#define GCUBA_CUHRE_GPU_MAXCOMP 8
+
 /* Bits the kernels OR into *status (a device int). */
 #define GCUBA_ST_ABORT 1   /* the integrand returned -999 */
 #define GCUBA_ST_NONFINITE 2 /* the integrand produced NaN or Inf */

@@ -1,30 +1,10 @@
-/* src/api/cuhre.c -- gCuhre and llgCuhre: Cuba's argument lists, checked,
-   then the driver (src/cuhre/).  Both entry points share one body
+/* src/api/cuhre.c -- gCuhre and llgCuhre: Cuba's argument lists, handed
+   to the plan (src/plan/), which checks them and runs the driver.  Both entry points share one body
    (entry), which names the routine called in messages; the int one
    narrows its counts.  This file is part of gcuba. */
 #include <limits.h>
 #include "common/common.h"
-#include "common/coll.h"
-#include "cuhre/cuhre.h"
-
-static void cuhre(gcuba_call *c)
-{
-  int i;
-  c->verbose = gcuba_env_verbose(c->flags);
-  c->nregions = 0;
-  c->neval = 0;
-  c->fail = 0;
-  if (gcuba_coll_status(c, gcuba_check_common(c, 1, GCUBA_CUHRE_MAXDIM)))
-    return;
-  for (i = 0; i < c->ncomp; ++i) {
-    c->integral[i] = 0;
-    c->error[i] = 0;
-    c->prob[i] = 0;
-  }
-  gcuba_run_init();
-  gcuba_cuhre_run(c);
-  gcuba_run_exit();
-}
+#include "plan/plan.h"
 
 static void entry(const char *routine, const int ndim, const int ncomp,
                   gintegrand_t integrand, void *userdata,
@@ -36,12 +16,11 @@ static void entry(const char *routine, const int ndim, const int ncomp,
                   gcubareal integral[], gcubareal error[], gcubareal prob[])
 {
   gcuba_call c = {0};
-  double t0;
   c.routine = routine;
   c.ndim = ndim;
   c.ncomp = ncomp;
   c.integrand = integrand;
-  c.userdata = userdata;
+  c.ud.p = userdata;
   c.nvec = nvec;
   c.epsrel = epsrel;
   c.epsabs = epsabs;
@@ -54,17 +33,7 @@ static void entry(const char *routine, const int ndim, const int ncomp,
   c.integral = integral;
   c.error = error;
   c.prob = prob;
-  c.verbose = gcuba_env_verbose(flags);
-  c.coll = gcuba_coll_begin();
-  t0 = gcuba_now_ms();
-  c.grow = 1;
-  if (!c.coll || !gcuba_coll_args(&c, !nregions || !neval || !fail)) {
-    if (!nregions || !neval || !fail)
-      gcuba_fail(&c, GCUBA_FAIL_NULL, "nregions, neval or fail is NULL");
-    else
-      cuhre(&c);
-  }
-  if (c.coll) gcuba_coll_end(&c, t0);
+  gcuba_plan_call(&c, GCUBA_ROUTINE_CUHRE, !nregions || !neval || !fail);
   if (nregions && neval && fail) {
     *nregions = c.nregions > INT_MAX ? INT_MAX : (int)c.nregions;
     *neval = c.neval;

@@ -4,7 +4,7 @@
    share one body; the int one narrows neval.  This file is part of gcuba. */
 #include <limits.h>
 #include "common/common.h"
-#include "romberg/romberg.h"
+#include "plan/plan.h"
 
 static void entry(const char *routine, const int ncomp,
                   gintegrand_t integrand, void *userdata,
@@ -15,12 +15,11 @@ static void entry(const char *routine, const int ncomp,
                   gcubareal error[], gcubareal prob[])
 {
   gcuba_call c = {0};
-  int i;
   c.routine = routine;
   c.ndim = 1;
   c.ncomp = ncomp;
   c.integrand = integrand;
-  c.userdata = userdata;
+  c.ud.p = userdata;
   c.nvec = nvec;
   c.epsrel = epsrel;
   c.epsabs = epsabs;
@@ -30,31 +29,9 @@ static void entry(const char *routine, const int ncomp,
   c.integral = integral;
   c.error = error;
   c.prob = prob;
-  c.verbose = gcuba_env_verbose(flags);
-  if (!neval || !fail) {
-    gcuba_fail(&c, GCUBA_FAIL_NULL, "neval or fail is NULL");
-    if (fail) *fail = c.fail;
-    return;
-  }
-  *neval = 0;
-  if (gcuba_check_common(&c, 1, 1)) {
-    *fail = c.fail;
-    return;
-  }
-  /* levels 0 and 1 (3 points) give the first error estimate */
-  if (maxeval < 3) {
-    gcuba_fail(&c, GCUBA_FAIL_EVALS,
-               "maxeval = %lld: gRomberg needs at least 3 evaluations "
-               "(levels 0 and 1) for an error estimate", maxeval);
-    *fail = c.fail;
-    return;
-  }
-  for (i = 0; i < ncomp; ++i) integral[i] = error[i] = prob[i] = 0;
-  gcuba_run_init();
-  gcuba_romberg_run(&c);
-  gcuba_run_exit();
-  *neval = c.neval;
-  *fail = c.fail;
+  gcuba_plan_call(&c, GCUBA_ROUTINE_ROMBERG, !neval || !fail);
+  if (neval && fail) *neval = c.neval;
+  if (fail) *fail = c.fail;
 }
 
 void llgRomberg(const int ncomp, gintegrand_t integrand, void *userdata,

@@ -1,34 +1,8 @@
-/* src/api/vegas.c -- gVegas and llgVegas: Cuba's argument lists, checked,
-   then the driver (src/vegas/).  This file is part of gcuba. */
+/* src/api/vegas.c -- gVegas and llgVegas: Cuba's argument lists, handed
+   to the plan (src/plan/), which checks them and runs the driver.  This file is part of gcuba. */
 #include <limits.h>
 #include "common/common.h"
-#include "common/coll.h"
-#include "vegas/vegas.h"
-
-static void vegas(gcuba_call *c)
-{
-  int i;
-  c->verbose = gcuba_env_verbose(c->flags);
-  c->neval = 0;
-  c->fail = 0;
-  if (gcuba_coll_status(c, gcuba_check_common(c, 1, GCUBA_MAXDIM))) return;
-  if (c->nstart < 2 || c->nincrease < 0 || c->nbatch < 1 || c->gridno < -10 ||
-      c->gridno > 10) {
-    gcuba_fail(c, GCUBA_FAIL_PARAM,
-               "nstart = %lld (>= 2), nincrease = %lld (>= 0), nbatch = %lld "
-               "(>= 1), gridno = %d (-10..10)",
-               c->nstart, c->nincrease, c->nbatch, c->gridno);
-    return;
-  }
-  for (i = 0; i < c->ncomp; ++i) {
-    c->integral[i] = 0;
-    c->error[i] = 0;
-    c->prob[i] = 0;
-  }
-  gcuba_run_init();
-  gcuba_vegas_run(c);
-  gcuba_run_exit();
-}
+#include "plan/plan.h"
 
 static void entry(const char *routine, const int ndim, const int ncomp,
                   gintegrand_t integrand, void *userdata,
@@ -42,12 +16,11 @@ static void entry(const char *routine, const int ndim, const int ncomp,
                   gcubareal prob[])
 {
   gcuba_call c = {0};
-  double t0;
   c.routine = routine;
   c.ndim = ndim;
   c.ncomp = ncomp;
   c.integrand = integrand;
-  c.userdata = userdata;
+  c.ud.p = userdata;
   c.nvec = nvec;
   c.epsrel = epsrel;
   c.epsabs = epsabs;
@@ -64,17 +37,7 @@ static void entry(const char *routine, const int ndim, const int ncomp,
   c.integral = integral;
   c.error = error;
   c.prob = prob;
-  c.verbose = gcuba_env_verbose(flags);
-  c.coll = gcuba_coll_begin();
-  t0 = gcuba_now_ms();
-  c.grow = 1;
-  if (!c.coll || !gcuba_coll_args(&c, !neval || !fail)) {
-    if (!neval || !fail)
-      gcuba_fail(&c, GCUBA_FAIL_NULL, "neval or fail is NULL");
-    else
-      vegas(&c);
-  }
-  if (c.coll) gcuba_coll_end(&c, t0);
+  gcuba_plan_call(&c, GCUBA_ROUTINE_VEGAS, !neval || !fail);
   if (neval && fail) *neval = c.neval;
   if (fail) *fail = c.fail;
 }

@@ -8,7 +8,9 @@
    exchanged, so that every process holds the bits a single process would
    have computed.  (gCuhre's GPU backend divides its regions too once they
    outgrow one GPU, cuda/cuhre.cu: its decisions then use global counts and
-   exact sums.)  The result is therefore identical, bit for bit, whatever
+   exact sums.)  Two layers install such a collective: libgcuba_mpi
+   (src/mpi/) over MPI processes, and a team of GPUs (src/team/) over
+   threads of this process.  The result is therefore identical, bit for bit, whatever
    the number of processes (and of threads).
    This file is part of gcuba. */
 #ifndef GCUBA_COLL_H
@@ -84,41 +86,6 @@ int gcuba_coll_reduce_d(struct gcuba_call *c, double *v, int n, int op);
    entries; 0 or GCUBA_FAIL_MPI */
 int gcuba_coll_gather(struct gcuba_call *c, void *buf, const long long *counts,
                       int type);
-/* A call of the GPU backend on several GPUs of this process
-   (GCUBA_DEVICES): when it names two or more, run(c) is run by one
-   thread per GPU (this one the first), as the members of a collective
-   over those threads, and c gets the result of the first; 1 then, or
-   when the call failed before it began (c->fail set).  0: a call for
-   one GPU, which the caller runs itself. */
-int gcuba_team_run(struct gcuba_call *c, void (*run)(struct gcuba_call *));
-/* GCUBA_DEVICES=auto (the default) or auto:SPEC: the GPUs a call that
-   runs long on one GPU may grow to (the current GPU first for plain
-   auto), their number (>= 2) into dev; 0 when the call stays on one GPU:
-   fewer than two GPUs, a collective or batch call, another call running
-   in this process, several processes of an MPI job on this node, or
-   userdata in one GPU's memory */
-int gcuba_team_grow_devices(struct gcuba_call *c, int *dev);
-/* the milliseconds a call on one GPU runs before it grows to the n GPUs
-   dev: GCUBA_DEVICES_AFTER when set; else GCUBA_DEVICES_AFTER_MS when
-   every one of them has run a team member of this process (or is the
-   current GPU), GCUBA_DEVICES_COLD_MS when one would start its CUDA
-   context first (about 0.1 s on an H200) */
-double gcuba_team_grow_after(const int *dev, int n);
-/* GCUBA_DEVICES=auto: call c, stopped after an iteration, goes on as
-   run(c) by a team of the n GPUs dev, each member resuming from state
-   (bytes, the state file's payload) and, for gCuhre, the regions set (a
-   gcuba_region_set in a GPU's memory; NULL: none).  0 when the team
-   finished the call; 1 when it could not (memory or a device error on a
-   GPU): c's fail and neval are then as before, and its caller goes on
-   alone. */
-int gcuba_team_grow(struct gcuba_call *c, void (*run)(struct gcuba_call *),
-                    const int *dev, int n, const void *state, size_t bytes,
-                    const void *set);
-/* its body: run(c) by n members (1..GCUBA_MAXDEVICES), member k on GPU
-   dev[k] (-1: none, for the CPU backend: tests/test-team.c) */
-void gcuba_team_run_on(struct gcuba_call *c, void (*run)(struct gcuba_call *),
-                       const int *dev, int n);
-
 /* allgatherv_dev when the collective has it: 0 done, 1 not available
    (gather through the host instead), or GCUBA_FAIL_CUDA on every
    member */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include "common.h"
 
-const char *gcuba_strerror(int fail)
+const char *gcuba_fail_message(int fail)
 {
 #define GCUBA_FAIL_CASE_(v, name, msg) \
   case v:                              \
@@ -41,7 +41,7 @@ int gcuba_fail(gcuba_call *c, int fail, const char *fmt, ...)
   c->fail = fail;
   if (c->verbose >= 1) {
     fprintf(stderr, "%s: fail = %d (%s)%s", c->routine ? c->routine : "gcuba",
-            fail, gcuba_strerror(fail), fmt && *fmt ? ": " : "");
+            fail, gcuba_fail_message(fail), fmt && *fmt ? ": " : "");
     if (fmt && *fmt) {
       va_start(ap, fmt);
       vfprintf(stderr, fmt, ap);

@@ -61,7 +61,7 @@ typedef struct {
   volatile int abort;
 } cpu;
 
-enum { KEEP = 0, FIN = 1, SPLIT = 2 };
+enum { KEEP = GCUBA_LEAF_KEEP, FIN = GCUBA_LEAF_FIN, SPLIT = GCUBA_LEAF_SPLIT };
 
 long long gcuba_cuhre_region_bytes(int ndim, int ncomp)
 {
@@ -146,7 +146,7 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   t->ndim = c->ndim;
   t->ncomp = c->ncomp;
   t->np = gcuba_rule_nevals(r);
-  t->nthreads = gcuba_threads();
+  t->nthreads = c->threads > 0 ? c->threads : 1;
   t->maxregions = *maxregions;
   t->xbuf = (double *)malloc(sizeof(double) * CHUNK * t->ndim * t->nthreads);
   t->fbuf = (double *)malloc(sizeof(double) * (size_t)t->np * t->ncomp *
@@ -218,7 +218,7 @@ static int eval_region(cpu *t, long long i, int tid)
   double *x = t->xbuf + (size_t)tid * CHUNK * ndim;
   double *f = t->fbuf + (size_t)tid * np * ncomp;
   gintegrand_t in = t->c->integrand;
-  void *ud = t->c->userdata;
+  void *ud = t->c->ud.p;
   int nv = t->c->nvec < CHUNK ? (int)t->c->nvec : CHUNK;
   double u[GCUBA_RULE_MAXDIM], vol = 1;
   int p0, p, d, st = 0, *dims = t->a.dims + i * ncomp;
@@ -353,16 +353,10 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   /* a region that straddles a known feature: its error is at least its
      integral until it is cut there (gcuba_cutmap) */
   if (t->c->cutmap && t->c->cutmap->nfeat)
-    for (i = n0; i < n; ++i) {
-      double q;
-      if (gcuba_cut_known(t->c->cutmap, ndim, t->a.lo + i * ndim,
-                          t->a.w + i * ndim, &q) >= 0)
-        for (c = 0; c < ncomp; ++c) {
-          double *e = t->a.err + i * ncomp + c;
-          const double v = fabs(t->a.avg[i * ncomp + c]);
-          if (!(*e >= v)) *e = v;
-        }
-    }
+    for (i = n0; i < n; ++i)
+      gcuba_cuhre_floor(t->c->cutmap, ndim, t->a.lo + i * ndim,
+                        t->a.w + i * ndim, t->a.avg + i * ncomp,
+                        t->a.err + i * ncomp, ncomp);
   t->nold = n;
   for (c = 0; c < ncomp; ++c) sumavg[c] = sumerr[c] = 0;
   for (i = 0; i < n; ++i)
@@ -373,36 +367,13 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   return 0;
 }
 
-/* key of region i and the component that sets it */
-static double key(const cpu *t, long long i, const double *budget, int *comp)
+/* the class of leaf i under cl (gcuba/cuhre_policy.h), and its key */
+static int classify1(const cpu *t, long long i, const gcuba_classify *cl,
+                     double *key)
 {
-  double k = -1;
-  int c;
-  for (c = 0; c < t->ncomp; ++c) {
-    double r = t->a.err[i * t->ncomp + c] / budget[c];
-    if (r > k) {
-      k = r;
-      *comp = c;
-    }
-  }
-  return k;
-}
-
-static int classify1(const cpu *t, long long i, const gcuba_classify *cl)
-{
-  int c, comp = 0;
-  double k;
-  if (cl->relfinish) {
-    for (c = 0; c < t->ncomp; ++c) {
-      double a = fabs(t->a.avg[i * t->ncomp + c]) * cl->epsrel;
-      if (t->a.err[i * t->ncomp + c] > (a > cl->epsabs ? a : cl->epsabs))
-        break;
-    }
-    if (c == t->ncomp) return FIN;
-  }
-  k = key(t, i, cl->budget, &comp);
-  if (k <= cl->fin_thresh) return FIN;
-  return k >= cl->split_thresh ? SPLIT : KEEP;
+  int comp;
+  return gcuba_cuhre_leaf(t->a.avg + i * t->ncomp, t->a.err + i * t->ncomp,
+                          t->ncomp, cl, cl->budget, key, &comp);
 }
 
 /* classify every leaf into t->cls; with fin != NULL add the finished
@@ -412,13 +383,17 @@ static void classify(cpu *t, const gcuba_classify *cl, double *finavg,
 {
   long long i, n = t->n;
   int c;
+  double k;
   if (n < PAR_MIN || t->nthreads < 2) {
-    for (i = 0; i < n; ++i) t->cls[i] = (unsigned char)classify1(t, i, cl);
+    for (i = 0; i < n; ++i)
+      t->cls[i] = (unsigned char)classify1(t, i, cl, &k);
   } else {
 #ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(t->nthreads)
+#pragma omp parallel for schedule(static) num_threads(t->nthreads) \
+    private(k)
 #endif
-    for (i = 0; i < n; ++i) t->cls[i] = (unsigned char)classify1(t, i, cl);
+    for (i = 0; i < n; ++i)
+      t->cls[i] = (unsigned char)classify1(t, i, cl, &k);
   }
   *nkeep = *nsplit = 0;
   for (i = 0; i < n; ++i) {
@@ -442,22 +417,19 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
   cpu *t = (cpu *)ctx;
   gcuba_classify rel = *cl;
   long long i;
-  int comp, c;
+  int c;
   rel.fin_thresh = -1;
   rel.split_thresh = HUGE_VAL;
   memset(h, 0, sizeof *h);
   for (c = 0; c < t->ncomp; ++c) relerr[c] = 0;
   for (i = 0; i < t->n; ++i) {
-    double k;
-    int j;
-    if (classify1(t, i, &rel) == FIN) {
+    double k = 0;
+    if (classify1(t, i, &rel, &k) == FIN) {
       ++h->nrel;
       for (c = 0; c < t->ncomp; ++c) relerr[c] += t->a.err[i * t->ncomp + c];
       continue;
     }
-    k = key(t, i, cl->budget, &comp);
-    j = gcuba_hist_bin(k);
-    ++h->count[j];
+    ++h->count[gcuba_hist_bin(k)];
   }
   for (c = 0; c < GCUBA_HIST_BINS; ++c)
     if (h->count[c]) h->keysum[c] = gcuba_hist_keysum(h->count[c], c);
@@ -466,15 +438,6 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
 
 static void move1(cpu *t, long long i, const gcuba_classify *cl,
                   long long nkeep);
-
-/* the split axis of leaf i and the component that chose it */
-static int split_axis(const cpu *t, long long i, const gcuba_classify *cl,
-                      int *comp)
-{
-  *comp = 0;
-  key(t, i, cl->budget, comp);
-  return gcuba_rule_axis(t->a.dims[i * t->ncomp + *comp]);
-}
 
 /* the search of gcuba/cut.h on the line through the centre of the box
    (lo, w) along axis ax, component comp, on thread tid: *cut, and 1 when
@@ -488,7 +451,7 @@ static int line_search(cpu *t, const double *lo, const double *w, int ax,
   double *f = t->fcut + (size_t)tid * GCUBA_CUT_MAXPTS * ncomp;
   double s[GCUBA_CUT_MAXPTS], g[GCUBA_CUT_MAXPTS];
   gintegrand_t in = t->c->integrand;
-  void *ud = t->c->userdata;
+  void *ud = t->c->ud.p;
   gcuba_cut cs;
   int n, p, d;
   *cut = 0.5;
@@ -534,18 +497,14 @@ static int cut_region(cpu *t, long long i, const gcuba_classify *cl,
 {
   const int ndim = t->ndim;
   const double *lo = t->a.lo + i * ndim, *w = t->a.w + i * ndim;
-  const gcuba_cutmap *m = t->c->cutmap;
-  double q;
-  int comp, rc, ax = m ? gcuba_cut_known(m, ndim, lo, w, &q) : -1;
-  if (ax >= 0) {
-    t->cutax[i] = ax;
-    t->cut[i] = q;
+  int comp, rc;
+  gcuba_cuhre_key(t->a.err + i * t->ncomp, t->ncomp, cl->budget, &comp);
+  if (!gcuba_cuhre_cut_leaf(
+          t->c->cutmap, ndim, lo, w,
+          gcuba_rule_axis(t->a.dims[i * t->ncomp + comp]), search,
+          &t->cutax[i], &t->cut[i]))
     return 0;
-  }
-  t->cutax[i] = ax = split_axis(t, i, cl, &comp);
-  t->cut[i] = 0.5;
-  if (!search) return 0;
-  rc = line_search(t, lo, w, ax, comp, tid, nev, &t->cut[i]);
+  rc = line_search(t, lo, w, t->cutax[i], comp, tid, nev, &t->cut[i]);
   return rc < 0 ? GCUBA_ST_ABORT : 0;
 }
 
@@ -722,5 +681,5 @@ static int save(void *ctx, gcuba_region_set *s)
 }
 
 const gcuba_cuhre_ops gcuba_cuhre_cpu = {
-    "cpu", create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
+    "cpu", 0, create, destroy, minbatch, init, load, save, nleaves, nnew, eval,
     hist, apply, NULL, NULL, NULL, 1, search};

@@ -142,7 +142,7 @@ static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
   t->ncomp = s->ncomp;
   t->nb = s->nb;
   t->shared = s->shared;
-  t->nthreads = gcuba_threads();
+  t->nthreads = c->threads > 0 ? c->threads : 1;
   t->batch = 1;
   if (c->integrand->kind == GCUBA_DESC_NVEC) {
     long long b = c->nvec < c->nbatch ? c->nvec : c->nbatch;
@@ -287,13 +287,13 @@ static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
     int iter1 = (int)it->iter + 1;
     for (i = 0; i < n; ++i) h->wt[i] = h->w[i] * wc; /* Cuba's weights */
     if (((gcuba_vegas_nvec_fn)in->fn)(&t->ndim, h->x, &t->ncomp, h->f,
-                                      c->userdata, &n, &tid, h->wt,
+                                      c->ud.p, &n, &tid, h->wt,
                                       &iter1) == -999)
       return GCUBA_ST_ABORT;
   } else {
     for (i = 0; i < n; ++i)
       if (in->fn(&t->ndim, h->x + (size_t)i * ndim, &t->ncomp,
-                 h->f + (size_t)i * ncomp, c->userdata) == -999)
+                 h->f + (size_t)i * ncomp, c->ud.p) == -999)
         return GCUBA_ST_ABORT;
   }
   if (ncomp == 1) {

@@ -31,6 +31,7 @@ typedef struct gcuba_region_set {
 
 typedef struct gcuba_cuhre_ops {
   const char *name;
+  int device; /* the regions live in a GPU's memory */
   /* A region store for call c and rule r holding at most *maxregions
      leaves (the backend may lower it to what its memory holds).  NULL on
      failure with *fail set. */
@@ -94,11 +95,19 @@ typedef struct gcuba_cuhre_ops {
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* the backends (src/cpu/, cuda/): the plan (src/plan/) picks one */
 extern const gcuba_cuhre_ops gcuba_cuhre_cpu;
 /* bytes the CPU backend needs per leaf region */
 long long gcuba_cuhre_region_bytes(int ndim, int ncomp);
 #ifdef HAVE_CUDA
 extern const gcuba_cuhre_ops gcuba_cuhre_cuda;
+/* gCuhreBatch's GPU pipeline (cuda/batch.cu): the n integrals of c
+   (userdata c->ud.p + b * stride) with the CPU backend's policy; 0 with
+   defer[b] set for the integrals to run as single calls, 1 when there is
+   no pipeline for them (single calls), or a fail code */
+int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
+                          long long *neval, int *nregions, int *fail,
+                          unsigned char *defer);
 #endif
 #ifdef __cplusplus
 }

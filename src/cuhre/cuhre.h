@@ -2,16 +2,32 @@
 #ifndef GCUBA_CUHRE_H
 #define GCUBA_CUHRE_H
 #include "common/common.h"
+#include "cuhre/backend.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Integrates c (arguments already checked); sets the outputs and c->fail. */
-void gcuba_cuhre_run(gcuba_call *c);
+/* Integrates c (arguments checked, backend chosen by the plan) over the
+   backend ops; sets the outputs and c->fail. */
+void gcuba_cuhre_drive(gcuba_call *c, const gcuba_cuhre_ops *ops);
+/* What an executor of the policy knows of an outcome, for its message:
+   the worst component's finished error and tolerance, the region limit,
+   a bisection's evaluations. */
+typedef struct gcuba_cuhre_why {
+  double finerr, budget;
+  int worst;
+  long long maxregions;
+  int bisection;
+} gcuba_cuhre_why;
+/* The end of c with outcome o (GCUBA_CUHRE_CONVERGED .. NOMEM,
+   gcuba/cuhre_policy.h): c->fail, and at verbosity 1 the message every
+   executor gives (the driver's, the batch pipeline's). */
+void gcuba_cuhre_outcome(gcuba_call *c, int o, const gcuba_cuhre_why *w);
 /* the most regions GCUBA_MEMLIMIT (or the host's memory) allows at per
    bytes each (0: the CPU backend's); 1 << 62 for a device store without
-   GCUBA_MEMLIMIT; -1 with fail -16 when GCUBA_MEMLIMIT is bad */
-long long gcuba_cuhre_max_regions(gcuba_call *c, int device, long long per);
+   GCUBA_MEMLIMIT */
+long long gcuba_cuhre_max_regions(const gcuba_call *c, int device,
+                                  long long per);
 #ifdef __cplusplus
 }
 #endif

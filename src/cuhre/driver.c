@@ -39,12 +39,6 @@
 #include "common/coll.h"
 #include "gcuba/cut.h"
 
-/* the policy's constants: gcuba/cuhre_policy.h */
-#define GAMMA GCUBA_CUHRE_GAMMA
-#define NFULL GCUBA_CUHRE_NFULL
-#define LARGE GCUBA_CUHRE_LARGE
-#define RELSTEP GCUBA_CUHRE_RELSTEP
-#define RELMIN GCUBA_CUHRE_RELMIN
 
 typedef struct {
   gcuba_call *c;
@@ -52,31 +46,20 @@ typedef struct {
   void *ctx;
   gcuba_rule rule;
   int ncomp;
-  long long iter, maxregions;
-  double *finavg, *finerr;          /* finished totals */
+  gcuba_cuhre_state st;             /* the policy's (gcuba/cuhre_policy.h):
+                                       iterations, start, thresholds, the
+                                       totals and their sequence */
+  long long maxregions;
   double *sumavg, *sumerr;          /* active sums of this iteration */
-  double *tot, *err, *budget;       /* this iteration's totals [ncomp] */
-  double *prev;                     /* the last iteration's totals */
-  double *pconv;                    /* [ncomp] iterations in a row in
-                                       which the plain total met the
-                                       tolerance */
-  double *a, *e;                    /* scratch [ncomp] */
+  double *e;                        /* scratch [ncomp] */
   long long nfinished;              /* regions finished so far */
   long long minbatch;               /* fewest regions split per iteration */
   gcuba_hist *hist;
   double tm[5];                     /* ms in eval, classify, apply, setup */
-  double gamma;
-  double relfrac;                   /* relative-error finishing threshold
-                                       in units of epsrel (0: off) */
-  int nfull;                        /* iterations that split everything */
-  int small;                        /* started from one region: each
-                                       iteration's spending capped by
-                                       GROWTH */
   int capped;                       /* this split was cut short by maxeval:
                                        its state is not saved, so that a
                                        resumed run follows the path of an
                                        uninterrupted one */
-  gcuba_vegas_combine_t *chi;       /* per component, over iterations */
   /* one dimension: Wynn's epsilon algorithm over the iteration totals */
   int nseq, nres;                   /* terms in seq, results in res */
   double stall_r;                   /* one dimension: the smallest error
@@ -90,7 +73,7 @@ typedef struct {
   /* GCUBA_DEVICES=auto: the GPUs this call may grow to (ngrow >= 2; 0:
      it stays where it is), from when (ms, now_ms's clock), and whether
      it stopped to grow */
-  int ngrow, grow_dev[GCUBA_MAXDEVICES];
+  int ngrow;
   double grow_at, grow_after;
   int grow_any;                     /* GCUBA_DEVICES_AFTER=0: at GROW_ITER
                                        whatever the evaluations cost */
@@ -102,14 +85,11 @@ typedef struct {
   gcuba_cutmap cm;                  /* and what it knows (c->cutmap) */
 } cuhre;
 
-/* half the most evaluations one split may cost: each child's rule, and
-   half the search for where to cut while the backend searches
-   (gcuba/cut.h) */
+/* half the most evaluations one split may cost (gcuba/cuhre_policy.h) */
 static int split_nevals(const cuhre *t)
 {
-  return gcuba_rule_nevals(&t->rule) +
-         (t->cuts && gcuba_cut_searching(&t->cm, 1)
-            ? (GCUBA_CUT_MAXEVALS + 1) / 2 : 0);
+  return gcuba_cuhre_split_nevals(gcuba_rule_nevals(&t->rule),
+                                  t->cuts ? &t->cm : NULL);
 }
 
 /* the cut map (gcuba/cut.h): the cube's central lines, and where one of
@@ -127,10 +107,8 @@ static int scan_cube(cuhre *t)
   int ax[2 * GCUBA_RULE_MAXDIM], found[2 * GCUBA_RULE_MAXDIM];
   int d, j, n, rc;
   m->ready = 1;
-  if (ndim < 1 || ndim > GCUBA_RULE_MAXDIM) return 0;
-  if (c->neval + 3LL * ndim * GCUBA_CUT_MAXEVALS +
-          2LL * (gcuba_rule_nevals(&t->rule) + GCUBA_CUT_MAXEVALS) >
-      c->maxeval)
+  if (!gcuba_cuhre_scan_fits(c->neval, c->maxeval, ndim,
+                             gcuba_rule_nevals(&t->rule)))
     return 0;
   for (j = 0; j < 2 * ndim; ++j)
     for (d = 0; d < ndim; ++d) lo[j * ndim + d] = 0, w[j * ndim + d] = 1;
@@ -278,12 +256,12 @@ static void extrapolate(cuhre *t)
     --t->nseq;
   }
   for (comp = 0; comp < nc; ++comp)
-    t->seq[comp * WYNN_TERMS + t->nseq] = t->tot[comp];
+    t->seq[comp * WYNN_TERMS + t->nseq] = t->st.tot[comp];
   ++t->nseq;
   for (comp = 0; comp < nc; ++comp) {
     double *r = t->res + 3 * comp, x, e;
     t->xok[comp] = 0;
-    t->xres[comp] = t->tot[comp];
+    t->xres[comp] = t->st.tot[comp];
     t->xerr[comp] = HUGE_VAL;
     if (t->nseq < 3) continue;
     x = wynn(t->seq + comp * WYNN_TERMS, t->nseq);
@@ -294,7 +272,7 @@ static void extrapolate(cuhre *t)
       t->xerr[comp] = e;
       t->xok[comp] =
           e <= gcuba_budget(x, t->c->epsrel, t->c->epsabs) &&
-          e < t->err[comp] && fabs(x - t->tot[comp]) <= t->err[comp];
+          e < t->st.err[comp] && fabs(x - t->st.tot[comp]) <= t->st.err[comp];
     }
     for (k = 2; k > 0; --k) r[k] = r[k - 1];
     r[0] = x;
@@ -302,34 +280,23 @@ static void extrapolate(cuhre *t)
   if (t->nseq >= 3 && t->nres < 3) ++t->nres;
 }
 
-/* Most active regions the backend may hold: GCUBA_MEMLIMIT (bytes, K/M/G
-   suffix) or a quarter of the physical memory, over the bytes a region
-   needs.  Without GCUBA_MEMLIMIT a device store is bounded by the device
+/* Most active regions the backend may hold: GCUBA_MEMLIMIT (bytes, K, M,
+   G or T suffix) or a quarter of the physical memory, over the bytes a
+   region needs.  Without GCUBA_MEMLIMIT a device store is bounded by the device
    alone (create lowers the limit to what its memory holds), unless a
    state file will copy the regions to the host.  per: bytes per region
    (0: the CPU backend's). */
-long long gcuba_cuhre_max_regions(gcuba_call *c, int device, long long per)
+long long gcuba_cuhre_max_regions(const gcuba_call *c, int device,
+                                  long long per)
 {
-  const char *s = getenv("GCUBA_MEMLIMIT");
-  double bytes = 0;
+  double bytes = c->set.memlimit;
   long long n;
   if (per <= 0) per = gcuba_cuhre_region_bytes(c->ndim, c->ncomp);
-  if (s && *s) {
-    char *end;
-    bytes = strtod(s, &end);
-    switch (*end) {
-    case 'k': case 'K': bytes *= 1024; ++end; break;
-    case 'm': case 'M': bytes *= 1048576; ++end; break;
-    case 'g': case 'G': bytes *= 1073741824; ++end; break;
-    }
-    if (*end || !(bytes > 0)) {
-      gcuba_fail(c, GCUBA_FAIL_ENV, "GCUBA_MEMLIMIT=%s", s);
-      return -1;
-    }
-  } else if (device && !c->statefile)
-    return 1LL << 62;
-  else {
-    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+  if (!(bytes > 0)) {
+    long pages, psize;
+    if (device && !c->statefile) return 1LL << 62;
+    pages = sysconf(_SC_PHYS_PAGES);
+    psize = sysconf(_SC_PAGESIZE);
     bytes = pages > 0 && psize > 0 ? 0.25 * pages * (double)psize : 1e9;
   }
   n = (long long)(bytes / per);
@@ -370,20 +337,20 @@ static int state_payload(cuhre *t, gcuba_buf *pb, int file,
   rc = dev ? t->ops->save_dev(t->ctx, &s) : t->ops->save(t->ctx, &s);
   if (!rc) {
     long long nn = (s.n - s.nold) / 2;
-    gcuba_buf_put(&b, &t->iter, sizeof t->iter);
+    gcuba_buf_put(&b, &t->st.iter, sizeof t->st.iter);
     gcuba_buf_put(&b, &t->nfinished, sizeof t->nfinished);
     gcuba_buf_put(&b, &c->neval, sizeof c->neval);
-    gcuba_buf_put(&b, t->finavg, nc);
-    gcuba_buf_put(&b, t->finerr, nc);
-    gcuba_buf_put(&b, t->prev, nc);
-    gcuba_buf_put(&b, t->chi, sizeof *t->chi * t->ncomp);
-    gcuba_buf_put(&b, &t->relfrac, sizeof t->relfrac);
-    gcuba_buf_put(&b, &t->small, sizeof t->small);
+    gcuba_buf_put(&b, t->st.finavg, nc);
+    gcuba_buf_put(&b, t->st.finerr, nc);
+    gcuba_buf_put(&b, t->st.prev, nc);
+    gcuba_buf_put(&b, t->st.chi, sizeof *t->st.chi * t->ncomp);
+    gcuba_buf_put(&b, &t->st.relfrac, sizeof t->st.relfrac);
+    gcuba_buf_put(&b, &t->st.small, sizeof t->st.small);
     gcuba_buf_put(&b, &t->nseq, sizeof t->nseq);
     gcuba_buf_put(&b, &t->nres, sizeof t->nres);
     gcuba_buf_put(&b, t->seq, nc * WYNN_TERMS);
     gcuba_buf_put(&b, t->res, nc * 3);
-    gcuba_buf_put(&b, t->pconv, nc);
+    gcuba_buf_put(&b, t->st.pconv, nc);
     gcuba_buf_put(&b, &t->stall_r, sizeof t->stall_r);
     gcuba_buf_put(&b, &t->stall_neval, sizeof t->stall_neval);
     gcuba_buf_put(&b, &t->cm, sizeof t->cm);
@@ -445,20 +412,20 @@ static int load_state(cuhre *t)
     rc = gcuba_state_read(c, "cuhre", signature(t), &b);
   if (rc <= 0) return rc;
   memset(&s, 0, sizeof s);
-  gcuba_buf_get(&b, &t->iter, sizeof t->iter);
+  gcuba_buf_get(&b, &t->st.iter, sizeof t->st.iter);
   gcuba_buf_get(&b, &t->nfinished, sizeof t->nfinished);
   gcuba_buf_get(&b, &c->neval, sizeof c->neval);
-  gcuba_buf_get(&b, t->finavg, nc);
-  gcuba_buf_get(&b, t->finerr, nc);
-  gcuba_buf_get(&b, t->prev, nc);
-  gcuba_buf_get(&b, t->chi, sizeof *t->chi * t->ncomp);
-  gcuba_buf_get(&b, &t->relfrac, sizeof t->relfrac);
-  gcuba_buf_get(&b, &t->small, sizeof t->small);
+  gcuba_buf_get(&b, t->st.finavg, nc);
+  gcuba_buf_get(&b, t->st.finerr, nc);
+  gcuba_buf_get(&b, t->st.prev, nc);
+  gcuba_buf_get(&b, t->st.chi, sizeof *t->st.chi * t->ncomp);
+  gcuba_buf_get(&b, &t->st.relfrac, sizeof t->st.relfrac);
+  gcuba_buf_get(&b, &t->st.small, sizeof t->st.small);
   gcuba_buf_get(&b, &t->nseq, sizeof t->nseq);
   gcuba_buf_get(&b, &t->nres, sizeof t->nres);
   gcuba_buf_get(&b, t->seq, nc * WYNN_TERMS);
   gcuba_buf_get(&b, t->res, nc * 3);
-  gcuba_buf_get(&b, t->pconv, nc);
+  gcuba_buf_get(&b, t->st.pconv, nc);
   gcuba_buf_get(&b, &t->stall_r, sizeof t->stall_r);
   gcuba_buf_get(&b, &t->stall_neval, sizeof t->stall_neval);
   gcuba_buf_get(&b, &t->cm, sizeof t->cm);
@@ -478,8 +445,8 @@ static int load_state(cuhre *t)
   }
   nn = (s.n - s.nold) / 2;
   need = b.bad || s.n < 0 || s.nold < 0 || s.nold > s.n ||
-                 !(t->relfrac >= 0 && t->relfrac <= 1) ||
-                 (t->small != 0 && t->small != 1) ||
+                 !(t->st.relfrac >= 0 && t->st.relfrac <= 1) ||
+                 (t->st.small != 0 && t->st.small != 1) ||
                  t->nseq < 0 || t->nseq > WYNN_TERMS || t->nres < 0 ||
                  t->nres > 3 ||
                  s.n > t->maxregions
@@ -510,7 +477,7 @@ static int load_state(cuhre *t)
   if (rc) return gcuba_fail(c, rc, "loading the regions");
   if (!view)
     gcuba_log(c, 1, "resuming at iteration %lld, %lld evaluations, %lld "
-              "regions", t->iter + 1, c->neval, s.n);
+              "regions", t->st.iter + 1, c->neval, s.n);
   else
     gcuba_log(c, 2, "%lld regions loaded in %.1f ms", s.n, now_ms() - t0);
   return 1;
@@ -521,65 +488,51 @@ static int load_state(cuhre *t)
    what choose_thresholds starts from) */
 static void relative_part(const cuhre *t, gcuba_classify *cl)
 {
-  cl->relfinish = !(t->c->flags & GCUBA_NORELFINISH) && t->relfrac > 0;
-  cl->epsrel = t->relfrac * t->c->epsrel;
-  cl->epsabs = t->relfrac * t->c->epsabs;
+  gcuba_cuhre_relative(&t->st, (t->c->flags & GCUBA_NORELFINISH) != 0,
+                       t->c->epsrel, t->c->epsabs, cl);
 }
 
-/* Thresholds of this iteration (after the first): split the leaves of
-   largest key until their keys add up to GAMMA times the excess of the
-   error over the budget (in budget units), but at least a minimum batch;
-   evict (finish) the leaves of smallest key when the partition would not
-   fit in memory.  Returns 0, or 1 when memory cannot hold a useful
-   split. */
+/* Thresholds of a planned iteration (gcuba/cuhre_policy.h): the
+   histogram of the keys, relative-error finishing lowered while it would
+   spend too much of the tolerance, then the plan.  Returns 0, 1 when
+   memory cannot hold a useful split, or a fail code. */
 static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
 {
   gcuba_call *c = t->c;
   gcuba_hist *h = t->hist;
   gcuba_cuhre_plan p;
+  int rc;
 
-  t->ops->hist(t->ctx, cl, h, t->e);
+  if ((rc = t->ops->hist(t->ctx, cl, h, t->e))) return rc;
   while (cl->relfinish) {
-    /* the finished errors may take up to FINMAX of the tolerance, and one
-       iteration's finishing at most FINSTEP of what is left of that: else
-       a lower threshold (sign changes: down to off) */
-    int comp = gcuba_cuhre_relfinish_over(t->ncomp, t->e, t->budget,
-                                          t->finerr);
+    const int comp = gcuba_cuhre_relfinish_lower(&t->st, t->e);
     if (comp == t->ncomp) break;
-    t->relfrac /= RELSTEP;
-    if (t->relfrac < RELMIN) {
+    if (t->st.relfrac == 0)
       gcuba_log(c, 2, "relative-error finishing off: the finished errors "
                 "would take %.3g of the tolerance %.3g (component %d)",
-                t->finerr[comp] + t->e[comp], t->budget[comp], comp + 1);
-      t->relfrac = 0;
-    } else
+                t->st.finerr[comp] + t->e[comp], t->st.budget[comp],
+                comp + 1);
+    else
       gcuba_log(c, 2, "relative-error finishing at %g epsrel: at the "
                 "threshold before, the finished errors would take %.3g of "
-                "the tolerance %.3g (component %d)", t->relfrac,
-                t->finerr[comp] + t->e[comp], t->budget[comp], comp + 1);
+                "the tolerance %.3g (component %d)", t->st.relfrac,
+                t->st.finerr[comp] + t->e[comp], t->st.budget[comp],
+                comp + 1);
     relative_part(t, cl);
-    t->ops->hist(t->ctx, cl, h, t->e);
+    if ((rc = t->ops->hist(t->ctx, cl, h, t->e))) return rc;
   }
   p.n = t->ops->nleaves(t->ctx);
   p.minbatch = t->minbatch;
   p.neval = c->neval;
   p.maxeval = c->maxeval;
   p.maxregions = t->maxregions;
-  p.nevals = split_nevals(t);
-  p.small = t->small;
-  p.target = t->gamma * excess;
-  cl->nocut = 0;
-  if (gcuba_cuhre_plan_split(h, &p, cl)) return 1;
-  if (t->cuts && (p.capped || c->neval + 2LL * p.nevals * p.nsplit >
-                                   c->maxeval)) {
-    /* what maxeval leaves pays for more halvings than cuts (or for no
-       cut at all) */
-    p.nevals = gcuba_rule_nevals(&t->rule);
-    cl->nocut = 1;
-    if (gcuba_cuhre_plan_split(h, &p, cl)) return 1;
-    /* not the uninterrupted path: not saved (as capped) */
-    p.capped = 1;
-  }
+  p.small = t->st.small;
+  p.target = GCUBA_CUHRE_GAMMA * excess;
+  if (gcuba_cuhre_choose(h, &p, cl, t->cuts ? &t->cm : NULL,
+                         gcuba_rule_nevals(&t->rule)))
+    return 1;
+  /* cut short by maxeval: not saved (a resumed run with a larger maxeval
+     must follow the uninterrupted path) */
   if (p.capped) t->capped = 1;
   if (p.squeezed)
     gcuba_log(c, 2, "memory for %lld regions: splitting %lld instead of "
@@ -611,23 +564,36 @@ static void report(cuhre *t, long long nact)
   int comp;
   if (c->verbose < 1) return;
   fprintf(stderr, "\nIteration %lld:  %lld integrand evaluations so far, "
-          "%lld active regions\n", t->iter + 1, c->neval, nact);
+          "%lld active regions\n", t->st.iter + 1, c->neval, nact);
   for (comp = 0; comp < t->ncomp; ++comp) {
     double chi2;
     int ndof;
-    gcuba_vegas_combine_result(&t->chi[comp], 0, NULL, NULL, &chi2, &ndof,
+    gcuba_vegas_combine_result(&t->st.chi[comp], 0, NULL, NULL, &chi2, &ndof,
                                NULL);
     fprintf(stderr, "[%d] %.15g +- %.6g  \tchisq %g (%d df)\n", comp + 1,
-            t->tot[comp], t->err[comp], chi2, ndof);
+            t->st.tot[comp], t->st.err[comp], chi2, ndof);
   }
   fflush(stderr);
+}
+
+/* the end with outcome o (gcuba/cuhre_policy.h), said as every executor
+   of the policy says it */
+static void outcome(cuhre *t, int o, int worst)
+{
+  gcuba_cuhre_why w;
+  w.finerr = t->st.finerr[worst];
+  w.budget = t->st.budget[worst];
+  w.worst = worst;
+  w.maxregions = t->maxregions;
+  w.bisection = 2 * gcuba_rule_nevals(&t->rule);
+  gcuba_cuhre_outcome(t->c, o, &w);
 }
 
 static void run(cuhre *t)
 {
   gcuba_call *c = t->c;
   const int nc = t->ncomp, np = gcuba_rule_nevals(&t->rule);
-  int comp, rc, ndiv[GCUBA_CUHRE_MAXDIM], d, resumed;
+  int comp, rc, ndiv[GCUBA_CUHRE_MAXDIM], resumed;
   gcuba_classify cl;
 
   resumed = t->cont                      ? 1
@@ -635,37 +601,34 @@ static void run(cuhre *t)
                                         : 0;
   if (resumed < 0) return;
   if (!resumed) {
-    /* uniform start, two parts along each of the first 10 axes, when the
-       budget pays for it LARGE times; else the unit cube */
-    double nuni = (double)np * (1 << (c->ndim < 10 ? c->ndim : 10));
-    t->small = !(c->maxeval >= LARGE * nuni);
-    if (t->small) t->nfull = 1; /* the unit cube is bisected first */
-    for (d = 0; d < c->ndim; ++d) ndiv[d] = !t->small && d < 10 ? 2 : 1;
+    /* the budget decides the start (gcuba_cuhre_start) */
+    t->st.small = gcuba_cuhre_start(np, c->ndim, c->maxeval, ndiv);
     if ((rc = t->ops->init(t->ctx, ndiv))) {
       gcuba_fail(c, rc, "initial regions");
       return;
     }
     for (comp = 0; comp < nc; ++comp)
-      gcuba_vegas_combine_init(&t->chi[comp]);
+      gcuba_vegas_combine_init(&t->st.chi[comp]);
   }
-  cl.budget = t->budget;
+  t->st.nfull = gcuba_cuhre_nfull(t->st.small);
+  cl.budget = t->st.budget;
 
   for (;;) {
     long long nnew = t->ops->nnew(t->ctx), nleaves;
-    int converged = 1, worst = 0;
-    double excess = 0, t0 = now_ms(), t1, t0_iter = t0;
-    if (t->ops->hint && t->iter >= t->nfull) {
+    int converged, worst, o;
+    double excess, t0 = now_ms(), t1, t0_iter = t0;
+    if (t->ops->hint && t->st.iter >= t->st.nfull) {
       /* what choose_thresholds will ask first (see below) */
       gcuba_classify h;
       memset(&h, 0, sizeof h);
       relative_part(t, &h);
-      t->ops->hint(t->ctx, &h, t->finavg);
+      t->ops->hint(t->ctx, &h, t->st.finavg);
     }
     if ((rc = t->ops->eval(t->ctx, t->sumavg, t->sumerr))) {
-      if (out_of_memory(c, rc, t->iter > 0)) break;
+      if (out_of_memory(c, rc, t->st.iter > 0)) break;
       gcuba_fail(c, rc, rc == GCUBA_FAIL_ABORT ? "at iteration %lld"
                  : "at iteration %lld (the estimate so far is returned)",
-                 t->iter + 1);
+                 t->st.iter + 1);
       break;
     }
     t1 = now_ms();
@@ -673,57 +636,26 @@ static void run(cuhre *t)
     nleaves = t->ops->nleaves(t->ctx);
     c->neval += nnew * np;
     c->nregions = t->nfinished + nleaves;
-    for (comp = 0; comp < nc; ++comp) {
-      double r;
-      t->tot[comp] = t->finavg[comp] + t->sumavg[comp];
-      t->err[comp] = t->finerr[comp] + t->sumerr[comp];
-      t->budget[comp] = gcuba_budget(t->tot[comp], c->epsrel, c->epsabs);
-      r = t->err[comp] / t->budget[comp] - 1;
-      /* Cuba's test, and the change of the estimate since the last
-         iteration must fit in the tolerance too: at coarse partitions the
-         rules can agree with each other and still be wrong (f7 8D at 512
-         regions: error 3.8e-5, true error 5.5e-5) */
-      /* pconv counts the iterations in a row that passed; one
-         dimension asks for two: a kink between the nodes can make one
-         partition's estimate agree by chance (|x - 0.672039| at 1e-9: an
-         error 2.8e-10 reported, 5e-10 true; 2e-7 reported one iteration
-         later) */
-      /* an estimate without any variation (every point of every rule
-         alike, as when all of them miss where the integrand lives) is no
-         evidence: 0 +- 0 is not accepted (the Genz discontinuous family
-         with its cut near a face: 0 +- 0 after one bisection) */
-      if (gcuba_cuhre_passes(t->tot[comp], t->err[comp], t->prev[comp],
-                             t->budget[comp]))
-        t->pconv[comp] += 1;
-      else
-        t->pconv[comp] = 0;
-      if (t->pconv[comp] < (c->ndim == 1 ? 2 : 1)) converged = 0;
-      t->prev[comp] = t->tot[comp];
-      if (r > excess) {
-        excess = r;
-        worst = comp;
-      }
-      gcuba_vegas_combine_add(&t->chi[comp], t->tot[comp],
-                              t->err[comp] * t->err[comp], 2);
-    }
+    /* one dimension asks for two passing iterations in a row: a kink
+       between the nodes can make one partition's estimate agree by chance
+       (|x - 0.672039| at 1e-9: an error 2.8e-10 reported, 5e-10 true;
+       2e-7 reported one iteration later) */
+    converged = gcuba_cuhre_totals(&t->st, t->sumavg, t->sumerr, c->epsrel,
+                                   c->epsabs, c->ndim == 1 ? 2 : 1, &excess,
+                                   &worst);
     if (c->ndim == 1) {
       /* every component converged, plainly or extrapolated */
       extrapolate(t);
       if (!converged) {
         converged = 1;
         for (comp = 0; comp < nc; ++comp)
-          if (t->pconv[comp] < 2 && !t->xok[comp]) converged = 0;
+          if (t->st.pconv[comp] < 2 && !t->xok[comp]) converged = 0;
       }
     }
     report(t, nleaves);
-    /* accept only once every leaf carries the two-level error */
-    if (converged && c->neval >= c->mineval && t->iter > 0) break;
-    if (nleaves == 0 || t->finerr[worst] > t->budget[worst]) {
-      c->fail = 1;
-      gcuba_log(c, 1, "the finished regions' error %.3g of component %d is "
-                "above its tolerance %.3g (an integrand changing sign? try "
-                "flags GCUBA_NORELFINISH)",
-                t->finerr[worst], worst + 1, t->budget[worst]);
+    if ((o = gcuba_cuhre_stop(&t->st, converged, nleaves, c->neval,
+                              c->mineval, worst)) != GCUBA_CUHRE_GOON) {
+      outcome(t, o, worst);
       break;
     }
     /* one dimension: an error that has not halved while the evaluations
@@ -733,9 +665,9 @@ static void run(cuhre *t)
     if (c->ndim == 1) {
       double r = 0;
       for (comp = 0; comp < nc; ++comp) {
-        double e = t->err[comp] < t->xerr[comp] ? t->err[comp]
+        double e = t->st.err[comp] < t->xerr[comp] ? t->st.err[comp]
                                                 : t->xerr[comp];
-        if (e / t->budget[comp] > r) r = e / t->budget[comp];
+        if (e / t->st.budget[comp] > r) r = e / t->st.budget[comp];
       }
       if (!(r > 0.5 * t->stall_r)) {
         t->stall_r = r;
@@ -756,57 +688,39 @@ static void run(cuhre *t)
       gcuba_fail(c, rc, "scanning for features");
       break;
     }
-    /* maxeval is a budget: the next iteration bisects at least one
-       region, 2 np evaluations (a split with a search for where to cut
-       costs up to 2 split_nevals; an iteration that maxeval cuts short
-       halves instead) */
-    if (c->neval + 2 * np > c->maxeval) {
-      c->fail = 1;
-      gcuba_log(c, 1, "maxeval %lld reached (%lld evaluations, a bisection "
-                "costs %d)", c->maxeval, c->neval, 2 * np);
-      break;
-    }
-    /* classification: everything is split in the first nfull iterations
-       (so that every leaf gets the two-level error) and until mineval is
-       reached, as far as maxeval allows */
-    if ((t->iter < t->nfull || c->neval < c->mineval) &&
-        nleaves <= (c->maxeval - c->neval) / (2 * split_nevals(t))) {
-      cl.relfinish = 0;
-      cl.fin_thresh = -1;
-      cl.split_thresh = 0;
-      cl.split_max = -1;
-      cl.nocut = 0;
-      if (2 * nleaves > t->maxregions) {
-        c->fail = 1;
-        gcuba_log(c, 1, "out of memory for regions (limit %lld): the best "
-                  "estimate is returned", t->maxregions);
-        break;
-      }
-    } else {
+    o = gcuba_cuhre_split_kind(&t->st, nleaves, c->neval, c->mineval,
+                               c->maxeval, np, split_nevals(t),
+                               t->maxregions);
+    if (o == GCUBA_CUHRE_SPLITALL)
+      gcuba_cuhre_split_all(&cl);
+    else if (o == GCUBA_CUHRE_PLAN) {
       t->capped = 0;
       relative_part(t, &cl);
-      if (choose_thresholds(t, &cl, excess)) {
-        c->fail = 1;
-        gcuba_log(c, 1, "out of memory for regions (limit %lld): the best "
-                  "estimate is returned", t->maxregions);
+      if ((rc = choose_thresholds(t, &cl, excess)) > 1 || rc < 0) {
+        gcuba_fail(c, rc, "classifying the regions");
         break;
       }
+      if (rc) o = GCUBA_CUHRE_NOMEM;
+    }
+    if (o != GCUBA_CUHRE_SPLITALL && o != GCUBA_CUHRE_PLAN) {
+      outcome(t, o, worst);
+      break;
     }
     t0 = now_ms();
     t->tm[1] += t0 - t1;
-    if ((rc = t->ops->apply(t->ctx, &cl, t->finavg, t->finerr))) {
+    if ((rc = t->ops->apply(t->ctx, &cl, t->st.finavg, t->st.finerr))) {
       if (!out_of_memory(c, rc, 1)) gcuba_fail(c, rc, "splitting the regions");
       break;
     }
     t->nfinished += nleaves + t->ops->nnew(t->ctx) / 2 -
                     t->ops->nleaves(t->ctx);
     t->tm[2] += now_ms() - t0;
-    ++t->iter;
+    ++t->st.iter;
     if (c->statefile && !t->capped && save_state(t)) break;
     /* GCUBA_DEVICES=auto: the call has run long enough, and its
        evaluations would be shared: it goes on from here on several GPUs
-       (gcuba_cuhre_run) */
-    if (t->ngrow >= 2 && t->iter >= GROW_ITER && c->ndim > 1) {
+       (the plan's c->grow) */
+    if (t->ngrow >= 2 && t->st.iter >= GROW_ITER && c->ndim > 1) {
       double now = now_ms();
       if (now >= t->grow_at && gcuba_calls_running() == 1 &&
           (t->grow_any || t1 - t0_iter >= GROW_SHARE * (now - t0_iter))) {
@@ -827,12 +741,13 @@ static void run(cuhre *t)
 
   for (comp = 0; comp < nc; ++comp) {
     double prob;
-    gcuba_vegas_combine_result(&t->chi[comp], 0, NULL, NULL, NULL, NULL,
+    gcuba_vegas_combine_result(&t->st.chi[comp], 0, NULL, NULL, NULL, NULL,
                                &prob);
-    c->integral[comp] = t->tot[comp];
-    c->error[comp] = t->err[comp];
-    if (c->ndim == 1 && t->pconv[comp] < 2 && t->xerr[comp] < t->err[comp] &&
-        fabs(t->xres[comp] - t->tot[comp]) <= t->err[comp]) {
+    c->integral[comp] = t->st.tot[comp];
+    c->error[comp] = t->st.err[comp];
+    if (c->ndim == 1 && t->st.pconv[comp] < 2 &&
+        t->xerr[comp] < t->st.err[comp] &&
+        fabs(t->xres[comp] - t->st.tot[comp]) <= t->st.err[comp]) {
       c->integral[comp] = t->xres[comp];
       c->error[comp] = t->xerr[comp];
     }
@@ -912,20 +827,19 @@ static int cw_search(void *x, int n, const double *lo, const double *w,
                                                         ax, cut, found));
 }
 static const gcuba_cuhre_ops coll_ops = {
-    "collective", NULL, cw_destroy, cw_minbatch, cw_init, cw_load, cw_save,
+    "collective", 0, NULL, cw_destroy, cw_minbatch, cw_init, cw_load, cw_save,
     cw_nleaves, cw_nnew, cw_eval, cw_hist, cw_apply, cw_kernel_ms, cw_hint,
     NULL, 0 /* t->cuts is the backend's */, cw_search};
 
 /* GCUBA_DEVICES=auto: call t, stopped after an iteration, goes on on the
-   GPUs t->grow_dev as a team whose members copy its regions from its
-   store (t->grow_set), with the same result as on one.  Returns 0 when
+   GPUs the plan chose (c->grow) as a team whose members copy its regions
+   from its store (t->grow_set), with the same result as on one.  Returns 0 when
    the team finished the call; 1 when it could not (memory or a device
    error on a GPU: t then goes on where it stopped, on its own GPU). */
 static int grow(cuhre *t)
 {
-  const int back = gcuba_team_grow(t->c, gcuba_cuhre_run, t->grow_dev,
-                                   t->ngrow, t->grow_state.p,
-                                   t->grow_state.n, &t->grow_set);
+  const int back = t->c->grow->run(t->c, t->grow_state.p, t->grow_state.n,
+                                   &t->grow_set);
   gcuba_buf_free(&t->grow_state);
   if (back) {
     t->grown = 0;
@@ -935,10 +849,10 @@ static int grow(cuhre *t)
   return back;
 }
 
-void gcuba_cuhre_run(gcuba_call *c)
+void gcuba_cuhre_drive(gcuba_call *c, const gcuba_cuhre_ops *ops)
 {
   cuhre t;
-  int bk, fail = 0;
+  int fail = 0;
   double *mem, start;
   memset(&t, 0, sizeof t);
   t.stall_r = HUGE_VAL;
@@ -949,37 +863,13 @@ void gcuba_cuhre_run(gcuba_call *c)
                c->ndim, c->key);
     return;
   }
-#ifdef HAVE_CUDA
-  /* the GPU kernels hold up to 8 components; more run on the CPU */
-  bk = gcuba_choose_backend(c, c->ncomp <= 8);
-#else
-  bk = gcuba_choose_backend(c, 0);
-#endif
-  if (c->coll) {
-    static const char *const what[] = {"the backend (GCUBA_DEVICE, GPUs)"};
-    long long v = bk;
-    if (gcuba_coll_agree(c, &v, 1, what)) return;
-  }
-  if (bk < 0) return;
-  /* several GPUs (GCUBA_DEVICES): this call again on each, collectively */
-  if (bk == GCUBA_BK_GPU && !c->coll && gcuba_team_run(c, gcuba_cuhre_run))
-    return;
-  if (bk == GCUBA_BK_GPU && c->coll &&
-      gcuba_coll_status(c, gcuba_cuda_select(c)))
-    return;
-  t.ops = &gcuba_cuhre_cpu;
-#ifdef HAVE_CUDA
-  if (bk == GCUBA_BK_GPU) t.ops = &gcuba_cuhre_cuda;
-#endif
-  t.cuts = t.ops->cuts && t.ops->search && gcuba_env_cuts();
+  t.ops = ops;
+  t.cuts = t.ops->cuts && t.ops->search && c->set.cuts;
   gcuba_cutmap_init(&t.cm);
   c->cutmap = t.cuts ? &t.cm : NULL;
-  gcuba_set_last_backend(bk);
-  t.relfrac = gcuba_cuhre_relfrac0(t.rule.degree);
-  t.maxregions = gcuba_cuhre_max_regions(c, t.ops != &gcuba_cuhre_cpu, 0);
-  if (gcuba_coll_status(c, t.maxregions < 0 ? c->fail : 0) ||
-      gcuba_coll_reduce_ll(c, &t.maxregions, 1, GCUBA_COLL_MIN))
-    return;
+  t.st.relfrac = gcuba_cuhre_relfrac0(t.rule.degree);
+  t.maxregions = gcuba_cuhre_max_regions(c, t.ops->device, 0);
+  if (gcuba_coll_reduce_ll(c, &t.maxregions, 1, GCUBA_COLL_MIN)) return;
   gcuba_log(c, 2, "ndim %d, ncomp %d, epsrel %g, epsabs %g, flags %d, "
             "mineval %lld, maxeval %lld, key %d (degree-%d rule, %d points"
             " and %d probes),"
@@ -989,35 +879,34 @@ void gcuba_cuhre_run(gcuba_call *c)
             c->statefile ? c->statefile : "none");
   mem = (double *)calloc((size_t)c->ncomp * (16 + WYNN_TERMS), sizeof(double));
   t.xok = (int *)calloc((size_t)c->ncomp, sizeof(int));
-  t.chi = (gcuba_vegas_combine_t *)calloc((size_t)c->ncomp, sizeof *t.chi);
+  t.st.chi = (gcuba_vegas_combine_t *)calloc((size_t)c->ncomp,
+                                             sizeof *t.st.chi);
   t.hist = (gcuba_hist *)malloc(sizeof *t.hist);
-  if (gcuba_coll_status(c, !mem || !t.chi || !t.hist || !t.xok
+  if (gcuba_coll_status(c, !mem || !t.st.chi || !t.hist || !t.xok
                                ? GCUBA_FAIL_NOMEM : 0)) {
     free(mem);
     free(t.xok);
-    free(t.chi);
+    free(t.st.chi);
     free(t.hist);
     if (c->fail == 0 || c->fail == GCUBA_FAIL_NOMEM)
       gcuba_fail(c, GCUBA_FAIL_NOMEM, "driver state");
     return;
   }
-  t.finavg = mem;
-  t.finerr = mem + c->ncomp;
+  t.st.ncomp = c->ncomp;
+  t.st.finavg = mem;
+  t.st.finerr = mem + c->ncomp;
   t.sumavg = mem + 2 * c->ncomp;
   t.sumerr = mem + 3 * c->ncomp;
-  t.tot = mem + 4 * c->ncomp;
-  t.err = mem + 5 * c->ncomp;
-  t.budget = mem + 6 * c->ncomp;
-  t.a = mem + 7 * c->ncomp;
+  t.st.tot = mem + 4 * c->ncomp;
+  t.st.err = mem + 5 * c->ncomp;
+  t.st.budget = mem + 6 * c->ncomp;
   t.e = mem + 8 * c->ncomp;
-  t.pconv = mem + 9 * c->ncomp;
-  t.prev = mem + 10 * c->ncomp;
+  t.st.pconv = mem + 9 * c->ncomp;
+  t.st.prev = mem + 10 * c->ncomp;
   t.xres = mem + 11 * c->ncomp;
   t.xerr = mem + 12 * c->ncomp;
   t.res = mem + 13 * c->ncomp; /* 3 per component */
   t.seq = mem + 16 * c->ncomp; /* WYNN_TERMS per component */
-  t.gamma = GAMMA;
-  t.nfull = NFULL;
   t.tm[3] = start = now_ms();
   t.ctx = t.ops->create(c, &t.rule, &t.maxregions, &fail);
   t.tm[3] = now_ms() - t.tm[3];
@@ -1033,10 +922,7 @@ void gcuba_cuhre_run(gcuba_call *c)
     double kms;
     gcuba_log(c, 2, "region limit %lld", t.maxregions);
     t.minbatch = t.ops->minbatch(t.ctx);
-    if (getenv("GCUBA_CUHRE_MINBATCH")) {
-      long long mb = atoll(getenv("GCUBA_CUHRE_MINBATCH"));
-      if (mb > 0) t.minbatch = mb;
-    }
+    if (c->set.minbatch > 0) t.minbatch = c->set.minbatch;
     if (c->coll) {
       static const char *const what[] = {
           "the regions split per iteration (GCUBA_CUHRE_MINBATCH)"};
@@ -1056,13 +942,12 @@ void gcuba_cuhre_run(gcuba_call *c)
       t.ops = &coll_ops;
       t.ctx = w;
     }
-    if (bk == GCUBA_BK_GPU && !c->coll && t.ops->save_dev) {
-      double after;
-      t.ngrow = gcuba_team_grow_devices(c, t.grow_dev);
-      after = gcuba_team_grow_after(t.grow_dev, t.ngrow);
-      t.grow_at = start + after;
-      t.grow_after = after;
-      t.grow_any = after == 0;
+    if (c->grow && !c->coll && t.ops->save_dev) {
+      /* GCUBA_DEVICES=auto: the plan says where and when it may grow */
+      t.ngrow = c->grow->n;
+      t.grow_after = c->grow->after;
+      t.grow_at = start + t.grow_after;
+      t.grow_any = t.grow_after == 0;
     }
     run(&t);
     while (t.grown && grow(&t)) run(&t);
@@ -1072,7 +957,7 @@ void gcuba_cuhre_run(gcuba_call *c)
     t.tm[4] = now_ms() - t.tm[4];
     gcuba_log(c, 2, "%lld iterations on the %s backend; ms: set-up %.3f, "
               "evaluation %.3f, classification %.3f, splitting %.3f, "
-              "clean-up %.3f", t.iter + 1, bkname, t.tm[3], t.tm[0],
+              "clean-up %.3f", t.st.iter + 1, bkname, t.tm[3], t.tm[0],
               t.tm[1], t.tm[2], t.tm[4]);
     if (kms >= 0)
       gcuba_log(c, 2, "rule kernel: %.3f ms for %lld evaluations (%.2f G "
@@ -1082,6 +967,6 @@ void gcuba_cuhre_run(gcuba_call *c)
 done:
   free(mem);
   free(t.xok);
-  free(t.chi);
+  free(t.st.chi);
   free(t.hist);
 }

@@ -107,7 +107,7 @@ static void *cpu_create(gcuba_call *c, int *fail)
   if (!t) goto nomem;
   t->c = c;
   t->ncomp = c->ncomp;
-  t->nthreads = gcuba_threads();
+  t->nthreads = c->threads > 0 ? c->threads : 1;
   t->chunk = 2;
   while (2 * t->chunk * c->ncomp <= CPU_CHUNK) t->chunk *= 2;
   t->x = (double *)malloc(sizeof(double) * t->chunk * t->nthreads);
@@ -138,7 +138,7 @@ static int cpu_task(cpu *t, int k, long long j0, long long n, int tid,
   double *f = t->f + (size_t)tid * t->chunk * ncomp;
   double *g = t->g + (size_t)tid * t->chunk;
   gintegrand_t in = t->c->integrand;
-  void *ud = t->c->userdata;
+  void *ud = t->c->ud.p;
   long long i, nv = t->c->nvec < n ? t->c->nvec : n;
   int c, st = 0;
   for (i = 0; i < n; ++i) x[i] = gcuba_romberg_x(k, j0 + i);
@@ -389,25 +389,15 @@ static void run(romberg *t)
   }
 }
 
-void gcuba_romberg_run(gcuba_call *c)
+void gcuba_romberg_drive(gcuba_call *c, const gcuba_romberg_ops *ops)
 {
   romberg t;
-  int bk, fail = 0, nc = c->ncomp, L = GCUBA_ROMBERG_MAXLEVEL + 1;
+  int fail = 0, nc = c->ncomp, L = GCUBA_ROMBERG_MAXLEVEL + 1;
   double *mem;
   memset(&t, 0, sizeof t);
   t.c = c;
   t.ncomp = nc;
-#ifdef HAVE_CUDA
-  bk = gcuba_choose_backend(c, 1);
-#else
-  bk = gcuba_choose_backend(c, 0);
-#endif
-  if (bk < 0) return;
-  t.ops = &gcuba_romberg_cpu;
-#ifdef HAVE_CUDA
-  if (bk == GCUBA_BK_GPU) t.ops = &gcuba_romberg_cuda;
-#endif
-  gcuba_set_last_backend(bk);
+  t.ops = ops;
   gcuba_log(c, 2, "ncomp %d, epsrel %g, epsabs %g, flags %d, mineval %lld, "
             "maxeval %lld", nc, c->epsrel, c->epsabs, c->flags, c->mineval,
             c->maxeval);

@@ -51,8 +51,9 @@ typedef struct gcuba_romberg_ops {
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* Integrates c (arguments already checked); sets the outputs and c->fail. */
-void gcuba_romberg_run(gcuba_call *c);
+/* Integrates c (arguments checked, backend chosen by the plan) over the
+   backend ops; sets the outputs and c->fail. */
+void gcuba_romberg_drive(gcuba_call *c, const gcuba_romberg_ops *ops);
 extern const gcuba_romberg_ops gcuba_romberg_cpu;
 #ifdef HAVE_CUDA
 extern const gcuba_romberg_ops gcuba_romberg_cuda;

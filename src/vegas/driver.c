@@ -120,7 +120,7 @@ typedef struct {
   /* GCUBA_DEVICES=auto: the GPUs this call may grow to (ngrow >= 2),
      from when (gcuba_now_ms), whether it stopped to grow, with which
      state, and whether run goes on where it stopped */
-  int ngrow, grow_dev[GCUBA_MAXDEVICES], grow_any, grown, cont;
+  int ngrow, grow_any, grown, cont;
   double grow_at;
   gcuba_buf grow_state;
   /* adaptive stratification: beta (0: off); the cubes' units (R, as in
@@ -200,44 +200,27 @@ static void slot_put(vegas *v)
   pthread_mutex_unlock(&slot_lock);
 }
 
-/* ---- environment knobs ------------------------------------------------ */
+/* ---- settings ------------------------------------------------------------ */
 
-/* the starting bins per axis, GCUBA_VEGAS_NBINS (2..1024),
-   GCUBA_VEGAS_ADAPT ("auto" or n >= 0): 0 or a fail code */
-static int knobs(vegas *v)
+/* the bins per axis to start with (GCUBA_VEGAS_NBINS, or Cuba's 128
+   growing later: grow_target), the refinements before the grid freezes
+   (GCUBA_VEGAS_ADAPT: -1 auto) and adaptive stratification's beta */
+static void knobs(vegas *v)
 {
-  gcuba_call *c = v->c;
-  const char *s = getenv("GCUBA_VEGAS_NBINS");
-  char *end;
-  long n;
-  /* Cuba's 128 bins per axis unless set; they grow later (grow_target) */
-  v->nb = NBINS_DEFAULT;
-  v->nb_fixed = 0;
-  if (s && *s) {
-    n = strtol(s, &end, 10);
-    if (*end || n < 2 || n > NBINS_MAX)
-      return gcuba_fail(c, GCUBA_FAIL_ENV,
-                        "GCUBA_VEGAS_NBINS=%s (expected 2..%d)", s, NBINS_MAX);
-    v->nb = (int)n;
-    v->nb_fixed = 1;
-  }
+  const gcuba_settings *s = &v->c->set;
+  v->nb = s->vegas_nbins > 0 ? s->vegas_nbins : NBINS_DEFAULT;
+  v->nb_fixed = s->vegas_nbins > 0;
   v->nb0 = v->nb;
-  v->adapt_max = -1;
-  s = getenv("GCUBA_VEGAS_ADAPT");
-  if (s && *s && strcmp(s, "auto")) {
-    long long m = strtoll(s, &end, 10);
-    if (*end || m < 0)
-      return gcuba_fail(c, GCUBA_FAIL_ENV,
-                        "GCUBA_VEGAS_ADAPT=%s (expected auto or n >= 0)", s);
-    v->adapt_max = m;
-  }
-  v->beta = gcuba_env_vegas_beta();
-  if (v->beta < 0)
-    return gcuba_fail(c, GCUBA_FAIL_ENV, "GCUBA_VEGAS_BETA=%s (expected a "
-                      "number from 0 to 1)", getenv("GCUBA_VEGAS_BETA"));
-  /* GCUBA_VEGASPLUS: Lepage's beta unless the environment gives one */
-  if ((c->flags & GCUBA_VEGASPLUS) && !(v->beta > 0)) v->beta = 0.75;
-  return 0;
+  v->adapt_max = s->vegas_adapt;
+  v->beta = gcuba_vegas_beta(v->c);
+}
+
+double gcuba_vegas_beta(const gcuba_call *c)
+{
+  /* GCUBA_VEGASPLUS: Lepage's beta unless the environment gives one;
+     GCUBA_VEGAS_BETA alone switches it on too */
+  if (c->set.vegas_beta > 0) return c->set.vegas_beta;
+  return c->flags & GCUBA_VEGASPLUS ? 0.75 : 0;
 }
 
 /* ---- history and combination ------------------------------------------ */
@@ -1042,7 +1025,7 @@ static void refine(vegas *v, int floor)
       v->grid, v->nb, v->ndim, v->shared, v->d, GCUBA_VEGAS_ALPHA,
       (v->smooth ? GCUBA_VEGAS_GRID_SMOOTH : 0) |
           (floor ? GCUBA_VEGAS_GRID_FLOOR : 0),
-      v->scratch, gcuba_threads());
+      v->scratch, v->c->threads > 0 ? v->c->threads : 1);
   if (n)
     gcuba_log(v->c, 3, "%d grid(s) left unchanged (no information)", n);
   v->grid_changed = 1;
@@ -1475,15 +1458,14 @@ static void run(vegas *v)
 }
 
 /* GCUBA_DEVICES=auto: call v, stopped after an iteration, goes on on the
-   GPUs v->grow_dev as a team from its state, with the same result as on
+   GPUs the plan chose (c->grow) as a team from its state, with the same result as on
    one.  Returns 0 when the team finished the call; 1 when it could not
    (memory or a device error on a GPU: v then goes on where it stopped,
    on its own GPU). */
 static int grow(vegas *v)
 {
-  const int back = gcuba_team_grow(v->c, gcuba_vegas_run, v->grow_dev,
-                                   v->ngrow, v->grow_state.p,
-                                   v->grow_state.n, NULL);
+  const int back = v->c->grow->run(v->c, v->grow_state.p, v->grow_state.n,
+                                   NULL);
   gcuba_buf_free(&v->grow_state);
   if (back) {
     v->grown = 0;
@@ -1493,11 +1475,11 @@ static int grow(vegas *v)
   return back;
 }
 
-void gcuba_vegas_run(gcuba_call *c)
+void gcuba_vegas_drive(gcuba_call *c, const gcuba_vegas_ops *ops)
 {
   vegas v;
   gcuba_vegas_setup s;
-  int bk, fail = 0;
+  int fail = 0;
   size_t ng;
   memset(&v, 0, sizeof v);
   v.c = c;
@@ -1507,57 +1489,14 @@ void gcuba_vegas_run(gcuba_call *c)
   v.ngrids = v.shared ? 1 : c->ndim;
   v.last = (c->flags & GCUBA_LAST) != 0;
   v.smooth = !(c->flags & GCUBA_SHARPEDGES);
-  if (gcuba_coll_status(c, knobs(&v) ? c->fail : 0)) return;
-#ifdef HAVE_CUDA
-  bk = gcuba_choose_backend(c, 1);
-#else
-  bk = gcuba_choose_backend(c, 0);
-#endif
-  if (c->coll) {
-    /* what each process reads from its environment and devices */
-    static const char *const what[] = {"the backend (GCUBA_DEVICE, GPUs)",
-                                       "GCUBA_VEGAS_NBINS",
-                                       "GCUBA_VEGAS_ADAPT"};
-    long long a[3];
-    a[0] = bk;
-    a[1] = v.nb;
-    a[2] = v.adapt_max;
-    if (gcuba_coll_agree(c, a, 3, what)) return;
-  }
-  if (bk < 0) return;
-  /* (every process learns of a refusal on one) */
-  if (c->coll &&
-      gcuba_coll_status(c, v.beta > 0
-                               ? gcuba_fail(c, GCUBA_FAIL_PARAM,
-                                            "adaptive stratification "
-                                            "(GCUBA_VEGASPLUS, "
-                                            "GCUBA_VEGAS_BETA) is not "
-                                            "available to collective calls")
-                               : 0))
-    return;
+  knobs(&v);
   if (v.beta > 0 && c->seed == 0) {
     gcuba_log(c, 1, "seed 0 samples Sobol points, which have no cubes: no "
               "adaptive stratification (GCUBA_VEGASPLUS, "
               "GCUBA_VEGAS_BETA)");
     v.beta = 0;
   }
-  /* several GPUs (GCUBA_DEVICES): this call again on each, collectively
-     (adaptive stratification stays on one) */
-  if (bk == GCUBA_BK_GPU && v.beta > 0 && getenv("GCUBA_DEVICES") &&
-      *getenv("GCUBA_DEVICES") && strcmp(getenv("GCUBA_DEVICES"), "1"))
-    gcuba_log(c, 1, "adaptive stratification (GCUBA_VEGASPLUS, "
-              "GCUBA_VEGAS_BETA) runs on one GPU");
-  if (bk == GCUBA_BK_GPU && !c->coll && !(v.beta > 0) &&
-      gcuba_team_run(c, gcuba_vegas_run))
-    return;
-  if (bk == GCUBA_BK_GPU && c->coll &&
-      gcuba_coll_status(c, gcuba_cuda_select(c)))
-    return;
-  v.ops = &gcuba_vegas_cpu;
-#ifdef HAVE_CUDA
-  if (bk == GCUBA_BK_GPU) v.ops = &gcuba_vegas_cuda;
-#endif
-  gcuba_set_last_backend(bk);
+  v.ops = ops;
   ng = (size_t)v.ngrids * (v.nb + 1);
   v.grid = (double *)malloc(sizeof(double) * ng);
   v.d = (double *)malloc(sizeof(double) * (size_t)v.ndim * v.nb);
@@ -1603,12 +1542,11 @@ void gcuba_vegas_run(gcuba_call *c)
   }
   v.setup = &s;
   if (v.ctx) {
-    if (bk == GCUBA_BK_GPU && !c->coll && !(v.beta > 0)) {
-      double after;
-      v.ngrow = gcuba_team_grow_devices(c, v.grow_dev);
-      after = gcuba_team_grow_after(v.grow_dev, v.ngrow);
-      v.grow_at = gcuba_now_ms() + after;
-      v.grow_any = after == 0;
+    if (c->grow && !c->coll && !(v.beta > 0)) {
+      /* GCUBA_DEVICES=auto: the plan says where and when it may grow */
+      v.ngrow = c->grow->n;
+      v.grow_at = gcuba_now_ms() + c->grow->after;
+      v.grow_any = c->grow->after == 0;
     }
     run(&v);
     while (v.grown && grow(&v)) run(&v);

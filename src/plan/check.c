@@ -1,15 +1,16 @@
-/* src/api/check.c -- argument checks shared by gCuhre and gVegas, done
-   before any work: each bad argument gives its own fail code and, at
-   verbosity >= 1, a message.  This file is part of gcuba. */
+/* src/plan/check.c -- the arguments of every routine, checked before any
+   work: each bad argument gives its own fail code and, at verbosity >= 1,
+   a message; a collective call's arguments agree on every process.  This
+   file is part of gcuba. */
 #include <math.h>
 #include <string.h>
-#include "common/common.h"
+#include "plan/plan_int.h"
 #include "common/coll.h"
 #include "common/state.h"
 
-int gcuba_check_common(gcuba_call *c, int mindim, int maxdim)
+/* what every routine takes */
+static int check_common(gcuba_call *c, int mindim, int maxdim)
 {
-  if (gcuba_env_check(c)) return c->fail;
   if (!c->integrand)
     return gcuba_fail(c, GCUBA_FAIL_NULL, "integrand is NULL");
   if (c->integrand->abi != GCUBA_ABI_VERSION) {
@@ -69,9 +70,40 @@ static long long hash_name(const char *s)
   return (long long)(h >> 1);
 }
 
+int gcuba_plan_check(gcuba_call *c, int r)
+{
+  int rc;
+  if (r == GCUBA_ROUTINE_CUHRE)
+    return check_common(c, 1, GCUBA_CUHRE_MAXDIM);
+  if (r == GCUBA_ROUTINE_ROMBERG) {
+    if ((rc = check_common(c, 1, 1))) return rc;
+    /* levels 0 and 1 (3 points) give the first error estimate */
+    if (c->maxeval < 3)
+      return gcuba_fail(c, GCUBA_FAIL_EVALS,
+                        "maxeval = %lld: gRomberg needs at least 3 "
+                        "evaluations (levels 0 and 1) for an error estimate",
+                        c->maxeval);
+    return 0;
+  }
+  if ((rc = check_common(c, 1, GCUBA_MAXDIM))) return rc;
+  if (c->nstart < 2 || c->nincrease < 0 || c->nbatch < 1 || c->gridno < -10 ||
+      c->gridno > 10)
+    return gcuba_fail(c, GCUBA_FAIL_PARAM,
+                      "nstart = %lld (>= 2), nincrease = %lld (>= 0), nbatch "
+                      "= %lld (>= 1), gridno = %d (-10..10)",
+                      c->nstart, c->nincrease, c->nbatch, c->gridno);
+  return 0;
+}
+
+void gcuba_plan_zero(gcuba_call *c)
+{
+  int i;
+  for (i = 0; i < c->ncomp; ++i) c->integral[i] = c->error[i] = c->prob[i] = 0;
+}
+
 /* A collective call: the processes must have passed the same arguments
    (the integrand is compared by its name, userdata not at all). */
-int gcuba_coll_args(gcuba_call *c, int nullout)
+int gcuba_plan_agree_args(gcuba_call *c, int nullout)
 {
   static const char *const what[] = {
       "the routine", "ndim", "ncomp", "the integrand", "nvec", "epsrel",

@@ -1,0 +1,182 @@
+/* src/plan/batch.c -- the plan of a batch (gCuhreBatch, gVegasBatch):
+   the arguments checked once (a bad one sets every fail[b]), then where
+   the integrals run, decided once for all of them:
+     - gCuhre with ndim >= 2 and at most 8 components, where a single
+       call would run on the GPU: the GPU pipeline (cuda/batch.cu), every
+       integral's iterations in one launch per step, each integral with
+       the CPU backend's policy and region order, so that its fail and
+       neval are those of its single call on the CPU; an integral whose
+       partition outgrows the pipeline's memory runs as a single GPU
+       call;
+     - otherwise each integral is one run of the driver with exactly the
+       arguments a single call would get, so its answer is the single
+       call's, bit for bit:
+       - on CPU threads (the default, and GCUBA_DEVICE=cpu) in parallel,
+         one thread each, scheduled dynamically (an easy integral frees
+         its thread for the next while a hard one goes on);
+       - with GCUBA_DEVICE=gpu one after another on the GPU, each a single
+         call with its parameter block of userstride bytes;
+       - Vegas with gridno != 0 in index order on the calling thread: the
+         grid slots are shared, as between single calls.
+   gcubainit/gcubaexit are called once around the batch.  This file is
+   part of gcuba. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "plan/plan_int.h"
+#include "cuhre/cuhre.h"
+#include "cuhre/backend.h"
+#include "vegas/vegas.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+typedef struct {
+  int r, n;
+  const gcuba_call *proto; /* the arguments common to all integrals */
+  size_t stride;
+  int *nregions, *fail;
+  long long *neval;
+} batch;
+
+enum { ON_CPU = 0, ON_GPU = 1, PIPELINE = 2 };
+
+/* integral b, on the calling thread, on backend bk with threads CPU
+   threads */
+static void one(const batch *B, int b, int bk, int threads)
+{
+  gcuba_call c = *B->proto;
+  char name[48];
+  void *p = B->proto->ud.p ? (char *)B->proto->ud.p + (size_t)b * B->stride
+                           : NULL;
+  snprintf(name, sizeof name, "%s[%d]", B->proto->routine, b);
+  c.routine = name;
+  c.integral += (size_t)b * c.ncomp;
+  c.error += (size_t)b * c.ncomp;
+  c.prob += (size_t)b * c.ncomp;
+  gcuba_plan_zero(&c);
+  c.backend = bk;
+  c.threads = threads;
+  /* a GPU copies the block: userstride bytes, else what
+     gcuba_userdata_size says */
+  gcuba_plan_userdata(&c, p, B->stride ? B->stride
+                                       : gcuba_plan_userdata_size());
+  if (B->r == GCUBA_ROUTINE_CUHRE) gcuba_plan_member_cuhre(&c);
+  else gcuba_plan_member_vegas(&c);
+  if (B->nregions)
+    B->nregions[b] = c.nregions > INT_MAX ? INT_MAX : (int)c.nregions;
+  B->neval[b] = c.neval;
+  B->fail[b] = c.fail;
+}
+
+/* where the batch runs: ON_CPU, ON_GPU, PIPELINE; or a negative fail code
+   (logged) */
+static int where(gcuba_call *c, int r)
+{
+  int bk;
+#ifdef HAVE_CUDA
+  if (r == GCUBA_ROUTINE_CUHRE && c->ndim >= 2 &&
+      c->ncomp <= GCUBA_CUHRE_GPU_MAXCOMP) {
+    bk = gcuba_plan_backend(c, 1, 0);
+    return bk < 0 ? bk : bk == GCUBA_BK_GPU ? PIPELINE : ON_CPU;
+  }
+#endif
+  /* otherwise the GPU only when asked for: one integral per thread of
+     the CPU uses the machine better than single GPU calls */
+  if (c->set.device == GCUBA_WANT_GPU) {
+    bk = gcuba_plan_backend(c, r == GCUBA_ROUTINE_VEGAS ||
+                                   c->ncomp <= GCUBA_CUHRE_GPU_MAXCOMP,
+                            0);
+    return bk < 0 ? bk : bk == GCUBA_BK_GPU ? ON_GPU : ON_CPU;
+  }
+  (void)r;
+  gcuba_log(c, 1, "backend cpu (%d thread%s, one integral each)",
+            c->threads, c->threads > 1 ? "s" : "");
+  return ON_CPU;
+}
+
+void gcuba_plan_batch(int r, gcuba_call *proto, int n, size_t stride,
+                      int *nregions, long long *neval, int *fail)
+{
+  gcuba_call *c = proto;
+  batch B;
+  int b, at = ON_CPU;
+  B.r = r;
+  B.n = n;
+  B.proto = proto;
+  B.stride = stride;
+  B.nregions = nregions;
+  B.neval = neval;
+  B.fail = fail;
+  c->fail = 0;
+  c->verbose = c->flags & 3;
+  c->statefile = NULL;
+  c->coll = NULL;
+  if (n < 0) {
+    gcuba_plan_settings(c);
+    gcuba_fail(c, GCUBA_FAIL_PARAM, "nintegrals = %d (>= 0)", n);
+    if (fail) fail[0] = c->fail;
+    return;
+  }
+  if (n == 0) return;
+  if (!fail || !neval || (r == GCUBA_ROUTINE_CUHRE && !nregions)) {
+    gcuba_plan_settings(c);
+    gcuba_fail(c, GCUBA_FAIL_NULL, "nregions, neval or fail is NULL");
+    if (fail)
+      for (b = 0; b < n; ++b) fail[b] = c->fail;
+    return;
+  }
+  c->threads = gcuba_plan_threads(c);
+  if (gcuba_plan_settings(c) || gcuba_plan_check(c, r) ||
+      (at = where(c, r)) < 0) {
+    for (b = 0; b < n; ++b) {
+      fail[b] = c->fail;
+      neval[b] = 0;
+      if (nregions) nregions[b] = 0;
+    }
+    return;
+  }
+  gcuba_log(c, 1, "%d integrals on %s", n,
+            at == PIPELINE ? "the GPU, in one pipeline"
+            : at == ON_GPU ? "the GPU, one after another"
+                           : "CPU threads");
+  gcuba_plan_hooks_begin();
+#ifdef HAVE_CUDA
+  if (at == PIPELINE) {
+    unsigned char *defer = (unsigned char *)calloc((size_t)n, 1);
+    int rc;
+    c->backend = GCUBA_BK_GPU;
+    /* every block, as the pipeline copies them */
+    gcuba_plan_userdata(c, c->ud.p, stride ? (size_t)n * stride
+                                           : gcuba_plan_userdata_size());
+    rc = defer ? gcuba_cuhre_batch_gpu(c, n, stride, neval, nregions, fail,
+                                       defer)
+               : 1;
+    c->fail = 0;
+    if (rc < 0)
+      for (b = 0; b < n; ++b) {
+        fail[b] = rc;
+        neval[b] = 0;
+        nregions[b] = 0;
+      }
+    else
+      for (b = 0; b < n; ++b)
+        if (rc != 0 || defer[b]) one(&B, b, GCUBA_BK_GPU, c->threads);
+    free(defer);
+  } else
+#endif
+  if (at == ON_GPU) {
+    for (b = 0; b < n; ++b) one(&B, b, GCUBA_BK_GPU, c->threads);
+  } else if (c->threads < 2 || n < 2 ||
+             (r == GCUBA_ROUTINE_VEGAS && c->gridno != 0)) {
+    for (b = 0; b < n; ++b) one(&B, b, GCUBA_BK_CPU, 1);
+  } else {
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(c->threads)
+#endif
+    for (b = 0; b < n; ++b) one(&B, b, GCUBA_BK_CPU, 1);
+  }
+  gcuba_plan_used(at != ON_CPU ? GCUBA_BK_GPU : GCUBA_BK_CPU, 1);
+  gcuba_plan_hooks_end();
+}
