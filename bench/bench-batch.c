@@ -12,7 +12,8 @@
    tolerance), --oned N (then N 1-D peaks at epsrel 1e-10 by one
    gCuhreBatch call: issue 20's one-dimensional case), --vegas N (then
    N 5-D peaks at epsrel 1e-3 by one gVegasBatch call: how many fail = 0
-   and within 4 sigma of the true value).  This file is part of gcuba. */
+   and within 4 sigma of the true value), --verbose (the GPU pipeline's
+   call at verbosity 2: where its time goes).  This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,7 @@ static void loop(const char *what, gintegrand_t f, struct peak *p, int n,
 int main(int argc, char **argv)
 {
   int n = 10000, nloop = -1, b, i, *nreg, *fail, noned = 0, nvegas = 0;
+  int verbose = 0;
   long long *ev;
   double *I, *E, *P, t0;
   struct peak *p;
@@ -110,9 +112,11 @@ int main(int argc, char **argv)
       noned = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--vegas") && i + 1 < argc)
       nvegas = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--verbose"))
+      verbose = 2;
     else {
       fprintf(stderr, "usage: %s [--n N] [--loop N] [--show] [--oned N] "
-              "[--vegas N]\n", argv[0]);
+              "[--vegas N] [--verbose]\n", argv[0]);
       return 2;
     }
   }
@@ -164,7 +168,7 @@ int main(int argc, char **argv)
     llgCuhre(3, 1, bpeak_cu, &p[0], 1, 1e-6, 0, 0, 0, 100000000, 0, NULL,
              NULL, &r1, &n1, &f1, &i1, &e1, &p1);
     t0 = now_ms();
-    llgCuhreBatch(n, 3, 1, bpeak_cu, p, sizeof p[0], 1, 1e-6, 0, 0, 0,
+    llgCuhreBatch(n, 3, 1, bpeak_cu, p, sizeof p[0], 1, 1e-6, 0, verbose, 0,
                   100000000, 0, nreg, ev, fail, I, E, P);
     report("gCuhreBatch, GPU pipeline", n, now_ms() - t0, ev,
            bad_count(p, fail, I, n));

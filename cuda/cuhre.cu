@@ -1269,10 +1269,7 @@ static int hist_out(gpu *t, int relfinish, gcuba_hist *h, double *relerr)
     for (c = 0; c < nc; ++c)
       relerr[c] = relfinish ? x_double(hxs(t, XS_REL + c), hscale(t, nc + c))
                             : 0;
-  for (j = 0; j < GCUBA_HIST_BINS; ++j) {
-    h->keysum[j] = gcuba_hist_keysum(h->count[j], j);
-    nrel += h->count[j];
-  }
+  for (j = 0; j < GCUBA_HIST_BINS; ++j) nrel += h->count[j];
   h->nrel = (t->dist ? t->gn : t->n) - nrel;
   return 0;
 }
@@ -1531,6 +1528,7 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   long long ea = t->nold, eb = t->n; /* the new regions (of this member) */
   long long chunk = 1LL << 30;
   const double ceps[2] = {t->c->epsrel, t->c->epsabs};
+  memset(&a, 0, sizeof a);
   a.ndim = t->ndim;
   a.ncomp = t->ncomp;
   a.lo = t->a.lo;

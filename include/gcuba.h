@@ -30,8 +30,11 @@
    6: the GPU Cuhre launch block carries widths as doubles, and the GPU
       table gained the search for where to cut a region.
    7: the GPU Vegas launch block carries the adaptive stratification's
-      units. */
-#define GCUBA_ABI_VERSION 7
+      units.
+   8: the GPU Cuhre and cut launch blocks carry the integral of each
+      region (gCuhreBatch's pipeline runs on the rule kernel of single
+      calls), and the GPU table has no batch kernel. */
+#define GCUBA_ABI_VERSION 8
 
 #include <stddef.h>
 

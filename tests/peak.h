@@ -5,10 +5,12 @@
 #define GCUBA_TESTS_PEAK_H
 
 /* a Gaussian peak exp(-|x - c|^2 / w^2) (component j times j + 1), or
-   NaN / -999 by mode */
+   NaN / -999 by mode, or with a step along x0 at s: half beyond it */
 struct peak {
   double c[5], w;
-  int mode; /* 0 peak, 1 NaN beyond x0 > 0.9, 2 -999 beyond x0 > 0.9 */
+  int mode; /* 0 peak, 1 NaN beyond x0 > 0.9, 2 -999 beyond x0 > 0.9,
+               3 the peak halved where x0 > s */
+  double s;
 };
 
 #define TEST_BATCH_PEAK_BODY                                               \
@@ -18,6 +20,8 @@ struct peak {
     int i, j;                                                              \
     for (i = 0; i < *ndim; ++i) s += (x[i] - p->c[i]) * (x[i] - p->c[i]);  \
     for (j = 0; j < *ncomp; ++j) f[j] = (j + 1) * exp(-s / (p->w * p->w)); \
+    if (p->mode == 3 && x[0] > p->s)                                       \
+      for (j = 0; j < *ncomp; ++j) f[j] *= 0.5;                            \
     if (p->mode == 1 && x[0] > 0.9) f[0] = NAN;                            \
     if (p->mode == 2 && x[0] > 0.9) return -999;                           \
     return 0;                                                              \

@@ -54,6 +54,11 @@ struct gcuba_cuhre_launch {
                                   from pfirst on: region i's is
                                   perr[(i - pfirst) / 2 * ncomp + c] */
   long long pfirst;
+  /* NULL for one call.  Many integrals (gCuhreBatch): region i belongs
+     to integral own[i] (-1: a hole, not evaluated), whose userdata is
+     userdata + own[i] * ustep and whose bits go to status[own[i]] */
+  const int *own;
+  unsigned long long ustep;
 };
 
 /* shared memory of one warp, in doubles: per-lane set sums
@@ -129,6 +134,12 @@ __device__ __forceinline__ int gcuba_cuhre_region(
   double *cen = fax + (size_t)ncomp * nax, *hw = cen + ndim;
   double *fpr = hw + ndim; /* [c * 2 ndim + j] f at probe j */
   int st = 0, c;
+  void *ud = a.userdata;
+  if (a.own && live) {
+    const int b = a.own[i];
+    live = b >= 0;
+    if (live) ud = (char *)a.userdata + (unsigned long long)b * a.ustep;
+  }
 
   if (live && t < ndim) {
     const double h = a.wk ? ldexp(1.0, -1 - (int)a.wk[i * ndim + t])
@@ -172,7 +183,7 @@ __device__ __forceinline__ int gcuba_cuhre_region(
       } else
         for (int d = 0; d < ndim; ++d)
           x[d] = fma(hw[d], __ldg(up + (size_t)d * us), cen[d]);
-      if (F::call(&ndim, x, &ncomp, f, a.userdata) == -999)
+      if (F::call(&ndim, x, &ncomp, f, ud) == -999)
         st |= GCUBA_ST_ABORT;
       for (c = 0; c < ncomp; ++c) {
         acc[c] += f[c];
@@ -188,7 +199,7 @@ __device__ __forceinline__ int gcuba_cuhre_region(
     for (int p = np + t; p < np + a.nprobe; p += 32 * W) {
       for (int d = 0; d < ndim; ++d)
         x[d] = fma(hw[d], __ldg(a.u + p + (size_t)d * us), cen[d]);
-      if (F::call(&ndim, x, &ncomp, f, a.userdata) == -999)
+      if (F::call(&ndim, x, &ncomp, f, ud) == -999)
         st |= GCUBA_ST_ABORT;
       for (c = 0; c < ncomp; ++c) {
         if (!isfinite(f[c])) st |= GCUBA_ST_NONFINITE;
@@ -305,7 +316,7 @@ __global__ void __launch_bounds__(GCUBA_CUHRE_BLOCK)
       a.first + (long long)blockIdx.x * (GCUBA_CUHRE_BLOCK / 32 / W) + slot;
   const int st = gcuba_cuhre_region<F, NC, NDIM>(
       a, i, i < a.first + a.n, W, warp, slot * W, gcuba_smem_);
-  if (st) atomicOr(a.status, st);
+  if (st) atomicOr(a.own ? &a.status[a.own[i]] : a.status, st);
 }
 
 template <class F, int NC, int NDIM>

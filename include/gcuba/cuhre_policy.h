@@ -85,8 +85,9 @@ typedef struct gcuba_classify {
 #define GCUBA_HIST_BINS (128 * GCUBA_HIST_PEROCT)
 
 typedef struct gcuba_hist {
-  long long count[GCUBA_HIST_BINS]; /* regions not finished by relfinish */
-  double keysum[GCUBA_HIST_BINS];   /* count * gcuba_hist_mid(bin): the
+  long long count[GCUBA_HIST_BINS]; /* regions not finished by relfinish;
+                                       a bin's keys add up to
+                                       gcuba_hist_keysum(count, bin): the
                                        same on every backend */
   long long nrel;                   /* regions finished by relfinish */
 } gcuba_hist;
@@ -224,9 +225,9 @@ GCUBA_HD static inline int gcuba_cuhre_plan_split(const gcuba_hist *h,
     for (jhi = GCUBA_HIST_BINS - 1; jhi > 0 && !h->count[jhi]; --jhi)
       continue;
     for (jlo = 0; jlo < jhi && !h->count[jlo]; ++jlo) continue;
-    for (j = jlo; j <= jhi; ++j) total += h->keysum[j];
+    for (j = jlo; j <= jhi; ++j) total += gcuba_hist_keysum(h->count[j], j);
     for (j = jhi; j >= jlo && acc < (1 - GCUBA_CUHRE_SIGTAIL) * total; --j) {
-      acc += h->keysum[j];
+      acc += gcuba_hist_keysum(h->count[j], j);
       nsig += h->count[j];
     }
     minbatch = (long long)(GCUBA_CUHRE_BATCHFRAC * nsig);
@@ -252,7 +253,7 @@ GCUBA_HD static inline int gcuba_cuhre_plan_split(const gcuba_hist *h,
   /* from the largest keys down */
   for (top = jhi; top >= jlo; --top) {
     nsplit += h->count[top];
-    keys += h->keysum[top];
+    keys += gcuba_hist_keysum(h->count[top], top);
     if ((keys >= p->target && nsplit >= minbatch) || nsplit >= cap) break;
   }
   if (top < jlo) top = 0;
@@ -306,6 +307,28 @@ typedef struct gcuba_cuhre_state {
   double *pconv;      /* iterations in a row whose total passed */
   gcuba_vegas_combine_t *chi; /* the totals' sequence (prob) */
 } gcuba_cuhre_state;
+
+/* The CPU backend's fewest regions split per iteration: a fixed count
+   (not per thread, so that a run cut short by maxeval does not depend on
+   the thread count).  A GPU's larger batches are used only where the
+   budget pays for them (gcuba_cuhre_minbatch). */
+#define GCUBA_CUHRE_CPU_MINBATCH 32
+
+/* The fewest regions one iteration splits: the backend's (the count that
+   keeps it busy, `backend') once the call has spent what one such split
+   costs (np evaluations a region), the CPU backend's before, so that a
+   call too small to fill a GPU takes the CPU's path there too: the same
+   regions, fail codes and counts on every backend.  It depends on what was
+   spent, not on maxeval, so that a run resumed from a state file follows
+   the path of an uninterrupted one. */
+GCUBA_HD static inline long long gcuba_cuhre_minbatch(long long backend,
+  long long neval, int np)
+{
+  if (backend > GCUBA_CUHRE_CPU_MINBATCH &&
+      (double)neval < 2.0 * np * (double)backend)
+    return GCUBA_CUHRE_CPU_MINBATCH;
+  return backend;
+}
 
 /* The start.  When maxeval pays for LARGE times the uniform start (two
    parts along each of the first 10 axes, np evaluations a region) that
@@ -375,7 +398,11 @@ enum {
                                 maxeval */
   GCUBA_CUHRE_NOMEM = 3,     /* fail 1: memory holds no useful split */
   GCUBA_CUHRE_SPLITALL = 4,  /* split every leaf */
-  GCUBA_CUHRE_PLAN = 5       /* classify by the histogram's plan */
+  GCUBA_CUHRE_PLAN = 5,      /* classify by the histogram's plan */
+  /* how an executor saw a call end otherwise */
+  GCUBA_CUHRE_ABORT = 10,    /* the integrand returned -999 */
+  GCUBA_CUHRE_NAN = 11,      /* the integrand gave NaN or Inf */
+  GCUBA_CUHRE_DEFER = 12     /* it outgrew the executor: run it alone */
 };
 
 /* The end of a call, before any split: converged (every component, once

@@ -22,6 +22,11 @@ struct gcuba_cut_launch {
   unsigned long long *nev;    /* evaluations, added */
   void *userdata;             /* device-accessible */
   int *status;                /* GCUBA_ST_ABORT, OR-ed */
+  /* NULL for one call.  Many integrals (gCuhreBatch): region i belongs
+     to integral own[i], whose userdata is userdata + own[i] * ustep, and
+     whose evaluations and status go to nev[own[i]] and status[own[i]] */
+  const int *own;
+  unsigned long long ustep;
 };
 
 /* warps per block of the search kernel, one region each */
@@ -42,7 +47,10 @@ __global__ void __launch_bounds__(32 * GCUBA_CUT_WARPS)
   const double c0 = a.cut[i];
   if (!(c0 < 0)) return;
   const int ndim = a.ndim, ax = a.ax[i], comp = -1 - (int)c0;
+  const int b = a.own ? a.own[i] : 0;
   const double *lo = a.lo + i * ndim, *w = a.w + i * ndim;
+  void *ud = a.own ? (char *)a.userdata + (unsigned long long)b * a.ustep
+                   : a.userdata;
   double x[GCUBA_RULE_MAXDIM], f[GCUBA_CUHRE_GPU_MAXCOMP];
   gcuba_cut cs;
   unsigned long long nev = 0;
@@ -59,7 +67,7 @@ __global__ void __launch_bounds__(32 * GCUBA_CUT_WARPS)
     const int n = sn[wp];
     if (lane < n) {
       x[ax] = __dadd_rn(lo[ax], __dmul_rn(w[ax], sx[wp][lane]));
-      if (F::call(&nd, x, &nc, f, a.userdata) == -999)
+      if (F::call(&nd, x, &nc, f, ud) == -999)
         atomicOr(&sbad[wp], 2);
       sg[wp][lane] = f[comp];
       /* not finite off the rule's points: the rule's values tell */
@@ -79,7 +87,7 @@ __global__ void __launch_bounds__(32 * GCUBA_CUT_WARPS)
   }
   if (lane != 0) return;
   if (sbad[wp] & 2) {
-    atomicOr(a.status, GCUBA_ST_ABORT);
+    atomicOr(&a.status[b], GCUBA_ST_ABORT);
     return;
   }
   {
@@ -87,7 +95,7 @@ __global__ void __launch_bounds__(32 * GCUBA_CUT_WARPS)
     a.cut[i] = done ? cs.cut : 0.5;
     if (a.found) a.found[i] = done && cs.found;
   }
-  atomicAdd(a.nev, nev);
+  atomicAdd(&a.nev[b], nev);
 }
 
 template <class F>

@@ -18,7 +18,6 @@
    vegas_kernels.cuh */
 struct gcuba_cuhre_launch;
 struct gcuba_vegas_launch;
-struct gcuba_cuhre_batch_launch;
 struct gcuba_cut_launch;
 
 struct gcuba_gpu_ops {
@@ -30,9 +29,6 @@ struct gcuba_gpu_ops {
   int (*cuhre_eval)(const struct gcuba_cuhre_launch *a, void *stream);
   /* Vegas: sample one iteration */
   int (*vegas_iter)(const struct gcuba_vegas_launch *a, void *stream);
-  /* gCuhreBatch: the whole loop of many integrals (cuhre_batch.cuh) */
-  int (*cuhre_batch)(const struct gcuba_cuhre_batch_launch *a,
-                     void *stream);
   /* Cuhre: search regions for where to cut them (cut_kernels.cuh) */
   int (*cuhre_cut)(const struct gcuba_cut_launch *a, void *stream);
 };

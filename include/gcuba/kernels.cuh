@@ -52,16 +52,9 @@ static int gcuba_launch_eval_points(int ndim, int ncomp, long long n,
 #include "gcuba/cuhre_kernels.cuh"
 #include "gcuba/cut_kernels.cuh"
 #include "gcuba/vegas_kernels.cuh"
-/* gCuhreBatch's GPU pipeline is compiled for the integrands of a file
-   that defines GCUBA_BATCH to 1 before including gcuba.h (it triples
-   the compile time); without it gCuhreBatch runs their integrals as
-   single GPU calls */
-#if defined(GCUBA_BATCH) && GCUBA_BATCH
-#include "gcuba/cuhre_batch.cuh"
-#define GCUBA_BATCH_LAUNCHER_(F) gcuba_cuhre_batch_launch<F>
-#else
-#define GCUBA_BATCH_LAUNCHER_(F) 0
-#endif
+/* gCuhreBatch's GPU pipeline (cuda/batch.cu) runs on the rule and cut
+   kernels above: an integrand file compiles nothing more for it, and a
+   file that still defines GCUBA_BATCH (once needed) gets the same. */
 
 template <class F> struct gcuba_gpu_table {
   static const struct gcuba_gpu_ops ops;
@@ -71,6 +64,6 @@ template <class F>
 const struct gcuba_gpu_ops gcuba_gpu_table<F>::ops = {
     GCUBA_ABI_VERSION, gcuba_launch_eval_points<F>,
     gcuba_cuhre_launch_eval<F>, gcuba_vegas_launch_iter<F>,
-    GCUBA_BATCH_LAUNCHER_(F), gcuba_cut_launch_search<F>};
+    gcuba_cut_launch_search<F>};
 
 #endif

@@ -204,7 +204,7 @@ static int init(void *ctx, const int *ndiv)
 static long long minbatch(void *ctx)
 {
   (void)ctx;
-  return 32;
+  return GCUBA_CUHRE_CPU_MINBATCH;
 }
 
 static long long nleaves(void *ctx) { return ((cpu *)ctx)->n; }
@@ -431,8 +431,6 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
     }
     ++h->count[gcuba_hist_bin(k)];
   }
-  for (c = 0; c < GCUBA_HIST_BINS; ++c)
-    if (h->count[c]) h->keysum[c] = gcuba_hist_keysum(h->count[c], c);
   return 0;
 }
 

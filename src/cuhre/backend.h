@@ -101,13 +101,21 @@ extern const gcuba_cuhre_ops gcuba_cuhre_cpu;
 long long gcuba_cuhre_region_bytes(int ndim, int ncomp);
 #ifdef HAVE_CUDA
 extern const gcuba_cuhre_ops gcuba_cuhre_cuda;
+/* an integral's end in the batch pipeline: code GCUBA_CUHRE_CONVERGED ..
+   NOMEM, ABORT, NAN, DEFER (gcuba/cuhre_policy.h), and for its message
+   the worst component, its finished error and tolerance */
+typedef struct gcuba_cuhre_bout {
+  int code, worst;
+  double finerr, budget;
+} gcuba_cuhre_bout;
 /* gCuhreBatch's GPU pipeline (cuda/batch.cu): the n integrals of c
-   (userdata c->ud.p + b * stride) with the CPU backend's policy; 0 with
-   defer[b] set for the integrals to run as single calls, 1 when there is
-   no pipeline for them (single calls), or a fail code */
+   (userdata c->ud.p + b * stride) with the CPU backend's policy and
+   region limit maxregions; their results in c's arrays, neval, nregions
+   and out.  0 (out[b].code DEFER: run it as a single call), 1 when there
+   is no pipeline for them (single calls), or a fail code. */
 int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
-                          long long *neval, int *nregions, int *fail,
-                          unsigned char *defer);
+                          long long maxregions, long long *neval,
+                          int *nregions, gcuba_cuhre_bout *out);
 #endif
 #ifdef __cplusplus
 }

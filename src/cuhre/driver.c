@@ -522,7 +522,12 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
     if ((rc = t->ops->hist(t->ctx, cl, h, t->e))) return rc;
   }
   p.n = t->ops->nleaves(t->ctx);
-  p.minbatch = t->minbatch;
+  /* the backend's batches once the call has paid for one (a setting of
+     GCUBA_CUHRE_MINBATCH as it is) */
+  p.minbatch = c->set.minbatch > 0
+                   ? t->minbatch
+                   : gcuba_cuhre_minbatch(t->minbatch, c->neval,
+                                          gcuba_rule_nevals(&t->rule));
   p.neval = c->neval;
   p.maxeval = c->maxeval;
   p.maxregions = t->maxregions;

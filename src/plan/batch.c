@@ -70,6 +70,34 @@ static void one(const batch *B, int b, int bk, int threads)
   B->fail[b] = c.fail;
 }
 
+#ifdef HAVE_CUDA
+/* the fail code of integral b of the pipeline, said as its single call
+   says it (w: the region limit and a bisection's evaluations, the same
+   for all) */
+static int pipeline_outcome(const gcuba_call *proto, int b, long long nev,
+                            const gcuba_cuhre_bout *o, gcuba_cuhre_why w)
+{
+  gcuba_call c;
+  char name[48];
+  if (o->code == GCUBA_CUHRE_CONVERGED) return 0;
+  c = *proto;
+  snprintf(name, sizeof name, "%s[%d]", proto->routine, b);
+  c.routine = name;
+  c.fail = 0;
+  c.neval = nev;
+  if (o->code == GCUBA_CUHRE_ABORT)
+    return gcuba_fail(&c, GCUBA_FAIL_ABORT, "in the pipeline");
+  if (o->code == GCUBA_CUHRE_NAN)
+    return gcuba_fail(&c, GCUBA_FAIL_NAN, "in the pipeline (the estimate "
+                      "so far is returned)");
+  w.finerr = o->finerr;
+  w.budget = o->budget;
+  w.worst = o->worst;
+  gcuba_cuhre_outcome(&c, o->code, &w);
+  return c.fail;
+}
+#endif
+
 /* where the batch runs: ON_CPU, ON_GPU, PIPELINE; or a negative fail code
    (logged) */
 static int where(gcuba_call *c, int r)
@@ -127,8 +155,8 @@ void gcuba_plan_batch(int r, gcuba_call *proto, int n, size_t stride,
       for (b = 0; b < n; ++b) fail[b] = c->fail;
     return;
   }
-  c->threads = gcuba_plan_threads(c);
-  if (gcuba_plan_settings(c) || gcuba_plan_check(c, r) ||
+  if (gcuba_plan_settings(c) ||
+      (c->threads = gcuba_plan_threads(c), gcuba_plan_check(c, r)) ||
       (at = where(c, r)) < 0) {
     for (b = 0; b < n; ++b) {
       fail[b] = c->fail;
@@ -144,15 +172,23 @@ void gcuba_plan_batch(int r, gcuba_call *proto, int n, size_t stride,
   gcuba_plan_hooks_begin();
 #ifdef HAVE_CUDA
   if (at == PIPELINE) {
-    unsigned char *defer = (unsigned char *)calloc((size_t)n, 1);
+    gcuba_cuhre_bout *out =
+        (gcuba_cuhre_bout *)calloc((size_t)n, sizeof *out);
     int rc;
     c->backend = GCUBA_BK_GPU;
     /* every block, as the pipeline copies them */
     gcuba_plan_userdata(c, c->ud.p, stride ? (size_t)n * stride
                                            : gcuba_plan_userdata_size());
-    rc = defer ? gcuba_cuhre_batch_gpu(c, n, stride, neval, nregions, fail,
-                                       defer)
-               : 1;
+    gcuba_cuhre_why w;
+    gcuba_rule r;
+    /* the CPU backend's region limit: its decisions, memory included */
+    memset(&w, 0, sizeof w);
+    w.maxregions = gcuba_cuhre_max_regions(c, 0, 0);
+    if (!gcuba_rule_init(&r, c->ndim, c->key))
+      w.bisection = 2 * gcuba_rule_nevals(&r);
+    rc = out ? gcuba_cuhre_batch_gpu(c, n, stride, w.maxregions, neval,
+                                     nregions, out)
+             : 1;
     c->fail = 0;
     if (rc < 0)
       for (b = 0; b < n; ++b) {
@@ -162,8 +198,11 @@ void gcuba_plan_batch(int r, gcuba_call *proto, int n, size_t stride,
       }
     else
       for (b = 0; b < n; ++b)
-        if (rc != 0 || defer[b]) one(&B, b, GCUBA_BK_GPU, c->threads);
-    free(defer);
+        if (rc != 0 || out[b].code == GCUBA_CUHRE_DEFER)
+          one(&B, b, GCUBA_BK_GPU, c->threads);
+        else
+          fail[b] = pipeline_outcome(c, b, neval[b], &out[b], w);
+    free(out);
   } else
 #endif
   if (at == ON_GPU) {
