@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/perf-plots.py -- the plots of doc/performance.md.
 
-Reads bench/perf-data.csv (the measurements described in bench/NOTES.md)
+Reads bench/perf-data.csv (the measurements named in bench/RESULTS.md)
 and draws, per algorithm, the time each implementation needs to deliver
 a given true relative accuracy:
   doc/perf-cuhre.png  gCuhre (H200, and CPU threads) against the reference
