@@ -7,7 +7,10 @@
 #   (default "80 90 100": A100, H100/H200, B200; PTX of the newest is
 #   embedded too, so later GPUs JIT-compile it).
 #   Sets have_cuda=yes|no and substitutes NVCC, NVCCFLAGS, CUDA_CPPFLAGS,
-#   CUDA_LDFLAGS, CUDA_LIBS, CUDA_ARCH_LIST, CUDA_GENCODE.
+#   CUDA_LDFLAGS, CUDA_LIBS, CUDA_ARCH_LIST, CUDA_GENCODE, and
+#   CUDA_THREADS: --threads 0 when nvcc compiles the architectures of one
+#   file in parallel (gcuba.pc's nvccflags: an integrand file compiles in
+#   about the time of one architecture on a machine with cores to spare).
 AC_DEFUN([GCUBA_CHECK_CUDA], [
 AC_ARG_WITH([cuda],
   [AS_HELP_STRING([--with-cuda@<:@=DIR@:>@],
@@ -59,8 +62,13 @@ _GCUBA_EOF
   AS_IF([$NVCC -std=c++17 $CUDA_GENCODE -c conftest.cu -o conftest.$OBJEXT >&AS_MESSAGE_LOG_FD 2>&1 &&
          $CC conftest.$OBJEXT -o conftest$EXEEXT $CUDA_LIBS >&AS_MESSAGE_LOG_FD 2>&1],
     [have_cuda=yes], [have_cuda=no])
-  rm -f conftest.cu conftest.$OBJEXT conftest$EXEEXT
   AC_MSG_RESULT([$have_cuda])
+  CUDA_THREADS=
+  AS_IF([test "x$have_cuda" = xyes], [
+    AC_MSG_CHECKING([whether $NVCC compiles the architectures in parallel])
+    AS_IF([$NVCC -std=c++17 --threads 0 $CUDA_GENCODE -c conftest.cu -o conftest.$OBJEXT >&AS_MESSAGE_LOG_FD 2>&1],
+      [CUDA_THREADS="--threads 0"; AC_MSG_RESULT([yes])], [AC_MSG_RESULT([no])])])
+  rm -f conftest.cu conftest.$OBJEXT conftest$EXEEXT
   AS_IF([test "x$have_cuda" = xno && test "x$with_cuda" != xcheck],
     [AC_MSG_ERROR([CUDA requested but $NVCC cannot build for $CUDA_ARCH_LIST (see config.log)])])
 ])
@@ -68,6 +76,7 @@ AS_IF([test "x$have_cuda" = xyes], [
   AC_DEFINE([HAVE_CUDA], [1], [Define to 1 when the CUDA backend is built.])
 ], [
   CUDA_CPPFLAGS= CUDA_LDFLAGS= CUDA_LIBS= CUDA_ARCH_LIST= CUDA_GENCODE=
+  CUDA_THREADS=
 ])
 AC_SUBST([CUDA_HOME])
 AC_SUBST([CUDA_CPPFLAGS])
@@ -75,4 +84,5 @@ AC_SUBST([CUDA_LDFLAGS])
 AC_SUBST([CUDA_LIBS])
 AC_SUBST([CUDA_ARCH_LIST])
 AC_SUBST([CUDA_GENCODE])
+AC_SUBST([CUDA_THREADS])
 ])
