@@ -8,8 +8,10 @@
 extern "C" {
 #endif
 /* Integrates c (arguments checked, backend chosen by the plan) over the
-   backend ops; sets the outputs and c->fail. */
+   backend ops; sets the outputs and c->fail: two and more dimensions
+   (driver.c), one dimension (oned.c) */
 void gcuba_cuhre_drive(gcuba_call *c, const gcuba_cuhre_ops *ops);
+void gcuba_cuhre1d_drive(gcuba_call *c, const gcuba_cuhre_ops *ops);
 /* What an executor of the policy knows of an outcome, for its message:
    the worst component's finished error and tolerance, the region limit,
    a bisection's evaluations. */

@@ -302,7 +302,9 @@ static const gcuba_vegas_ops *vegas_ops(const gcuba_call *c)
 void gcuba_plan_member_cuhre(gcuba_call *c)
 {
   if (member_device(c)) return;
-  gcuba_cuhre_drive(c, cuhre_ops(c));
+  /* one dimension: Gauss-Kronrod with extrapolation, its own driver */
+  if (c->ndim == 1) gcuba_cuhre1d_drive(c, cuhre_ops(c));
+  else gcuba_cuhre_drive(c, cuhre_ops(c));
 }
 
 void gcuba_plan_member_vegas(gcuba_call *c)

@@ -1,0 +1,183 @@
+/* src/cuhre/state.c -- a gCuhre call's state: the driver's counters,
+   totals and sequences with the backend's leaves, into a state file
+   (common/state.c frames it) or a buffer a call growing to several GPUs
+   resumes from, and back.  The payload's layout is signed with the
+   integrand's name, the dimension, components and rule, so that a state
+   file of another problem is refused.  This file is part of gcuba. */
+#include <stdlib.h>
+#include <string.h>
+#include "cuhre/iter.h"
+
+static uint64_t signature(const cuhre *t)
+{
+  const gcuba_call *c = t->c;
+  int v[5];
+  const char *name = c->integrand->name ? c->integrand->name : "";
+  v[0] = c->ndim;
+  v[1] = c->ncomp;
+  v[2] = t->rule.key;
+  v[3] = gcuba_rule_nevals(&t->rule);
+  /* the layout: 2 since dims carry GCUBA_RULE_DECAYS and parent records
+     their sign (a library before it would read the flag as an axis), 3
+     since the payload holds the cut map (gcuba/cut.h) */
+  v[4] = 3;
+  return gcuba_fnv1a(name, strlen(name),
+                     gcuba_fnv1a(v, sizeof v, GCUBA_FNV_SEED));
+}
+
+int gcuba_cuhre_payload(cuhre *t, gcuba_buf *pb, int file,
+                         gcuba_region_set *dev)
+{
+  gcuba_call *c = t->c;
+  gcuba_region_set s;
+  gcuba_buf b = {0};
+  size_t nc = sizeof(double) * t->ncomp;
+  int rc;
+  memset(&s, 0, sizeof s);
+  rc = dev ? t->ops->save_dev(t->ctx, &s) : t->ops->save(t->ctx, &s);
+  if (!rc) {
+    long long nn = (s.n - s.nold) / 2;
+    gcuba_buf_put(&b, &t->st.iter, sizeof t->st.iter);
+    gcuba_buf_put(&b, &t->nfinished, sizeof t->nfinished);
+    gcuba_buf_put(&b, &c->neval, sizeof c->neval);
+    gcuba_buf_put(&b, t->st.finavg, nc);
+    gcuba_buf_put(&b, t->st.finerr, nc);
+    gcuba_buf_put(&b, t->st.prev, nc);
+    gcuba_buf_put(&b, t->st.chi, sizeof *t->st.chi * t->ncomp);
+    gcuba_buf_put(&b, &t->st.relfrac, sizeof t->st.relfrac);
+    gcuba_buf_put(&b, &t->st.small, sizeof t->st.small);
+    gcuba_buf_put(&b, &t->nseq, sizeof t->nseq);
+    gcuba_buf_put(&b, &t->nres, sizeof t->nres);
+    gcuba_buf_put(&b, t->seq, nc * WYNN_TERMS);
+    gcuba_buf_put(&b, t->res, nc * 3);
+    gcuba_buf_put(&b, t->st.pconv, nc);
+    gcuba_buf_put(&b, &t->stall_r, sizeof t->stall_r);
+    gcuba_buf_put(&b, &t->stall_neval, sizeof t->stall_neval);
+    gcuba_buf_put(&b, &t->cm, sizeof t->cm);
+    gcuba_buf_put(&b, &s.n, sizeof s.n);
+    gcuba_buf_put(&b, &s.nold, sizeof s.nold);
+    gcuba_buf_put(&b, &s.haveparents, sizeof s.haveparents);
+    if (!dev) {
+      gcuba_buf_put(&b, s.lo, sizeof(double) * s.n * c->ndim);
+      gcuba_buf_put(&b, s.w, sizeof(double) * s.n * c->ndim);
+      gcuba_buf_put(&b, s.avg, nc * s.nold);
+      gcuba_buf_put(&b, s.err, nc * s.nold);
+      gcuba_buf_put(&b, s.dims, sizeof(int) * t->ncomp * s.nold);
+      gcuba_buf_put(&b, s.pavg, nc * nn);
+      gcuba_buf_put(&b, s.perr, nc * nn);
+    }
+    rc = b.bad    ? gcuba_fail(c, GCUBA_FAIL_NOMEM, "state buffer")
+         : file ? gcuba_state_write(c, "cuhre", signature(t), &b)
+                : 0;
+  } else
+    rc = gcuba_fail(c, rc, "saving the regions");
+  if (dev)
+    *dev = s; /* GPU memory, the store's */
+  else {
+    free(s.lo);
+    free(s.w);
+    free(s.avg);
+    free(s.err);
+    free(s.dims);
+    free(s.pavg);
+    free(s.perr);
+  }
+  if (pb && !rc)
+    *pb = b;
+  else
+    gcuba_buf_free(&b);
+  return rc;
+}
+
+/* 1 resumed, 0 no state file, < 0 fail code */
+int gcuba_cuhre_load(cuhre *t)
+{
+  gcuba_call *c = t->c;
+  gcuba_region_set s;
+  gcuba_buf b = {0};
+  size_t nc = sizeof(double) * t->ncomp, need;
+  long long nn, i;
+  int rc;
+  /* a call growing to several GPUs reads the state its one GPU left, in
+     place */
+  const int view = c->resume != NULL;
+  const char *name = view ? "the state of one GPU" : c->statefile;
+  const double t0 = gcuba_now_ms();
+  if (view) {
+    b.p = (unsigned char *)c->resume;
+    b.n = c->resume_n;
+    rc = 1;
+  } else
+    rc = gcuba_state_read(c, "cuhre", signature(t), &b);
+  if (rc <= 0) return rc;
+  memset(&s, 0, sizeof s);
+  gcuba_buf_get(&b, &t->st.iter, sizeof t->st.iter);
+  gcuba_buf_get(&b, &t->nfinished, sizeof t->nfinished);
+  gcuba_buf_get(&b, &c->neval, sizeof c->neval);
+  gcuba_buf_get(&b, t->st.finavg, nc);
+  gcuba_buf_get(&b, t->st.finerr, nc);
+  gcuba_buf_get(&b, t->st.prev, nc);
+  gcuba_buf_get(&b, t->st.chi, sizeof *t->st.chi * t->ncomp);
+  gcuba_buf_get(&b, &t->st.relfrac, sizeof t->st.relfrac);
+  gcuba_buf_get(&b, &t->st.small, sizeof t->st.small);
+  gcuba_buf_get(&b, &t->nseq, sizeof t->nseq);
+  gcuba_buf_get(&b, &t->nres, sizeof t->nres);
+  gcuba_buf_get(&b, t->seq, nc * WYNN_TERMS);
+  gcuba_buf_get(&b, t->res, nc * 3);
+  gcuba_buf_get(&b, t->st.pconv, nc);
+  gcuba_buf_get(&b, &t->stall_r, sizeof t->stall_r);
+  gcuba_buf_get(&b, &t->stall_neval, sizeof t->stall_neval);
+  gcuba_buf_get(&b, &t->cm, sizeof t->cm);
+  gcuba_buf_get(&b, &s.n, sizeof s.n);
+  gcuba_buf_get(&b, &s.nold, sizeof s.nold);
+  gcuba_buf_get(&b, &s.haveparents, sizeof s.haveparents);
+  if (view && c->resume_set) {
+    /* the regions in the one GPU's memory */
+    const gcuba_region_set *d = (const gcuba_region_set *)c->resume_set;
+    if (b.bad || b.pos != b.n || d->n != s.n || d->nold != s.nold)
+      return gcuba_fail(c, GCUBA_FAIL_STATE, "%s: inconsistent contents",
+                        name);
+    if ((rc = t->ops->load(t->ctx, d)))
+      return gcuba_fail(c, rc, "loading the regions");
+    gcuba_log(c, 2, "%lld regions copied in %.1f ms", s.n, gcuba_now_ms() - t0);
+    return 1;
+  }
+  nn = (s.n - s.nold) / 2;
+  need = b.bad || s.n < 0 || s.nold < 0 || s.nold > s.n ||
+                 !(t->st.relfrac >= 0 && t->st.relfrac <= 1) ||
+                 (t->st.small != 0 && t->st.small != 1) ||
+                 t->nseq < 0 || t->nseq > WYNN_TERMS || t->nres < 0 ||
+                 t->nres > 3 ||
+                 s.n > t->maxregions
+             ? (size_t)-1
+             : (size_t)s.n * 2 * c->ndim * 8 + nc * (2 * s.nold + 2 * nn) +
+                   sizeof(int) * t->ncomp * s.nold;
+  if (need != b.n - b.pos) {
+    if (!view) gcuba_buf_free(&b);
+    return gcuba_fail(c, GCUBA_FAIL_STATE, "%s: inconsistent contents",
+                      name);
+  }
+  s.lo = (double *)(b.p + b.pos);
+  s.w = s.lo + s.n * c->ndim;
+  s.avg = s.w + s.n * c->ndim;
+  s.err = s.avg + s.nold * t->ncomp;
+  s.dims = (int *)(s.err + s.nold * t->ncomp);
+  s.pavg = (double *)(b.p + b.pos + (size_t)s.n * 2 * c->ndim * 8 +
+                      nc * 2 * s.nold + sizeof(int) * t->ncomp * s.nold);
+  s.perr = s.pavg + nn * t->ncomp;
+  for (i = 0; i < s.nold * t->ncomp; ++i)
+    if (gcuba_rule_axis(s.dims[i]) >= c->ndim) {
+      if (!view) gcuba_buf_free(&b);
+      return gcuba_fail(c, GCUBA_FAIL_STATE, "%s: a split axis out of range",
+                        name);
+    }
+  rc = t->ops->load(t->ctx, &s);
+  if (!view) gcuba_buf_free(&b);
+  if (rc) return gcuba_fail(c, rc, "loading the regions");
+  if (!view)
+    gcuba_log(c, 1, "resuming at iteration %lld, %lld evaluations, %lld "
+              "regions", t->st.iter + 1, c->neval, s.n);
+  else
+    gcuba_log(c, 2, "%lld regions loaded in %.1f ms", s.n, gcuba_now_ms() - t0);
+  return 1;
+}
