@@ -2,7 +2,7 @@
    (tests/suite.h, all 12 cases) and the papers' precision sweep
    (epsrel = 1e-3, divided by 5 after each level, down to 1.024e-10;
    epsabs = 1e-20), with a time limit per level.  Prints an aligned table
-   and writes CSV.  doc/bench.md explains the options and the columns.
+   and writes CSV.  bench/BENCH.md explains the options and the columns.
 
    Per case and level: one warm-up call, then the median of --reps timed
    calls (one timed call when the warm-up took more than 1 s).  A case
@@ -462,7 +462,7 @@ static void watch_case(const struct suite_case *sc)
    more at verbosity 2, whose report gives the milliseconds the rule
    kernel ran (CUDA events around its launches, no driver work) and the
    evaluations.  1 and *evals_per_s when measured, 0 when not.  (The FP64
-   rate needs the instruction mix: ncu, see doc/bench.md.) */
+   rate needs the instruction mix: ncu, see bench/BENCH.md.) */
 static int gpu_kernel_evalrate(gintegrand_t f, int d, long long maxeval,
                                double *evals_per_s)
 {

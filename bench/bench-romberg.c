@@ -1,5 +1,5 @@
-/* bench/bench-romberg.c -- gRomberg measured: the I1 and I2 study of
-   bench/NOTES.md.
+/* bench/bench-romberg.c -- gRomberg measured: the I1 and I2 study
+   (bench/RESULTS.md).
 
      bench-romberg [--maxeval N] [--threads N]
 

@@ -109,7 +109,7 @@ SUITE_FUNCS(SUITE_DECL_CU_)
 #define SUITE_BACKEND 0
 #endif
 
-/* The cases and their true values to 15 digits (closed forms: doc/bench.md) */
+/* The cases and their true values to 15 digits (closed forms: bench/BENCH.md) */
 struct suite_case {
   const char *name; /* "f4" */
   int family;       /* 1..8 */

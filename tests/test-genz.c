@@ -41,7 +41,7 @@ static const int dims[] = {5, 8, 10};
 /* honest counts of Cuba 4.2.2's Cuhre (key 0, flags 0, epsrel 1e-3,
    epsabs 1e-20, maxeval 150000, one core) on instances 0-19 of seed
    4711, by d and family (oscillatory, product peak, corner peak,
-   Gaussian, C0, discontinuous); bench/NOTES.md has the whole table */
+   Gaussian, C0, discontinuous); bench/RESULTS.md has the whole table */
 static const int cuba_honest[NDIMS][GENZ_NFAMILIES] = {
     {20, 20, 20, 17, 3, 12}, /* d = 5 */
     {20, 11, 17, 19, 0, 6},  /* d = 8 */

@@ -9,7 +9,7 @@
    written.  Before seed 0 meant Sobol points, the full protocol (360
    calls) had 86 false claims, 19 of them in the 20 8D product peaks;
    before the grid kept zero runs apart and mixed in the uniform map, 9,
-   all in the discontinuous family (bench/NOTES.md).  Then one case of
+   all in the discontinuous family.  Then one case of
    another kind, a corner singularity x^-0.9 y^-0.5 in 2D, on which the
    estimate converged 10-24 errors off for most seeds: every claim must
    be true.  This file is part of gcuba. */

@@ -217,7 +217,7 @@ GCUBA_HD static inline int gcuba_cuhre_plan_split(const gcuba_hist *h,
        error (in key units) are split: the many negligible ones, kept when
        relative-error finishing is lowered or off, must not swell the batch
        (f4 5D at 1.024e-10 split 5% of all regions per iteration and ran
-       into the memory limit after 6.5e11 evaluations; now 0.13 s) */
+       into the memory limit after 6.5e11 evaluations) */
     double total = 0, acc = 0;
     long long nsig = 0;
     /* the bins in use, [jlo, jhi] (empty bins add nothing: the sums are

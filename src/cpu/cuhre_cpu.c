@@ -23,9 +23,9 @@
 /* loops over fewer items (evaluations, or regions) run on the calling
    thread, outside any OpenMP construct: entering one costs a system call
    even when it runs on one thread, and waking the team costs more than
-   such loops (a one-dimensional call of 800 evaluations: 120 us on two
-   threads, 35 us on one); every result is independent of the thread
-   count either way */
+   such loops (a one-dimensional call of 800 evaluations takes several
+   times longer on two threads than on one); every result is independent
+   of the thread count either way */
 #define PAR_MIN 4096
 
 typedef int (*nvec_fn)(const int *ndim, const double x[], const int *ncomp,

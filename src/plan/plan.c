@@ -1,6 +1,6 @@
 /* src/plan/plan.c -- the call pipeline (plan.h): settings, argument
    checks, userdata, the backend and its executor -- CPU threads, one
-   GPU, a team of GPUs (src/team/), an MPI collective (common/coll.h) --
+   GPU, a team of GPUs (src/team/), an MPI collective (src/mpi/) --
    decided once per call, then the driver runs over the chosen ops table.
    Batches are planned in batch.c beside this file.  This file is part of
    gcuba. */

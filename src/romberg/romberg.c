@@ -1,5 +1,6 @@
 /* src/romberg/romberg.c -- gRomberg: the driver (levels, the Romberg table,
-   the error estimate, the stopping rules) and its CPU executor (OpenMP).
+   the error estimate, the stopping rules) over an executor's ops
+   (src/cpu/romberg_cpu.c, cuda/romberg.cu).
 
    Level k has step h = 2^-k.  T_0 = (f(0) + f(1))/2; each further level
    evaluates only its 2^(k-1) new midpoints M_k and T_k = T_{k-1}/2 +
@@ -30,7 +31,7 @@
    tolerance is below the rounding floor and the differences have sat at
    the floor for NOISE levels (more levels cannot help).
 
-   The executor's sums follow the fixed tree of romberg.h; the block sums
+   The executors' sums follow the fixed tree of romberg.h; the block sums
    of a level are combined here by a binary counter (stack) that builds
    the same perfect tree, so the results do not depend on the number of
    threads, the block size or the backend.  This file is part of gcuba. */
@@ -38,17 +39,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "romberg/romberg.h"
-#include "gcuba/gpu_ops.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* the earliest level that may be accepted: 2^7 + 1 = 129 points.  With
    33 points cos(1000 x) is the same samples as cos(5.3 x) on levels 0-5
    (1000 is near 2 pi 160) and was accepted 30 times off; with 65 a peak
-   of width 0.001 at 1/pi fell between the points (bench/NOTES.md) */
+   of width 0.001 at 1/pi fell between the points (bench/bench-romberg) */
 #define MINLEVEL 7
 /* an integrand zero at every point is accepted as zero from this level
    on (1025 points) */
@@ -60,157 +56,7 @@
 #define NOISEC 4.0
 
 /* ---------------------------------------------------------------------
-   the CPU executor */
-
-/* points per task: CPU_CHUNK / ncomp (a power of two, at least 2) */
-#define CPU_CHUNK 4096
-/* tasks per block */
-#define CPU_TASKS 256
-
-typedef int (*nvec_fn)(const int *ndim, const double x[], const int *ncomp,
-                       double f[], void *userdata, const int *nvec,
-                       const int *core);
-
-typedef struct {
-  gcuba_call *c;
-  int ncomp, nthreads;
-  long long chunk;    /* points per task */
-  double *x, *f, *g;  /* per thread: chunk, chunk*ncomp, chunk */
-  double *part;       /* [CPU_TASKS][2*ncomp] task sums */
-  volatile int abort;
-} cpu;
-
-/* the perfect pairwise tree over v[0..n) (n a power of two; stride s),
-   in place: the result in v[0] */
-static double tree(double *v, long long n, long long s)
-{
-  long long m, i;
-  for (m = n; m > 1; m /= 2)
-    for (i = 0; i < m / 2; ++i) v[i * s] = v[2 * i * s] + v[(2 * i + 1) * s];
-  return v[0];
-}
-
-static void cpu_destroy(void *ctx)
-{
-  cpu *t = (cpu *)ctx;
-  if (!t) return;
-  free(t->x);
-  free(t->f);
-  free(t->g);
-  free(t->part);
-  free(t);
-}
-
-static void *cpu_create(gcuba_call *c, int *fail)
-{
-  cpu *t = (cpu *)calloc(1, sizeof *t);
-  if (!t) goto nomem;
-  t->c = c;
-  t->ncomp = c->ncomp;
-  t->nthreads = c->threads > 0 ? c->threads : 1;
-  t->chunk = 2;
-  while (2 * t->chunk * c->ncomp <= CPU_CHUNK) t->chunk *= 2;
-  t->x = (double *)malloc(sizeof(double) * t->chunk * t->nthreads);
-  t->f = (double *)malloc(sizeof(double) * t->chunk * c->ncomp *
-                          t->nthreads);
-  t->g = (double *)malloc(sizeof(double) * t->chunk * t->nthreads);
-  t->part = (double *)malloc(sizeof(double) * CPU_TASKS * 2 * c->ncomp);
-  if (!t->x || !t->f || !t->g || !t->part) goto nomem;
-  return t;
-nomem:
-  cpu_destroy(t);
-  *fail = gcuba_fail(c, GCUBA_FAIL_NOMEM, "gRomberg's CPU buffers");
-  return NULL;
-}
-
-static long long cpu_block(void *ctx)
-{
-  return ((cpu *)ctx)->chunk * CPU_TASKS;
-}
-
-/* points j0 .. j0+n-1 of level k on thread tid: sums into out[2*ncomp];
-   GCUBA_ST_* bits */
-static int cpu_task(cpu *t, int k, long long j0, long long n, int tid,
-                    double *out)
-{
-  const int ncomp = t->ncomp, one = 1;
-  double *x = t->x + (size_t)tid * t->chunk;
-  double *f = t->f + (size_t)tid * t->chunk * ncomp;
-  double *g = t->g + (size_t)tid * t->chunk;
-  gintegrand_t in = t->c->integrand;
-  void *ud = t->c->ud.p;
-  long long i, nv = t->c->nvec < n ? t->c->nvec : n;
-  int c, st = 0;
-  for (i = 0; i < n; ++i) x[i] = gcuba_romberg_x(k, j0 + i);
-  if (in->kind == GCUBA_DESC_NVEC) {
-    for (i = 0; i < n && !st; i += nv) {
-      int m = (int)(n - i < nv ? n - i : nv);
-      if (((nvec_fn)in->fn)(&one, x + i, &t->ncomp, f + i * ncomp, ud, &m,
-                            &tid) == -999)
-        st |= GCUBA_ST_ABORT;
-    }
-  } else
-    for (i = 0; i < n && !st; ++i)
-      if (in->fn(&one, x + i, &t->ncomp, f + i * ncomp, ud) == -999)
-        st |= GCUBA_ST_ABORT;
-  if (st) return st;
-  for (i = 0; i < n * ncomp; ++i)
-    if (!isfinite(f[i])) return GCUBA_ST_NONFINITE;
-  for (c = 0; c < ncomp; ++c) {
-    for (i = 0; i < n; ++i) g[i] = fabs(f[i * ncomp + c]);
-    out[ncomp + c] = tree(g, n, 1);
-    out[c] = tree(f + c, n, ncomp);
-  }
-  return 0;
-}
-
-static int cpu_sum(void *ctx, int k, long long j0, long long n, double *sums)
-{
-  cpu *t = (cpu *)ctx;
-  const int ncomp = t->ncomp;
-  long long ntask = n / t->chunk, len = t->chunk, i;
-  int st = 0, c;
-  if (ntask < 1) {
-    ntask = 1;
-    len = n;
-  }
-  t->abort = 0;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(t->nthreads) \
-    reduction(| : st) if (ntask > 1)
-#endif
-  for (i = 0; i < ntask; ++i) {
-    int tid = 0, s;
-#ifdef _OPENMP
-    tid = omp_get_thread_num();
-#endif
-    if (t->abort) continue;
-    s = cpu_task(t, k, j0 + i * len, len, tid,
-                 t->part + (size_t)i * 2 * ncomp);
-    if (s) {
-      t->abort = 1;
-      st |= s;
-    }
-  }
-  if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
-  if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
-  for (c = 0; c < 2 * ncomp; ++c)
-    sums[c] = tree(t->part + c, ntask, 2 * ncomp);
-  return 0;
-}
-
-const gcuba_romberg_ops gcuba_romberg_cpu = {"cpu", cpu_create, cpu_destroy,
-                                             cpu_block, cpu_sum};
-
-/* ---------------------------------------------------------------------
    the driver */
-
-static double now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 typedef struct {
   gcuba_call *c;
@@ -297,7 +143,7 @@ static void run(romberg *t)
                 "evaluations (%lld made)", c->maxeval, k, npts, c->neval);
       break;
     }
-    t0 = now_ms();
+    t0 = gcuba_now_ms();
     if ((rc = level_sum(t, k))) {
       if (rc == GCUBA_FAIL_NAN && k == 0)
         gcuba_fail(c, rc, "f(0) or f(1) is not finite: Romberg evaluates "
@@ -377,7 +223,7 @@ static void run(romberg *t)
                   nc > 1 ? ", component " : "", nc > 1 ? comp + 1 : 0,
                   c->neval, D, c->error[comp], t->T[comp], F);
     }
-    gcuba_log(c, 2, "level %d took %.3f ms", k, now_ms() - t0);
+    gcuba_log(c, 2, "level %d took %.3f ms", k, gcuba_now_ms() - t0);
     if (converged && c->neval >= c->mineval) break;
     if (stalled && c->neval >= c->mineval) {
       c->fail = 1;
