@@ -140,10 +140,8 @@ typedef struct {
 /* GCUBA_DEVICES=auto: a call grows after iteration GROW_ITER at the
    earliest, once an iteration takes GROW_MS (its samples are divided
    among the GPUs by their index, so the result is the bits of one GPU;
-   the GPUs agree and reduce at every slice of an iteration, tens of
-   microseconds: on two H200s, f4 8D at 1e-3, iterations of about 1.4
-   ms, took 8.4 ms on one GPU and 5.8 ms on two; measured with a thread
-   per core, see gcuba_team_grow_devices) */
+   the GPUs agree and reduce at every slice of an iteration, which short
+   iterations do not repay; see gcuba_team_grow_devices) */
 #define GROW_ITER 2
 #define GROW_MS 1
 
@@ -334,8 +332,8 @@ static void combine(const vegas *v, long long w0, int comp, int last,
    SOBOL_ALPHA quantile q of chi^2(ndof), chi^2 / q bounds s^2 from above
    at confidence 1 - SOBOL_ALPHA.  The error takes the square root of that
    bound when it is below 1, but never less than SOBOL_FLOOR of itself
-   (bench/NOTES.md: a floor of 0.5 made false claims on the 10D
-   oscillatory family).  Pseudo-random seeds keep their variances. */
+   (a floor of 0.5 made false claims on the 10D oscillatory family).
+   Pseudo-random seeds keep their variances. */
 #define SOBOL_NDOF 2
 #define SOBOL_ALPHA 0.05
 #define SOBOL_FLOOR 0.7
@@ -589,9 +587,7 @@ static int set_nb(vegas *v, int nb, int rebin)
    The samples the tolerance needs at the latest iteration's variance per
    sample (plain Monte Carlo, every component) against GROW_WORK times
    those spent so far: below, the grid freezes with the bins it has and
-   the call ends on cheaper frozen iterations (f5 8D at 4e-5: 1.7e7 samples
-   in 19 iterations, 12 of them adapting, 1024 bins; at 128 bins 2.4e7 in
-   16, and faster on the GPU, bench/NOTES.md). */
+   the call ends on cheaper frozen iterations. */
 #define GROW_WORK 16
 static int grow_pays(const vegas *v, double *need)
 {
@@ -616,7 +612,7 @@ static int grow_pays(const vegas *v, double *need)
    bins a twentieth of the variance per sample of 128), while a call
    that converges during the adaptation, as at Cuba's budgets, keeps
    Cuba's 128 (1024 bins from the start made 43 false claims in Genz's
-   protocol, and adapted more slowly on the GPU suite; bench/NOTES.md).
+   protocol, and adapted more slowly).
    Not when GCUBA_VEGAS_NBINS or GCUBA_VEGAS_ADAPT is set.  The bins to
    grow to after an iteration of calls samples; v->nb when they stay. */
 static int grow_target(vegas *v, long long calls)
@@ -1407,7 +1403,7 @@ static void run(vegas *v)
          takes most of the samples at large budgets, keeps the learned
          density wherever it is above the floor (f2 6D at 1024 bins: a
          thirtieth of the variance per sample; Genz's protocol: more
-         honest answers, the same false claims, bench/NOTES.md) */
+         honest answers, the same false claims) */
       const int nbto = grow_target(v, v->hcalls[v->k - 1]);
       const int last = nbto == v->nb &&
                        (v->adapt_max >= 0 ? v->nadapt + 1 >= v->adapt_max
