@@ -37,7 +37,7 @@
 #include "common/chisq.h"
 #include "common/state.h"
 #include "common/coll.h"
-#include "common/sobol.h"
+#include "vegas/sobol.h"
 
 /* ---- tunables (doc/vegas.md) ------------------------------------------ */
 #define NBINS_DEFAULT 128  /* bins per axis (Cuba's NBINS) */
