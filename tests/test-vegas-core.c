@@ -14,7 +14,7 @@
 #include "gcuba/vegas.h"
 #include "vegas/grid.h"
 #include "common/chisq.h"
-#include "common/sobol.h"
+#include "vegas/sobol.h"
 
 #define PI 3.14159265358979323846
 #define NBMAX 512

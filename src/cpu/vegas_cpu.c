@@ -29,8 +29,7 @@
    every back end) are library calls on a baseline x86-64 build.  GCC on
    Linux builds the two hot loops twice, with and without the FMA
    instructions, and picks one when the library is loaded; contraction of
-   other products and sums stays off, so both give the same bits (the Genz
-   protocol's Vegas half on one core: 1.76 s -> 1.37 s, bench/NOTES.md). */
+   other products and sums stays off, so both give the same bits. */
 #if defined(__x86_64__) && defined(__linux__) && defined(__GNUC__) && \
     !defined(__clang__) && __GNUC__ >= 6
 #define FMA_CLONES \

@@ -55,8 +55,7 @@ static double damp(double m, double tot, double alpha)
   double rest = tot - m, q;
   if (!(rest > 0)) return 1;
   q = (rest / tot) / log1p(rest / m);
-  /* Cuba's and the default alpha without a call to pow (8 axes of 1024
-     bins: 0.28 -> 0.16 ms on one core, bench/NOTES.md) */
+  /* Cuba's and the default alpha without a call to pow */
   return alpha == 1.5 ? q * sqrt(q) : pow(q, alpha);
 }
 
@@ -158,7 +157,7 @@ int gcuba_vegas_grid_refine1_ex(double *e, int nb, const double *d,
      1/(nb DEFENSIVE) (floored: Z times that), so no part of the axis is
      sampled so rarely that its samples, when they come, dominate the
      estimate: with the zero runs above, Genz's discontinuous family went
-     from 9 false claims in 60 calls to none (bench/NOTES.md). */
+     from 9 false claims in 60 calls to none. */
 #define MASS(k) (floored ? GCUBA_VEGAS_FLOORIN(x[(k) + 1] - x[k], nb)      \
                          : GCUBA_VEGAS_MIXIN(x[(k) + 1] - x[k], nb))
   tot = 1;

@@ -20,8 +20,8 @@
    (1 - GCUBA_VEGAS_DEFENSIVE) p + GCUBA_VEGAS_DEFENSIVE (defensive
    importance sampling), so that no bin is wider than 1/(nb DEFENSIVE).
    0.01: with 0.003 one false claim in Genz's discontinuous family
-   remained, 0.03 cost more evaluations (bench/NOTES.md).  The mass of a
-   bin of width w of the unmixed map (mass 1/nb) under the mixture: */
+   remained, 0.03 cost more evaluations.  The mass of a bin of width w of
+   the unmixed map (mass 1/nb) under the mixture: */
 #define GCUBA_VEGAS_DEFENSIVE 0.01
 #define GCUBA_VEGAS_MIXIN(w, nb)                                            \
   ((1 - GCUBA_VEGAS_DEFENSIVE) / (double)(nb) + GCUBA_VEGAS_DEFENSIVE * (w))
@@ -87,8 +87,8 @@ int gcuba_vegas_grid_refine_ex(double *grid, int nb, int ndim, int shared,
    are at least GCUBA_VEGAS_GRID_PAR bins in all (the same bits as
    refine_ex); scratch: GCUBA_VEGAS_GRID_SCRATCH_PAR(nb, ndim) doubles.
    From 512 bins: 5D and more at Cuba's 128 (on the GPU the host's
-   refinement lies between two iterations; an H200's shallow levels took
-   5-30% less time than with 4096, bench/NOTES.md) */
+   refinement lies between two iterations: a threshold of 512 rather than
+   4096 made the shallow levels shorter) */
 #define GCUBA_VEGAS_GRID_PAR 512
 #define GCUBA_VEGAS_GRID_SCRATCH_PAR(nb, ndim) \
   ((size_t)(ndim) * GCUBA_VEGAS_GRID_SCRATCH(nb))

@@ -1,9 +1,9 @@
-/* src/common/sobol.h -- the direction numbers of the Sobol sequence
-   (Joe and Kuo's, src/common/sobol.c); the points themselves are
+/* src/vegas/sobol.h -- the direction numbers of the Sobol sequence
+   (Joe and Kuo's, src/vegas/sobol.c); the points themselves are
    gcuba_vegas_sobol in include/gcuba/vegas.h.  This file is part of
    gcuba. */
-#ifndef GCUBA_COMMON_SOBOL_H
-#define GCUBA_COMMON_SOBOL_H
+#ifndef GCUBA_VEGAS_SOBOL_H
+#define GCUBA_VEGAS_SOBOL_H
 
 #include <stdint.h>
 

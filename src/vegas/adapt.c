@@ -1,0 +1,202 @@
+/* src/vegas/adapt.c -- the adaptation of the gVegas driver's grid: the
+   weights of the components in the bin contributions, the refinement,
+   when the grid has settled (and the warm-up is over), and the growth of
+   the bins per axis once it has.  This file is part of gcuba. */
+#include <math.h>
+#include <stdlib.h>
+#include "vegas/driver_int.h"
+#include "vegas/grid.h"
+#include "common/coll.h"
+
+/* After an adapting iteration (before its refinement): has the grid
+   settled?  From the bin contributions d of the iteration:
+     gain  = min over axes of (sum_b sqrt d_b)^2 / (nb sum_b d_b), <= 1: the
+             factor by which the best reweighting of the current bins could
+             lower E[F^2] (1: every bin carries the same share, nothing left
+             to gain);
+     U     = (sum_b d_b / calls - I^2) / I^2: the relative variance per
+             sample without the stratification, i.e. the quality of the
+             grid alone (several components: I^2 = sum_c w_c I_c^2 with
+             the weights of the bin contributions).
+   Settled when gain >= GAIN_SETTLED, or when U has not improved by
+   IMPROVE for STALL refinements while gain >= GAIN_STALL (integrands with
+   edges keep a few bins uneven for ever). */
+#define GAIN_SETTLED 0.999
+#define GAIN_STALL 0.8
+#define IMPROVE 0.95
+#define STALL 3
+void gcuba_vegas_settle(vegas *v)
+{
+  const long long j = v->k - 1;
+  double I2 = 0, gain = 1, f2 = 0, U;
+  int a, b;
+  for (a = 0; a < v->ndim; ++a) {
+    const double *d = v->d + (size_t)a * v->nb;
+    double s1 = 0, s2 = 0;
+    for (b = 0; b < v->nb; ++b) {
+      s1 += sqrt(d[b]);
+      s2 += d[b];
+    }
+    if (a == 0) f2 = s2;
+    if (s2 > 0 && s1 * s1 / (v->nb * s2) < gain) gain = s1 * s1 / (v->nb * s2);
+  }
+  for (a = 0; a < v->ncomp; ++a) {
+    const double I = v->hI[j * v->ncomp + a];
+    I2 = fma(I * I, v->qw[a], I2);
+  }
+  U = (f2 / (double)v->hcalls[j] - I2) / I2;
+  if (!(U > 0)) U = 0; /* also I = 0: a zero integrand */
+  if (v->nadapt == 0 || U < IMPROVE * v->ubest) {
+    v->ubest = U;
+    v->stall = 0;
+  } else
+    ++v->stall;
+  gcuba_log(v->c, 3, "  grid: gain %.5f, relative variance per unstratified "
+            "sample %.4g (best %.4g, %lld refinements ago)", gain, U,
+            v->ubest, v->stall);
+  if (v->warm < 0 && gain >= GAIN_WARM) {
+    v->warm = j;
+    if (v->wstart < j) {
+      gcuba_log(v->c, 2, "iterations 1..%lld were warm-up (grid gain below "
+                "%g): not combined", j, GAIN_WARM);
+      v->wstart = j;
+    }
+  }
+  if (v->settled_at >= 0) return;
+  if (gain >= GAIN_SETTLED || (gain >= GAIN_STALL && v->stall >= STALL)) {
+    v->settled_at = v->k;
+    gcuba_log(v->c, 2, "grid settled after iteration %lld (gain %.5f)", v->k,
+              gain);
+  }
+}
+
+/* The weights of the components in the bin contributions: 1/tol_c^2 with
+   tol_c = max(epsrel |I_c|, epsabs) from the current results (1/I_c^2 when
+   both tolerances are 0, 0 when that is 0 too), scaled to a largest weight
+   of 1, so that the grid serves the component furthest from its tolerance
+   most (Cuba weights by 1/I_c^2 of the iteration just done).  Before the
+   first estimate, and when no weight is positive: the first component
+   alone. */
+void gcuba_vegas_bin_weights(vegas *v)
+{
+  const gcuba_call *c = v->c;
+  double wmax = 0;
+  int comp;
+  for (comp = 0; comp < v->ncomp; ++comp) {
+    double tol = gcuba_vegas_tolerance(c, v->res[comp]), w = 0;
+    if (!(tol > 0)) tol = fabs(v->res[comp]);
+    if (v->k > 0 && tol > 1e-150 && tol < 1e150) w = 1 / (tol * tol);
+    v->qw[comp] = w;
+    if (w > wmax) wmax = w;
+  }
+  for (comp = 0; comp < v->ncomp; ++comp)
+    v->qw[comp] = wmax > 0 && v->ncomp > 1 ? v->qw[comp] / wmax : comp == 0;
+}
+
+/* one refinement of the grid from the latest bin contributions, floored
+   (floor) or mixed (grid.h) */
+void gcuba_vegas_refine(vegas *v, int floor)
+{
+  const int n = gcuba_vegas_grid_refine_par(
+      v->grid, v->nb, v->ndim, v->shared, v->d, GCUBA_VEGAS_ALPHA,
+      (v->smooth ? GCUBA_VEGAS_GRID_SMOOTH : 0) |
+          (floor ? GCUBA_VEGAS_GRID_FLOOR : 0),
+      v->scratch, v->c->threads > 0 ? v->c->threads : 1);
+  if (n)
+    gcuba_log(v->c, 3, "%d grid(s) left unchanged (no information)", n);
+  v->grid_changed = 1;
+}
+
+/* v->nb becomes nb: the grid, bin contributions and scratch reallocated,
+   the grid rebinned when rebin (the same map: gcuba_vegas_grid_resize),
+   and the backend, whose bins are fixed when it is created, created anew.
+   Every process of a collective call does this at the same iteration.
+   0, or the fail code (set) */
+int gcuba_vegas_set_nb(vegas *v, int nb, int rebin)
+{
+  gcuba_call *c = v->c;
+  const size_t ng = (size_t)v->ngrids * (nb + 1);
+  double *g = (double *)malloc(sizeof(double) * ng);
+  double *d = (double *)malloc(sizeof(double) * (size_t)v->ndim * nb);
+  double *sc = (double *)malloc(sizeof(double) *
+                                GCUBA_VEGAS_GRID_SCRATCH_PAR(nb, v->ndim));
+  int fail = 0;
+  if (gcuba_coll_status(c, !g || !d || !sc ? GCUBA_FAIL_NOMEM : 0)) {
+    free(g);
+    free(d);
+    free(sc);
+    if (c->fail == 0) gcuba_fail(c, GCUBA_FAIL_NOMEM, "grid of %d bins", nb);
+    return c->fail;
+  }
+  if (rebin)
+    gcuba_vegas_grid_resize(v->grid, v->nb, g, nb, v->ngrids);
+  else
+    gcuba_vegas_grid_init(g, nb, v->ngrids);
+  free(v->grid);
+  free(v->d);
+  free(v->scratch);
+  v->grid = g;
+  v->d = d;
+  v->scratch = sc;
+  v->nb = nb;
+  v->grid_changed = 1;
+  v->setup->nb = nb;
+  if (v->ctx) v->ops->destroy(v->ctx);
+  v->ctx = v->ops->create(c, v->setup, &fail);
+  if (gcuba_coll_status(c, v->ctx ? 0 : fail ? fail : GCUBA_FAIL_NOMEM)) {
+    if (v->ctx) v->ops->destroy(v->ctx);
+    v->ctx = NULL;
+    if (c->fail == 0) gcuba_fail(c, fail ? fail : GCUBA_FAIL_NOMEM,
+                                 "sampler for %d bins", nb);
+    return c->fail;
+  }
+  return 0;
+}
+
+/* More bins pay only when much is left to do: the grid adapts anew
+   after the rebinning, for about as many iterations as it took to settle.
+   The samples the tolerance needs at the latest iteration's variance per
+   sample (plain Monte Carlo, every component) against GROW_WORK times
+   those spent so far: below, the grid freezes with the bins it has and
+   the call ends on cheaper frozen iterations. */
+#define GROW_WORK 16
+static int grow_pays(const vegas *v, double *need)
+{
+  const gcuba_call *c = v->c;
+  const long long j = v->k - 1;
+  int comp;
+  *need = 0;
+  if (j < 0) return 1;
+  for (comp = 0; comp < v->ncomp; ++comp) {
+    const double tol = gcuba_vegas_tolerance(c, v->res[comp]),
+                 s2 = v->hV[j * v->ncomp + comp] * (double)v->hcalls[j];
+    if (!(tol > 0) || !(s2 >= 0)) return 1;
+    if (s2 / (tol * tol) > *need) *need = s2 / (tol * tol);
+  }
+  return *need > GROW_WORK * (double)c->neval;
+}
+
+/* When the grid has settled on iterations large enough to place more
+   bins (NBINS_SPB samples each), it is rebinned to the most bins they
+   can place (a power of two times NBINS_DEFAULT, up to NBINS_MAX) and
+   adapts on: more bins follow a peak more closely (f2 6D, floored: 1024
+   bins a twentieth of the variance per sample of 128), while a call
+   that converges during the adaptation, as at Cuba's budgets, keeps
+   Cuba's 128 (1024 bins from the start made 43 false claims in Genz's
+   protocol, and adapted more slowly).
+   Not when GCUBA_VEGAS_NBINS or GCUBA_VEGAS_ADAPT is set.  The bins to
+   grow to after an iteration of calls samples; v->nb when they stay. */
+int gcuba_vegas_grow_target(vegas *v, long long calls)
+{
+  int nb = v->nb;
+  double need;
+  if (v->nb_fixed || v->adapt_max >= 0 || v->settled_at < 0) return nb;
+  while (nb < NBINS_MAX && calls >= 2LL * NBINS_SPB * nb) nb *= 2;
+  if (nb != v->nb && !grow_pays(v, &need)) {
+    gcuba_log(v->c, 2, "grid settled with %d bins per axis: the tolerance "
+              "needs about %.3g samples, less than %d times the %lld spent: "
+              "no rebinning", v->nb, need, GROW_WORK, v->c->neval);
+    return v->nb;
+  }
+  return nb;
+}

@@ -1,0 +1,154 @@
+/* src/vegas/driver_int.h -- what the files of the gVegas driver share
+   (driver.c, slots.c, history.c, adapt.c, autosize.c, strat.c, state.c,
+   report.c): the tunables, the state of a call (vegas) and the functions
+   that one file calls in another.  This file is part of gcuba. */
+#ifndef GCUBA_VEGAS_DRIVER_INT_H
+#define GCUBA_VEGAS_DRIVER_INT_H
+#include <stdint.h>
+#include "vegas/vegas.h"
+#include "vegas/backend.h"
+#include "common/state.h"
+
+/* ---- tunables (doc/vegas.md) ------------------------------------------ */
+#define NBINS_DEFAULT 128  /* bins per axis (Cuba's NBINS) */
+#define NBINS_MAX 1024
+#define NBINS_SPB 64       /* samples per bin of an iteration for the
+                              bins to grow to (gcuba_vegas_grow_target) */
+#define P_DROP 0.99        /* window front dropped while its chi^2 CDF is
+                              above this */
+#define GAIN_WARM 0.5      /* iterations on grids of lower gain
+                              (gcuba_vegas_settle()) are warm-up: never
+                              in the window */
+#define P_CLAIM 0.95       /* no fail = 0 while the window's chi^2 CDF is
+                              above this (Cuba's own rule of thumb) */
+/* v->frozen */
+#define FROZEN 1           /* the grid is frozen */
+#define POLISHING 2        /* the next iteration accumulates bins again */
+#define POLISHED 3         /* the next samples the polished grid */
+#define POLISH_DONE 4      /* polished, and kept or undone */
+#define POLISH_SPB 10000.0 /* samples per bin of the polishing iteration */
+#define POLISH_GROW 8      /* ... when iterations are to grow past this
+                              many times its size
+                              (gcuba_vegas_polish()) */
+#define POLISH_EXPO 4      /* the polishing iteration at least this many
+                              times the size of the one before: the pair
+                              measures how the variance falls with the
+                              samples (measure_expo()) */
+#define POLISH_AGAIN 0.9   /* a polish that lowered the variance per sample
+                              to this share or less is followed by another
+                              while iterations are still to grow past
+                              POLISH_GROW times its size */
+#define NMIN_WINDOW 3      /* iterations in the window for fail = 0 */
+#define STATE_VERSION 5
+#define KAPPA 0.1          /* no fail = 0 while one sample moves the
+                              combination by more than this share of the
+                              tolerance */
+#define VARFLOOR (1.0 / 20282409603651670423947251286016.0) /* 2^-104 */
+/* adaptive stratification (GCUBA_VEGAS_BETA > 0): units of VP_NPG
+   samples, an iteration of ncall samples has ncall/VP_NPG of them and
+   about ncall/(2 VP_UNITS) cubes (at most VP_MAXCUBES), so that a quarter
+   of the samples is spread evenly (a unit per cube) and the rest by the
+   cubes' variances (gcuba_vegas_alloc_units) */
+#define VP_NPG 2
+#define VP_UNITS 4
+#define VP_MAXCUBES (1LL << 23)
+#define VP_GROW 8.0 /* most growth of an iteration's size
+                       (gcuba_vegas_autosize) */
+
+typedef struct {
+  gcuba_call *c;
+  const gcuba_vegas_ops *ops;
+  void *ctx;
+  gcuba_vegas_setup *setup; /* the backend's (nb changes when bins grow) */
+  int nb0;                 /* the bins per axis the call starts with */
+  int nb_fixed;            /* GCUBA_VEGAS_NBINS set: the bins never grow */
+  int ndim, ncomp, nb, shared, ngrids, last, smooth;
+  long long adapt_max;     /* GCUBA_VEGAS_ADAPT: most refinements (-1 auto) */
+  double *grid;            /* ngrids * (nb + 1) */
+  double *d;               /* ndim * nb bin contributions */
+  double *scratch;         /* refinement scratch */
+  double *sums;            /* 2 * ncomp of the latest iteration */
+  double *res, *err, *prob, *chi2; /* [ncomp] current results */
+  double *qw;              /* [ncomp] weights of the bin contributions */
+  uint64_t *sobol;         /* seed 0: Sobol direction numbers, else NULL */
+  int grid_changed;
+  /* ---- the run state (state files) ---- */
+  long long k;             /* iterations done */
+  long long nsamples;      /* Cuba's nsamples of the next iteration */
+  long long wstart;        /* first iteration of the window */
+  long long nadapt;        /* refinements done */
+  long long settled_at;    /* first iteration on a settled grid, -1 */
+  long long warm;          /* first iteration past the warm-up, -1 */
+  long long stall;         /* refinements since ubest last improved */
+  double ubest;            /* best relative variance per sample */
+  double expo;             /* the exponent of the variance's fall with the
+                              samples, measured at the polish (0: none) */
+  int frozen;              /* 0 adapting, else FROZEN .. POLISH_DONE */
+  double *gold;            /* POLISHED: the grid before the polish */
+  long long hcap;
+  double *hI, *hV;         /* [k * ncomp + comp] iteration results */
+  double *hX;              /* [k * ncomp + comp] the largest |F - I| of a
+                              sample of the iteration */
+  long long *hcalls;       /* [k] samples */
+  /* GCUBA_DEVICES=auto: the GPUs this call may grow to (ngrow >= 2),
+     from when (gcuba_now_ms), whether it stopped to grow, with which
+     state, and whether run goes on where it stopped */
+  int ngrow, grow_any, grown, cont;
+  double grow_at;
+  gcuba_buf grow_state;
+  /* adaptive stratification: beta (0: off); the cubes' units (R, as in
+     gcuba/vegas.h) and variances (cv) of the iteration being sampled, and
+     of the previous one (Rp, cvp, for nrp cubes; nrp = 0: none) */
+  double beta;
+  int cold;                /* the allocation of the iteration being sampled
+                              (cold) and of the latest one (cold >> 1) did
+                              not come from the same cubes */
+  int64_t *R, *Rp;
+  double *cv, *cvp, *ws; /* (ws: the allocation's scratch) */
+  long long nrcap, nrp;
+  int units_put;           /* Rp and cvp came from a state file: the
+                              backend's units op starts from them */
+} vegas;
+
+/* ---- slots.c: grid slots (Cuba's gridno) ------------------------------- */
+void gcuba_vegas_slot_get(vegas *v);
+void gcuba_vegas_slot_put(vegas *v);
+
+/* ---- history.c: the history of iterations and their combination ------ */
+int gcuba_vegas_hist_reserve(vegas *v, long long n);
+double gcuba_vegas_tolerance(const gcuba_call *c, double I);
+double gcuba_vegas_tolerance_scale(const gcuba_call *c, double I);
+void gcuba_vegas_hist_combine(const vegas *v, long long w0, int comp,
+                              int last, double *I, double *E, double *chi2,
+                              int *ndof, double *prob);
+void gcuba_vegas_update_window(vegas *v);
+void gcuba_vegas_results(vegas *v);
+int gcuba_vegas_converged(vegas *v);
+
+/* ---- adapt.c: the grid's adaptation and the growth of its bins -------- */
+void gcuba_vegas_settle(vegas *v);
+void gcuba_vegas_bin_weights(vegas *v);
+void gcuba_vegas_refine(vegas *v, int floor);
+int gcuba_vegas_set_nb(vegas *v, int nb, int rebin);
+int gcuba_vegas_grow_target(vegas *v, long long calls);
+
+/* ---- autosize.c: GCUBA_VEGASAUTO, the iterations' size and the polish - */
+void gcuba_vegas_autosize(vegas *v);
+int gcuba_vegas_polish(vegas *v);
+
+/* ---- strat.c: an iteration's stratification, adaptive stratification - */
+int gcuba_vegas_units_reserve(vegas *v, long long nr);
+void gcuba_vegas_iter_strat(const vegas *v, long long ncall,
+                            gcuba_vegas_strat_t *s);
+int gcuba_vegas_alloc_units(vegas *v, long long ncall, gcuba_vegas_iter *it);
+
+/* ---- state.c: state files ---------------------------------------------- */
+int gcuba_vegas_state_payload(vegas *v, gcuba_buf *pb, int file);
+int gcuba_vegas_save_state(vegas *v);
+int gcuba_vegas_load_state(vegas *v);
+
+/* ---- report.c: the output at verbosity >= 1 ----------------------------- */
+void gcuba_vegas_params(const vegas *v);
+void gcuba_vegas_report(const vegas *v, const gcuba_vegas_iter *it);
+
+#endif

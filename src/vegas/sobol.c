@@ -1,0 +1,38 @@
+/* src/vegas/sobol.c -- direction numbers of the Sobol sequence for
+   gVegas's seed 0 (Cuba's choice of Sobol for seed 0), from the
+   primitive polynomials and initial direction numbers of S. Joe and
+   F. Y. Kuo (2008) in sobol_data.inc, which holds them with their
+   licence.  This file is part of gcuba. */
+#include <stddef.h>
+#include <stdint.h>
+#include "vegas/sobol.h"
+
+#include "vegas/sobol_data.inc"
+
+int gcuba_sobol_dirs(int ndim, uint64_t *v)
+{
+  const uint16_t *e = jk;
+  int j, k, i;
+  if (ndim < 1 || ndim > GCUBA_SOBOL_MAXDIM) return -1;
+  /* dimension 1: m_k = 1 */
+  for (k = 1; k <= GCUBA_SOBOL_BITS; ++k)
+    v[k - 1] = (uint64_t)1 << (GCUBA_SOBOL_BITS - k);
+  for (j = 1; j < ndim; ++j) {
+    uint64_t m[GCUBA_SOBOL_BITS + 1];
+    const int s = e[0];
+    const unsigned a = e[1];
+    for (k = 1; k <= s; ++k) m[k] = e[1 + k];
+    /* m_k = 2^s m_{k-s} ^ m_{k-s} ^ sum_{i=1}^{s-1} 2^i a_i m_{k-i},
+       with a_i the i-th of the s-1 bits of a, highest first; m_k < 2^k */
+    for (k = s + 1; k <= GCUBA_SOBOL_BITS; ++k) {
+      uint64_t x = m[k - s] ^ (m[k - s] << s);
+      for (i = 1; i < s; ++i)
+        if ((a >> (s - 1 - i)) & 1u) x ^= m[k - i] << i;
+      m[k] = x;
+    }
+    for (k = 1; k <= GCUBA_SOBOL_BITS; ++k)
+      v[(size_t)j * GCUBA_SOBOL_BITS + k - 1] = m[k] << (GCUBA_SOBOL_BITS - k);
+    e += 2 + s;
+  }
+  return 0;
+}
