@@ -13,8 +13,8 @@
 #include "common/chisq.h"
 #include "cuhre/backend.h"
 #include "cuda/batch.h"
-#include "gcuba/cuhre_kernels.cuh"
-#include "gcuba/cut_kernels.cuh"
+#include "gcuba/detail/cuhre_kernels.cuh"
+#include "gcuba/detail/cut_kernels.cuh"
 
 /* the share of free device memory the pipeline may take */
 #define MEM_SHARE 0.5

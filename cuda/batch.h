@@ -10,7 +10,7 @@
      the rule kernel of the integrand (the one single calls use: each
        region's userdata and status by its integral) over the new leaves;
      evaluated (one block per integral): the two-level error, the sums,
-       the totals and the stop of gcuba/cuhre_policy.h;
+       the totals and the stop of gcuba/detail/cuhre_policy.h;
      the scan of the cube's central lines at an integral's first
        iteration (the integrand's search kernel);
      split (one block per integral): the kind of split, the histogram,
@@ -29,15 +29,15 @@
 #ifndef GCUBA_CUDA_BATCH_H
 #define GCUBA_CUDA_BATCH_H
 
-#include "gcuba/cuhre_policy.h"
-#include "gcuba/gpu_ops.h"
+#include "gcuba/detail/cuhre_policy.h"
+#include "gcuba/detail/gpu_ops.h"
 
 #define BNC GCUBA_CUHRE_GPU_MAXCOMP
 /* threads of the per-integral steps */
 #define BBLOCK 128
 
 /* an integral's code: running, or how it ended (GCUBA_CUHRE_CONVERGED ..
-   NOMEM, ABORT, NAN of gcuba/cuhre_policy.h) */
+   NOMEM, ABORT, NAN of gcuba/detail/cuhre_policy.h) */
 #define BRUN (-1)
 #define BABORT GCUBA_CUHRE_ABORT
 #define BNAN GCUBA_CUHRE_NAN

@@ -1,6 +1,6 @@
 /* cuda/batch_steps.cu -- the steps of gCuhreBatch's GPU pipeline
    (batch.h): one thread block per integral, which runs the policy of
-   gcuba/cuhre_policy.h on its integral's leaves.  Sums over an integral's
+   detail/cuhre_policy.h on its integral's leaves.  Sums over an integral's
    leaves are taken in a fixed order (each thread over a contiguous run of
    them, then the threads in order), so that an integral's answer depends
    on its own leaves alone.  Integrand-independent: compiled once into

@@ -9,7 +9,7 @@
    cuhre_state.cu (loading and saving the leaves); cuhre_int.cuh holds
    what they share.  The leaf regions live in device memory in the same
    layout as the CPU backend's; the rule is applied by the kernel
-   instantiated for the integrand (gcuba/cuhre_kernels.cuh).  One stream
+   instantiated for the integrand (gcuba/detail/cuhre_kernels.cuh).  One stream
    per call; every CUDA call and launch is checked (GCUBA_CK).  Every sum
    over regions is exact to a fixed unit (x128), so it does not depend on
    how the regions are divided among blocks or GPUs.
@@ -548,7 +548,7 @@ __global__ void k_widths(long long n, const unsigned short *wk, double *w)
 }
 
 /* the leaves' widths from exponents to doubles (the call's first split
-   after its scan found a feature: gcuba/cut.h); 0 or a fail code */
+   after its scan found a feature: gcuba/detail/cut.h); 0 or a fail code */
 int gcuba_cz_to_doubles(gpu *t)
 {
   const long long cap = t->cap, nw = t->n * t->ndim;
@@ -657,7 +657,7 @@ unsigned gcuba_cz_red_blocks(long long n)
   return b < 1 ? 1 : b > RED_BLOCKS ? RED_BLOCKS : (unsigned)b;
 }
 
-/* the call's cut map (gcuba/cut.h), or an empty one */
+/* the call's cut map (gcuba/detail/cut.h), or an empty one */
 gcuba_cutmap gcuba_cz_cutmap(const gpu *t)
 {
   gcuba_cutmap m;

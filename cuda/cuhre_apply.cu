@@ -1,6 +1,6 @@
 /* cuda/cuhre_apply.cu -- the CUDA backend of the Cuhre driver, its
    apply: every leaf classified and marked for the scan, the finished
-   ones summed exactly, the split ones cut where gcuba/cut.h says (a
+   ones summed exactly, the split ones cut where gcuba/detail/cut.h says (a
    known feature, or where the integrand's search kernel finds a jump or
    a kink), the kept leaves and the children scattered into the next
    partition.  This file is part of gcuba. */
@@ -98,7 +98,7 @@ int gcuba_cz_cut_buffers(gpu *t)
 }
 
 /* the search for where to cut the nj regions of l (those with cut < 0),
-   by the integrand's kernel (gcuba/cut_kernels.cuh), its evaluations and
+   by the integrand's kernel (gcuba/detail/cut_kernels.cuh), its evaluations and
    status in tail (zeroed first unless zeroed); the evaluations in *nev
    after one copy back (with the nback bytes from back on, when back);
    0 or a fail code */
@@ -286,7 +286,7 @@ int gcuba_cz_apply(void *ctx, const gcuba_classify *cl, double *finavg,
                           gcuba_cz_hscale(t, t->ncomp + c));
   }
   {
-    /* where to cut (gcuba/cut.h): known features in k_scatter, searches
+    /* where to cut (gcuba/detail/cut.h): known features in k_scatter, searches
        before it */
     const gcuba_cutmap m = gcuba_cz_cutmap(t);
     const int search = t->c->cutmap && !cl->nocut && nsplit > 0 &&

@@ -347,7 +347,7 @@ int gcuba_cz_apply_dist(gpu *t, const gcuba_classify *cl, double *finavg,
   }
   if (!krc) krc = GCUBA_CK(c, cudaStreamSynchronize(t->stream));
   if (!krc && pk.search && pn[0][me] + pn[1][me] > 0) {
-    /* this member's pairs searched for where to cut (gcuba/cut.h) */
+    /* this member's pairs searched for where to cut (gcuba/detail/cut.h) */
     const long long npl = pn[0][me] + pn[1][me];
     unsigned char *P = t->xs + pk.pbase;
     if (!(krc = gcuba_cz_cut_buffers(t))) {

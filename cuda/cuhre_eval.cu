@@ -47,7 +47,7 @@ __global__ void k_twolevel(long long n, int ndim, int ncomp, double *avg,
       m = 2;
     }
     /* a new region that straddles a known feature: its error is at least
-       its integral until it is cut there (gcuba/cut.h) */
+       its integral until it is cut there (gcuba/detail/cut.h) */
     if (cm.nfeat && w && i >= first)
       for (int j = 0; j < m; ++j)
         gcuba_cuhre_floor(&cm, ndim, lo + (i + j) * ndim, w + (i + j) * ndim,

@@ -11,8 +11,8 @@
 #include "common.cuh"
 #include "common/coll.h"
 #include "cuhre/backend.h"
-#include "gcuba/cuhre_kernels.cuh"
-#include "gcuba/cut_kernels.cuh"
+#include "gcuba/detail/cuhre_kernels.cuh"
+#include "gcuba/detail/cut_kernels.cuh"
 
 /* blocks of the reductions and fused passes: a fixed grid, so that every
    sum is taken in the same order on every run */
@@ -144,7 +144,7 @@ typedef struct {
 /* Leaves, structure of arrays: lower corners, widths, results.  Widths
    are powers of two while every split is a bisection: wk holds the
    exponent, w = 2^-wk, which takes a quarter of the memory of a double
-   and is exact.  A call whose regions are cut off the middle (gcuba/cut.h:
+   and is exact.  A call whose regions are cut off the middle (detail/cut.h:
    its scan found a feature) holds them as doubles, w, from its first
    split on (gpu.wd); the other pointer is NULL. */
 typedef struct {
@@ -221,7 +221,7 @@ typedef struct {
   long long repmax;         /* the fewest regions a member holds: a
                                replicated store beyond it is distributed
                                (-1: not agreed yet) */
-  /* the search for where to cut (gcuba/cut.h), one block allocated at
+  /* the search for where to cut (gcuba/detail/cut.h), one block allocated at
      its first use (sbuf): up to GCUBA_CUT_MAXSEARCH regions' corners and
      widths [j*ndim + d], cuts and axes, and the search's evaluations and
      status (stail[0], stail[1]); the cube's scan lays out its few boxes
@@ -352,7 +352,7 @@ struct dclassify {
   double fin[GCUBA_CUHRE_GPU_MAXCOMP], ceps[2];
 };
 
-/* the class of leaf i (gcuba/cuhre_policy.h), and its key */
+/* the class of leaf i (gcuba/detail/cuhre_policy.h), and its key */
 __device__ static int d_classify(const darrays a, long long i, int ncomp,
                                  const dclassify &cl, double *key)
 {
@@ -373,7 +373,7 @@ __device__ static int d_classify(const darrays a, long long i, int ncomp,
 /* where split leaf i is cut: at a known feature it straddles (*q its
    fraction), else along its split axis, in the middle, or with search,
    *q = -1 - the component that chose the axis, for the search to find
-   (gcuba/cut.h); the axis */
+   (gcuba/detail/cut.h); the axis */
 __device__ static int d_cut(const darrays &a, long long i, int ndim, int ncomp,
                      const dclassify &cl, const gcuba_cutmap *cm, int search,
                      double *q)

@@ -63,7 +63,7 @@ static int load_local(gpu *t, const gcuba_region_set *s)
   int rc;
   size_t nw = (size_t)s->n * t->ndim, j;
   /* the widths as the set has them (another store's), or as doubles once
-     the call has cut (its scan found a feature, gcuba/cut.h) */
+     the call has cut (its scan found a feature, gcuba/detail/cut.h) */
   const int wd = s->ondev ? s->w != NULL
                           : t->c->cutmap && t->c->cutmap->nfeat > 0;
   if ((rc = gcuba_cz_set_widths(t, wd)) || (rc = gcuba_cz_reserve(t, s->n))) return rc;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include "common.cuh"
 #include "romberg/romberg.h"
-#include "gcuba/gpu_ops.h"
+#include "gcuba/detail/gpu_ops.h"
 
 #define GROUP 256
 /* points x components of a block, at most */

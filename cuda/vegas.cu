@@ -1,8 +1,8 @@
 /* cuda/vegas.cu -- the CUDA backend of gVegas (src/vegas/backend.h): the
    integrand-independent half.  Per slice of an iteration it launches the
-   integrand's sampling kernel (include/gcuba/vegas_kernels.cuh, through the
+   integrand's sampling kernel (gcuba/detail/vegas_kernels.cuh, through the
    descriptor's GPU table), reduces the chunk sums with the canonical tree
-   of include/gcuba/vegas.h (one block of 256 threads per group, the same
+   of include/gcuba/detail/vegas.h (one block of 256 threads per group, the same
    halving as the CPU backend; one launch for every level) and adds the
    slice's result to the running total in slice order, and, while the grid
    adapts, turns the stored bin

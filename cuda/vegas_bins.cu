@@ -8,7 +8,7 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include "cuda/vegas_int.cuh"
-#include "gcuba/vegas_kernels.cuh"
+#include "gcuba/detail/vegas_kernels.cuh"
 
 /* (hi, lo) += (h, l), exactly, with atomics (shared or global memory) */
 __device__ __forceinline__ void gcuba_vk_add128(ull *hi, ull *lo, ull h,

@@ -88,7 +88,7 @@ static inline long long lmin(long long a, long long b)
 int gcuba_vc_dgrow(struct vctx *t, void **p, long long *cap, long long n,
                    size_t sz);
 
-/* ---- vegas_reduce.cu: the canonical tree of include/gcuba/vegas.h ----- */
+/* ---- vegas_reduce.cu: the canonical tree of gcuba/detail/vegas.h ----- */
 __global__ void gcuba_vk_tree(const double *src, long long n, double *dst,
                               long long m);
 __global__ void gcuba_vk_accum(double *tot, const double *src, int ncol);

@@ -1,4 +1,4 @@
-/* cuda/vegas_reduce.cu -- the canonical tree of include/gcuba/vegas.h
+/* cuda/vegas_reduce.cu -- the canonical tree of include/gcuba/detail/vegas.h
    on the device, for gVegas's CUDA backend: one block of 256 threads
    per group, the same halving as the CPU backend, a level per launch
    or the whole tree of a slice in one, and the slices' results added

@@ -11,8 +11,8 @@
 #include <string.h>
 #include "cuda/vegas_int.cuh"
 #include "common/coll.h"
-#include "gcuba/gpu_ops.h"
-#include "gcuba/vegas_kernels.cuh"
+#include "gcuba/detail/gpu_ops.h"
+#include "gcuba/detail/vegas_kernels.cuh"
 
 /* A collective call (common/coll.h): the slices of an iteration with each
    process sampling its share of every slice's groups of chunks.  The

@@ -71,7 +71,7 @@ COLL_UNUSED static double osc_exact(int ndim)
 }
 
 /* kinks off the dyadic grid: exp(-3 sum_d |x_d - k_d|), up to 4D; gCuhre
-   cuts its regions at them (gcuba/cut.h) */
+   cuts its regions at them (gcuba/detail/cut.h) */
 GCUBA_INTEGRAND(kinks)(const int *ndim, const double x[], const int *ncomp,
                        double f[], void *userdata)
 {

@@ -1,4 +1,4 @@
-/* tests/test-cut.c -- where gCuhre cuts a region (include/gcuba/cut.h),
+/* tests/test-cut.c -- where gCuhre cuts a region (include/gcuba/detail/cut.h),
    on functions of the line's fraction t in [0, 1]: jumps and kinks at
    points off any dyadic grid are found to within 1e-9 (jumps) and 1e-5
    (kinks), a jump beside a steep slope too; smooth functions, steep
@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "tap.h"
-#include "gcuba/cut.h"
+#include "gcuba/detail/cut.h"
 
 enum { JUMP, JUMPSLOPE, KINK, EXPKINK, SMOOTH, STEEP, PEAK, CONST, LORENTZ,
        LOG };

@@ -49,7 +49,7 @@ static const int cuba_honest[NDIMS][GENZ_NFAMILIES] = {
 };
 /* gCuhre's, measured with the budget-aware policy, the boundary probes,
    the bridged error estimate of trusted regions (gcuba_rule_nullerr) and
-   the cuts at jumps and kinks (gcuba/cut.h, 2026-11-27): the floor that
+   the cuts at jumps and kinks (gcuba/detail/cut.h, 2026-11-27): the floor that
    guards against regressions.  Before the cuts: {20,20,20,20,0,18},
    {20,11,20,20,0,1}, {20,11,17,18,0,0}; before the bridge:
    {20,15,20,20,0,18}, {20,7,20,20,0,1}, {20,7,2,8,0,0} */

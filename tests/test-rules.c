@@ -1,4 +1,4 @@
-/* tests/test-rules.c -- checks of the cubature rules in gcuba/rule.h.
+/* tests/test-rules.c -- checks of the cubature rules in gcuba/detail/rule.h.
    This file is part of gcuba.
 
    For every rule configuration (key 7 in ndim 2,3,5,8; key 9 in 2,3,4,6,8;
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
-#include "gcuba/rule.h"
+#include "gcuba/detail/rule.h"
 #include "tap.h"
 
 #define MAXD 8          /* largest ndim tested point by point */

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <stdint.h>
 #include "tap.h"
-#include "gcuba/vegas.h"
+#include "gcuba/detail/vegas.h"
 #include "vegas/grid.h"
 #include "common/chisq.h"
 #include "vegas/sobol.h"

@@ -9,7 +9,7 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
-#include "gcuba/gpu_ops.h"
+#include "gcuba/detail/gpu_ops.h"
 
 #ifndef GCUBA_MAXCOMP_STACK
 /* components held in registers/local memory per thread in the kernels */
@@ -49,9 +49,9 @@ static int gcuba_launch_eval_points(int ndim, int ncomp, long long n,
   return (int)cudaPeekAtLastError();
 }
 
-#include "gcuba/cuhre_kernels.cuh"
-#include "gcuba/cut_kernels.cuh"
-#include "gcuba/vegas_kernels.cuh"
+#include "gcuba/detail/cuhre_kernels.cuh"
+#include "gcuba/detail/cut_kernels.cuh"
+#include "gcuba/detail/vegas_kernels.cuh"
 /* gCuhreBatch's GPU pipeline (cuda/batch.cu) runs on the rule and cut
    kernels above: an integrand file compiles nothing more for it, and a
    file that still defines GCUBA_BATCH (once needed) gets the same. */

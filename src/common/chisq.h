@@ -14,7 +14,7 @@
    iteration only) */
 #define GCUBA_CHISQ_NODOF (-999.0)
 
-#include "gcuba/combine.h" /* gcuba_vegas_combine_t, _add */
+#include "gcuba/detail/combine.h" /* gcuba_vegas_combine_t, _add */
 
 #ifdef __cplusplus
 extern "C" {

@@ -76,7 +76,7 @@ typedef struct gcuba_call {
   const void *resume_set;       /* and its regions, in a GPU's memory (a
                                    gcuba_region_set: cuhre/backend.h) */
   /* ---- the driver's, read by its backend */
-  struct gcuba_cutmap *cutmap;  /* gCuhre: its features (gcuba/cut.h),
+  struct gcuba_cutmap *cutmap;  /* gCuhre: its features (gcuba/detail/cut.h),
                                    NULL when its backend does not cut */
   double coll_ms;               /* time in the collective's operations */
   long long coll_ops;           /* (waiting for the others, exchanging) */

@@ -11,8 +11,8 @@
 #include <string.h>
 #include "cuhre/backend.h"
 #include "common/coll.h"
-#include "gcuba/gpu_ops.h"
-#include "gcuba/cut.h"
+#include "gcuba/detail/gpu_ops.h"
+#include "gcuba/detail/cut.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -48,7 +48,7 @@ typedef struct {
   arrays a, b;          /* current leaves, next partition */
   double *pavg, *perr;  /* [cap/2*ncomp] parents of the new regions */
   unsigned char *cls;   /* [cap] classification: 0 keep, 1 fin, 2 split */
-  double *cut;          /* [cap] where a split leaf is cut (gcuba/cut.h) */
+  double *cut;          /* [cap] where a split leaf is cut (detail/cut.h) */
   int *cutax;           /* [cap] and along which axis */
   double *xcut, *fcut;  /* per thread: GCUBA_CUT_MAXPTS*ndim, *ncomp */
   long long *pos;       /* [cap+1] scratch for apply */
@@ -367,7 +367,7 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   return 0;
 }
 
-/* the class of leaf i under cl (gcuba/cuhre_policy.h), and its key */
+/* the class of leaf i under cl (gcuba/detail/cuhre_policy.h), and its key */
 static int classify1(const cpu *t, long long i, const gcuba_classify *cl,
                      double *key)
 {
@@ -437,7 +437,7 @@ static int hist(void *ctx, const gcuba_classify *cl, gcuba_hist *h,
 static void move1(cpu *t, long long i, const gcuba_classify *cl,
                   long long nkeep);
 
-/* the search of gcuba/cut.h on the line through the centre of the box
+/* the search of gcuba/detail/cut.h on the line through the centre of the box
    (lo, w) along axis ax, component comp, on thread tid: *cut, and 1 when
    it lies at a jump or a kink; the evaluations added to *nev; < 0 when
    the integrand asked to stop */
@@ -487,7 +487,7 @@ static int line_search(cpu *t, const double *lo, const double *w, int ax,
   return cs.found;
 }
 
-/* where split leaf i is cut, on thread tid (gcuba/cut.h): at a known
+/* where split leaf i is cut, on thread tid (gcuba/detail/cut.h): at a known
    feature it straddles, else, when search, where the search along its
    split axis finds a jump or a kink, else in the middle; GCUBA_ST_* bits */
 static int cut_region(cpu *t, long long i, const gcuba_classify *cl,

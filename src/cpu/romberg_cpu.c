@@ -5,7 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include "romberg/romberg.h"
-#include "gcuba/gpu_ops.h"
+#include "gcuba/detail/gpu_ops.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif

@@ -1,7 +1,7 @@
 /* src/cpu/vegas_cpu.c -- the CPU backend of gVegas: one iteration's samples
    as OpenMP loops.  Threads take groups of 256 chunks (a chunk being the
    batch of cubes one GPU thread does), evaluate them in chunk order and
-   reduce each group with the canonical tree of include/gcuba/vegas.h; the
+   reduce each group with the canonical tree of gcuba/detail/vegas.h; the
    group results are reduced the same way and the slices added in order,
    so the sums are those of the CUDA backend bit for bit, for any number of
    threads.  Bin contributions of adapting iterations go through exact
@@ -13,7 +13,7 @@
 #include <string.h>
 #include "vegas/backend.h"
 #include "common/coll.h"
-#include "gcuba/gpu_ops.h"
+#include "gcuba/detail/gpu_ops.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -25,7 +25,7 @@
 /* most bytes kept for the bins of a slice's samples */
 #define BINBUF ((long long)1 << 28)
 
-/* The sampler's fma() calls (include/gcuba/vegas.h: the same bits on
+/* The sampler's fma() calls (include/gcuba/detail/vegas.h: the same bits on
    every back end) are library calls on a baseline x86-64 build.  GCC on
    Linux builds the two hot loops twice, with and without the FMA
    instructions, and picks one when the library is loaded; contraction of

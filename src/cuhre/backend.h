@@ -9,9 +9,9 @@
 
 #include <math.h>
 #include "common/common.h"
-#include "gcuba/rule.h"
+#include "gcuba/detail/rule.h"
 
-#include "gcuba/cuhre_policy.h"
+#include "gcuba/detail/cuhre_policy.h"
 
 /* Host copy of the leaves, for state files: [0, nold) evaluated (with
    avg, err, dims), [nold, n) waiting, children 2k, 2k+1 of parent k.
@@ -78,12 +78,12 @@ typedef struct gcuba_cuhre_ops {
      the GPUs of this process while ctx lives (GCUBA_DEVICES=auto); 0 or
      a fail code */
   int (*save_dev)(void *ctx, gcuba_region_set *s);
-  /* 1: apply cuts split leaves where gcuba/cut.h says (a known feature,
+  /* 1: apply cuts split leaves where gcuba/detail/cut.h says (a known feature,
      or what a search finds), adding the searches' evaluations to neval,
      and eval keeps the error of a region that straddles a known feature
      at least its integral (c->cutmap); 0: at their middle */
   int cuts;
-  /* with cuts: the search of gcuba/cut.h along axis ax[j] of the n boxes
+  /* with cuts: the search of gcuba/detail/cut.h along axis ax[j] of the n boxes
      (lo, w)[j*ndim + d] (host arrays, n <= GCUBA_CUT_MAXSEARCH), on
      component 0: where to cut in cut[j], 1 in found[j] when a jump or a
      kink lies there; the evaluations added to the call's neval; 0 or a
@@ -95,28 +95,16 @@ typedef struct gcuba_cuhre_ops {
 #ifdef __cplusplus
 extern "C" {
 #endif
-/* the backends (src/cpu/, cuda/): the plan (src/plan/) picks one */
-extern const gcuba_cuhre_ops gcuba_cuhre_cpu;
-/* bytes the CPU backend needs per leaf region */
+/* the backends' tables (src/cpu/, cuda/): src/plan/tables.h */
+/* bytes a leaf region takes in host memory (src/cpu/cuhre_cpu.c) */
 long long gcuba_cuhre_region_bytes(int ndim, int ncomp);
-#ifdef HAVE_CUDA
-extern const gcuba_cuhre_ops gcuba_cuhre_cuda;
 /* an integral's end in the batch pipeline: code GCUBA_CUHRE_CONVERGED ..
-   NOMEM, ABORT, NAN, DEFER (gcuba/cuhre_policy.h), and for its message
+   NOMEM, ABORT, NAN, DEFER (gcuba/detail/cuhre_policy.h), and for its message
    the worst component, its finished error and tolerance */
 typedef struct gcuba_cuhre_bout {
   int code, worst;
   double finerr, budget;
 } gcuba_cuhre_bout;
-/* gCuhreBatch's GPU pipeline (cuda/batch.cu): the n integrals of c
-   (userdata c->ud.p + b * stride) with the CPU backend's policy and
-   region limit maxregions; their results in c's arrays, neval, nregions
-   and out.  0 (out[b].code DEFER: run it as a single call), 1 when there
-   is no pipeline for them (single calls), or a fail code. */
-int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
-                          long long maxregions, long long *neval,
-                          int *nregions, gcuba_cuhre_bout *out);
-#endif
 #ifdef __cplusplus
 }
 #endif

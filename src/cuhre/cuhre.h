@@ -22,7 +22,7 @@ typedef struct gcuba_cuhre_why {
   int bisection;
 } gcuba_cuhre_why;
 /* The end of c with outcome o (GCUBA_CUHRE_CONVERGED .. NOMEM,
-   gcuba/cuhre_policy.h): c->fail, and at verbosity 1 the message every
+   gcuba/detail/cuhre_policy.h): c->fail, and at verbosity 1 the message every
    executor gives (the driver's, the batch pipeline's). */
 void gcuba_cuhre_outcome(gcuba_call *c, int o, const gcuba_cuhre_why *w);
 /* the most regions GCUBA_MEMLIMIT (or the host's memory) allows at per

@@ -1,6 +1,6 @@
 /* src/cuhre/driver.c -- the gCuhre driver for two and more dimensions:
    the breadth-first iteration of iter.c (evaluate the new regions, test
-   the totals, split) until the policy (gcuba/cuhre_policy.h) ends the
+   the totals, split) until the policy (gcuba/detail/cuhre_policy.h) ends the
    call, and, on one GPU with GCUBA_DEVICES=auto, the move of a long call
    to several GPUs the plan chose.  One dimension has its own driver
    (oned.c).  This file is part of gcuba. */

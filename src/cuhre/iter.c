@@ -1,6 +1,6 @@
 /* src/cuhre/iter.c -- what the gCuhre drivers (driver.c, oned.c) share:
    the PAGANI-style breadth-first iteration over a backend (backend.h),
-   with gcuba/cuhre_policy.h's greedy batch selection.
+   with gcuba/detail/cuhre_policy.h's greedy batch selection.
 
    The backend holds the leaf regions of the partition with their cached
    results.  Each iteration it evaluates the new regions with the chosen
@@ -36,18 +36,18 @@
 #include "cuhre/iter.h"
 #include "common/chisq.h"
 #include "common/coll.h"
-#include "gcuba/cut.h"
+#include "gcuba/detail/cut.h"
 
 static double now_ms(void) { return gcuba_now_ms(); }
 
-/* half the most evaluations one split may cost (gcuba/cuhre_policy.h) */
+/* half the most evaluations one split may cost (gcuba/detail/cuhre_policy.h) */
 static int split_nevals(const cuhre *t)
 {
   return gcuba_cuhre_split_nevals(gcuba_rule_nevals(&t->rule),
                                   t->cuts ? &t->cm : NULL);
 }
 
-/* the cut map (gcuba/cut.h): the cube's central lines, and where one of
+/* the cut map (gcuba/detail/cut.h): the cube's central lines, and where one of
    them has a feature, both ends of the others, searched once by the
    backend (ops->search), when maxeval leaves room for that and one split
    with a search; 0 or a fail code */
@@ -136,7 +136,7 @@ static void relative_part(const cuhre *t, gcuba_classify *cl)
                        t->c->epsrel, t->c->epsabs, cl);
 }
 
-/* Thresholds of a planned iteration (gcuba/cuhre_policy.h): the
+/* Thresholds of a planned iteration (gcuba/detail/cuhre_policy.h): the
    histogram of the keys, relative-error finishing lowered while it would
    spend too much of the tolerance, then the plan.  Returns 0, 1 when
    memory cannot hold a useful split, or a fail code. */
@@ -226,7 +226,7 @@ static void report(cuhre *t, long long nact)
   fflush(stderr);
 }
 
-/* the end with outcome o (gcuba/cuhre_policy.h), said as every executor
+/* the end with outcome o (gcuba/detail/cuhre_policy.h), said as every executor
    of the policy says it */
 void gcuba_cuhre_end(cuhre *t, int o, int worst)
 {

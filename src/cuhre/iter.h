@@ -2,7 +2,7 @@
    and more dimensions, oned.c for one): the state of a call, its set-up
    and clean-up, and the two halves of an iteration -- the evaluation of
    the new regions with the iteration's totals, and the split -- over the
-   backend's ops table, with the policy's steps of gcuba/cuhre_policy.h.
+   backend's ops table, with the policy's steps of gcuba/detail/cuhre_policy.h.
    This file is part of gcuba. */
 #ifndef GCUBA_CUHRE_ITER_H
 #define GCUBA_CUHRE_ITER_H
@@ -20,7 +20,7 @@ typedef struct gcuba_cuhre_t {
   void *ctx;
   gcuba_rule rule;
   int ncomp;
-  gcuba_cuhre_state st;             /* the policy's (gcuba/cuhre_policy.h):
+  gcuba_cuhre_state st;             /* the policy's (detail/cuhre_policy.h):
                                        iterations, start, thresholds, the
                                        totals and their sequence */
   long long maxregions;
@@ -55,7 +55,7 @@ typedef struct gcuba_cuhre_t {
   gcuba_buf grow_state;             /* the state it grows from, and its */
   gcuba_region_set grow_set;        /* regions in this GPU's memory */
   int cont;                         /* run goes on where it stopped */
-  int cuts; /* the backend's apply cuts (gcuba/cut.h) */
+  int cuts; /* the backend's apply cuts (gcuba/detail/cut.h) */
   gcuba_cutmap cm;                  /* and what it knows (c->cutmap) */
   double t0_iter, t1;                /* this iteration's start, its
                                        evaluation's end (ms) */

@@ -1,6 +1,6 @@
 /* src/cuhre/oned.c -- the gCuhre driver for one dimension (which Cuba's
    Cuhre refuses): the breadth-first iteration of iter.c over
-   Gauss-Kronrod pairs (QUADPACK's rules and error, gcuba/rule.h), with
+   Gauss-Kronrod pairs (QUADPACK's rules and error, gcuba/detail/rule.h), with
    Wynn's epsilon algorithm over the iteration totals for endpoint
    singularities and a stop at the integrand's rounding floor.  QUADPACK
    keeps one routine per job; so does gcuba.  This file is part of

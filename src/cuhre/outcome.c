@@ -1,8 +1,8 @@
 /* src/cuhre/outcome.c -- how a gCuhre call ends, said once for every
-   executor of the policy (gcuba/cuhre_policy.h): the driver's loop and
+   executor of the policy (gcuba/detail/cuhre_policy.h): the driver's loop and
    the batch pipeline's integrals.  This file is part of gcuba. */
 #include "cuhre/cuhre.h"
-#include "gcuba/cuhre_policy.h"
+#include "gcuba/detail/cuhre_policy.h"
 
 void gcuba_cuhre_outcome(gcuba_call *c, int o, const gcuba_cuhre_why *w)
 {

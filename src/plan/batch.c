@@ -28,6 +28,7 @@
 #include "cuhre/cuhre.h"
 #include "cuhre/backend.h"
 #include "vegas/vegas.h"
+#include "plan/tables.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif

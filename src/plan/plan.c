@@ -14,6 +14,7 @@
 #include "cuhre/cuhre.h"
 #include "vegas/vegas.h"
 #include "romberg/romberg.h"
+#include "plan/tables.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif

@@ -3,7 +3,7 @@
 #ifndef GCUBA_PLAN_INT_H
 #define GCUBA_PLAN_INT_H
 #include "plan/plan.h"
-#include "gcuba/gpu_ops.h"
+#include "gcuba/detail/gpu_ops.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -17,7 +17,7 @@
 
 #include <math.h>
 #include "common/common.h"
-#include "gcuba/hd.h"
+#include "gcuba/detail/hd.h"
 
 /* the deepest level: 2^52 + 1 points, the last at which (2j+1) 2^-k is
    exact */
@@ -54,10 +54,6 @@ extern "C" {
 /* Integrates c (arguments checked, backend chosen by the plan) over the
    backend ops; sets the outputs and c->fail. */
 void gcuba_romberg_drive(gcuba_call *c, const gcuba_romberg_ops *ops);
-extern const gcuba_romberg_ops gcuba_romberg_cpu;
-#ifdef HAVE_CUDA
-extern const gcuba_romberg_ops gcuba_romberg_cuda;
-#endif
 #ifdef __cplusplus
 }
 #endif

@@ -6,7 +6,7 @@
    iteration and returns the iteration's integral and variance per
    component and, for iterations that adapt the grid, the bin
    contributions of the first component.  Every sum is taken in the
-   canonical order of include/gcuba/vegas.h (chunks, slices, the fixed
+   canonical order of include/gcuba/detail/vegas.h (chunks, slices, the fixed
    tree, exact 128-bit bin sums), so two backends that see the same
    integrand values return the same bits, whatever their thread count or
    launch shape.  This file is part of gcuba. */
@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 #include "common/common.h"
-#include "gcuba/vegas.h"
+#include "gcuba/detail/vegas.h"
 
 /* what does not change during a call */
 typedef struct gcuba_vegas_setup {
@@ -48,7 +48,7 @@ typedef struct gcuba_vegas_iter {
   int grid_changed;           /* grid differs from the previous call's */
   int bins;                   /* accumulate the bin contributions */
   const double *qw;           /* [ncomp] their weights (gcuba_vegas_q) */
-  /* adaptive stratification (gcuba/vegas.h, "as units") when nreal > 0:
+  /* adaptive stratification (gcuba/detail/vegas.h, "as units") when nreal > 0:
      strat.ncubes counts the units (of strat.npg samples), strat's g and r
      divide [0,1)^ndim into nreal cubes, and cube h has units R[h] ..
      R[h+1]-1; the backend returns in cvar[h] the sum of
@@ -84,7 +84,7 @@ typedef struct gcuba_vegas_ops {
      comp] = the largest and the smallest F = f J of a sample (any order:
      the same bits on every backend); with it->bins, d[a*nb + b] = the bin
      contributions
-     (q = sum_c qw_c F_c^2, see gcuba/vegas.h), else d untouched.
+     (q = sum_c qw_c F_c^2, see gcuba/detail/vegas.h), else d untouched.
      0, or GCUBA_FAIL_ABORT, GCUBA_FAIL_NAN, GCUBA_FAIL_NOMEM,
      GCUBA_FAIL_CUDA, GCUBA_FAIL_DEVMEM (sums then undefined). */
   int (*iterate)(void *ctx, const gcuba_vegas_iter *it, double *sums,
@@ -101,19 +101,7 @@ typedef struct gcuba_vegas_ops {
   int (*units_get)(void *ctx, int64_t nrp, int64_t *R, double *cvar);
 } gcuba_vegas_ops;
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-extern const gcuba_vegas_ops gcuba_vegas_cpu;
-#ifdef HAVE_CUDA
-extern const gcuba_vegas_ops gcuba_vegas_cuda;
-/* frees the idle device buffers the CUDA backend keeps between calls (for
-   gcuba_release) */
-void gcuba_vegas_cuda_release(void);
-#endif
-#ifdef __cplusplus
-}
-#endif
+/* the backends' tables (src/cpu/, cuda/): src/plan/tables.h */
 
 /* the nvec form of a host integrand as gVegas calls it: Cuba's Vegas
    passes the sample weights and the iteration number (1-based) too */

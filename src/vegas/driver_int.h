@@ -97,7 +97,7 @@ typedef struct {
   double grow_at;
   gcuba_buf grow_state;
   /* adaptive stratification: beta (0: off); the cubes' units (R, as in
-     gcuba/vegas.h) and variances (cv) of the iteration being sampled, and
+     detail/vegas.h) and variances (cv) of the iteration being sampled, and
      of the previous one (Rp, cvp, for nrp cubes; nrp = 0: none) */
   double beta;
   int cold;                /* the allocation of the iteration being sampled

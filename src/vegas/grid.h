@@ -5,7 +5,7 @@
    shared by all axes (m-Cubes1D), rebinning to another bin count, and a
    validity check.  A grid is nb+1 doubles e[0] = 0 < ... < e[nb] = 1; ndim
    per-axis grids lie one after the other (axis a at a*(nb+1)), a shared grid
-   is a single one; see include/gcuba/vegas.h for the map itself and the bin
+   is a single one; see gcuba/detail/vegas.h for the map itself and the bin
    accumulators d[a*nb + b].  No global state, no allocation: the refinement
    takes caller-provided scratch.  This file is part of gcuba. */
 #ifndef GCUBA_VEGAS_GRID_H

@@ -1,6 +1,6 @@
 /* src/vegas/sobol.h -- the direction numbers of the Sobol sequence
    (Joe and Kuo's, src/vegas/sobol.c); the points themselves are
-   gcuba_vegas_sobol in include/gcuba/vegas.h.  This file is part of
+   gcuba_vegas_sobol in include/gcuba/detail/vegas.h.  This file is part of
    gcuba. */
 #ifndef GCUBA_VEGAS_SOBOL_H
 #define GCUBA_VEGAS_SOBOL_H

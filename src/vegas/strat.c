@@ -2,7 +2,7 @@
    with the same samples each (Sobol points: one per cube), or, with
    adaptive stratification (GCUBA_VEGASPLUS, GCUBA_VEGAS_BETA), units
    allocated to the cubes by their variances in the previous iteration
-   (gcuba/vegas.h), in host memory or by the backend's units op.  This
+   (gcuba/detail/vegas.h), in host memory or by the backend's units op.  This
    file is part of gcuba. */
 #include <math.h>
 #include <stdlib.h>
@@ -69,7 +69,7 @@ static void strat_of(int ndim, long long nr, gcuba_vegas_strat_t *s)
   s->inv[1] = 1;
 }
 
-/* the canonical tree's sum of w[0..n) (gcuba/vegas.h), with scr holding
+/* the canonical tree's sum of w[0..n) (gcuba/detail/vegas.h), with scr holding
    gcuba_vegas_tree_next(n) values */
 static double tree_sum(const double *w, long long n, double *scr)
 {
@@ -94,7 +94,7 @@ static double tree_sum(const double *w, long long n, double *scr)
 }
 
 /* Adaptive stratification: the iteration of ncall samples as units
-   (gcuba/vegas.h) into it: about ncall/(2 VP_UNITS) cubes, ncall/VP_NPG
+   (gcuba/detail/vegas.h) into it: about ncall/(2 VP_UNITS) cubes, ncall/VP_NPG
    units; each cube gets one, and the others go to the cubes in proportion
    to sigma_h^beta (Lepage's VEGAS+), sigma_h^2 being the mean of the
    variances of its units in the previous iteration (of the previous cube

@@ -1,4 +1,4 @@
-/* gcuba/gk.h -- one dimension: the Gauss-Kronrod pairs that stand in for
+/* gcuba/detail/gk.h -- one dimension: the Gauss-Kronrod pairs that stand in for
    a cubature rule when ndim = 1, their error estimate, their boundary
    probes and the check of a bisection against its parent.
    This file is part of gcuba.

@@ -1,4 +1,4 @@
-/* gcuba/gpu_ops.h -- the table of integrand-dependent GPU entry points.
+/* gcuba/detail/gpu_ops.h -- the table of integrand-dependent GPU entry points.
    GCUBA_INTEGRAND fills one per integrand under nvcc (kernels.cuh); the
    library's CUDA backend calls through it.  Plain C: the library's C
    code includes it too.  All pointers are device pointers, `stream' is a

@@ -1,13 +1,13 @@
-/* gcuba/cut_kernels.cuh -- gCuhre's search for where to cut a region
-   (gcuba/cut.h) on the GPU, instantiated per integrand by kernels.cuh:
+/* gcuba/detail/cut_kernels.cuh -- gCuhre's search for where to cut a region
+   (gcuba/detail/cut.h) on the GPU, instantiated per integrand by kernels.cuh:
    one warp per region runs the search's rounds, its lanes evaluating a
    round's points at once.  The library's CUDA backend (cuda/cuhre.cu) chooses
    the regions, their axes and components.  This file is part of gcuba. */
 #ifndef GCUBA_CUT_KERNELS_CUH
 #define GCUBA_CUT_KERNELS_CUH
 
-#include "gcuba/cut.h"
-#include "gcuba/cuhre_kernels.cuh"
+#include "gcuba/detail/cut.h"
+#include "gcuba/detail/cuhre_kernels.cuh"
 
 struct gcuba_cut_launch {
   int ndim, ncomp;

@@ -1,4 +1,4 @@
-/* gcuba/rule.h -- fully symmetric Genz-Malik cubature rules with embedded
+/* detail/rule.h -- fully symmetric Genz-Malik cubature rules with embedded
    null rules, as selected by Cuhre's `key`.
    This file is part of gcuba.
 

@@ -1,4 +1,4 @@
-/* gcuba/vegas.h -- per-sample building blocks of gcuba's Vegas, shared by
+/* detail/vegas.h -- per-sample building blocks of gcuba's Vegas, shared by
    the host (C99) and device (CUDA) back ends: the counter-based random
    numbers (Philox-4x32-10), the stratification of [0,1)^d into cubes of
    g or g+1 parts per axis with the same number of samples each (m-Cubes),
@@ -100,7 +100,7 @@ GCUBA_HDI void gcuba_vegas_uniforms(uint64_t seed, uint32_t iter,
    Quasi-random numbers (seed 0, as Cuba's Vegas: Sobol).
 
    Point i of the Sobol sequence in Gray-code order, on the axis whose 64
-   direction numbers (binary fractions, src/common/sobol.c: Joe and Kuo's)
+   direction numbers (binary fractions, Joe and Kuo's: src/vegas/sobol.c)
    are v[0..63]: the XOR of v[b] over the set bits b of i ^ (i >> 1).  As
    a double, its top 52 bits m give (2m + 1) / 2^53, in the open interval
    like gcuba_vegas_u01 (so point 0, the origin, is 2^-53 on every axis).

@@ -1,4 +1,4 @@
-/* gcuba/cut.h -- where gCuhre cuts a region it splits.  Bisection at the
+/* gcuba/detail/cut.h -- where gCuhre cuts a region it splits.  Bisection at the
    middle never puts a face on a jump or a kink at a point such as 0.2724,
    so the regions that straddle it keep errors the rule cannot bound.
    Instead, the integrand is sampled on the line through the region's
@@ -39,8 +39,8 @@
 #define GCUBA_CUT_H
 
 #include <math.h>
-#include "gcuba/hd.h"
-#include "gcuba/rule.h"
+#include "gcuba/detail/hd.h"
+#include "gcuba/detail/rule.h"
 
 #define GCUBA_CUT_M 24
 #define GCUBA_CUT_R 10.0

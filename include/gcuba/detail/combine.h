@@ -1,4 +1,4 @@
-/* gcuba/combine.h -- the running combination of iteration estimates
+/* gcuba/detail/combine.h -- the running combination of iteration estimates
    behind `prob' (Vegas's iterations, Cuhre's iteration totals): the
    accumulator and its update, host and device (gCuhreBatch's GPU loop
    adds to it on the device; src/common/chisq.h reads the result).
@@ -6,7 +6,7 @@
 #ifndef GCUBA_COMBINE_H
 #define GCUBA_COMBINE_H
 
-#include "gcuba/hd.h"
+#include "gcuba/detail/hd.h"
 
 typedef struct {
   long n;       /* iterations added */

@@ -1,4 +1,4 @@
-/* gcuba/cuhre_policy.h -- gCuhre's policy, written once: where a call
+/* gcuba/detail/cuhre_policy.h -- gCuhre's policy, written once: where a call
    starts, when it stops and with which outcome, which leaves it finishes,
    keeps or splits, how many it splits in one iteration, and where it cuts
    them.  Plain data and host/device step functions, called by every
@@ -11,9 +11,9 @@
 #define GCUBA_CUHRE_POLICY_H
 
 #include <math.h>
-#include "gcuba/hd.h"
-#include "gcuba/combine.h"
-#include "gcuba/cut.h"
+#include "gcuba/detail/hd.h"
+#include "gcuba/detail/combine.h"
+#include "gcuba/detail/cut.h"
 
 /* the regions split in one iteration carry GAMMA times the excess of
    the error over the tolerance (in units of the tolerance) */
@@ -73,7 +73,7 @@ typedef struct gcuba_classify {
                            order); < 0: no limit */
   const double *budget; /* [ncomp], > 0 */
   int nocut;            /* split leaves at their middle, without looking
-                           for where to cut (gcuba/cut.h) */
+                           for where to cut (gcuba/detail/cut.h) */
 } gcuba_classify;
 
 /* Keys are binned on a log scale for the threshold search:
@@ -420,7 +420,7 @@ GCUBA_HD static inline int gcuba_cuhre_stop(const gcuba_cuhre_state *s,
   return GCUBA_CUHRE_GOON;
 }
 
-/* The central lines of the cube are searched for features (gcuba/cut.h)
+/* The central lines of the cube are searched for features (gcuba/detail/cut.h)
    before the first split when maxeval leaves room for that and one split
    with a search (np: the rule's evaluations per region). */
 GCUBA_HD static inline int gcuba_cuhre_scan_fits(long long neval,
@@ -581,7 +581,7 @@ GCUBA_HD static inline int gcuba_cuhre_cut_leaf(const gcuba_cutmap *cm,
 
 /* A new leaf (lo, w) that straddles a known feature: its error is at
    least |its integral| until it is cut there (a rule need not see a kink
-   inside a region: gcuba/cut.h).  avg[c], err[c] for c < ncomp. */
+   inside a region: gcuba/detail/cut.h).  avg[c], err[c] for c < ncomp. */
 GCUBA_HD static inline void gcuba_cuhre_floor(const gcuba_cutmap *cm,
   int ndim, const double *lo, const double *w, const double *avg,
   double *err, int ncomp)

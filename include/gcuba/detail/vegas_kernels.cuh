@@ -1,4 +1,4 @@
-/* gcuba/vegas_kernels.cuh -- the integrand-dependent Vegas kernel: the
+/* gcuba/detail/vegas_kernels.cuh -- the integrand-dependent Vegas kernel: the
    samples of one slice of an iteration, instantiated per integrand by
    GCUBA_INTEGRAND (kernels.cuh), so that the integrand is inlined.
 
@@ -7,10 +7,10 @@
    order (Philox stream, stratified point, importance map, integrand), the
    cube's estimate, the chunk's sums; it writes the chunk's sums, one value
    per component and kind, to part[] (column-major: column col at
-   part + col*pstride).  The library (cuda/vegas.cu) reduces them in the
-   canonical tree, and, while the grid adapts, turns the stored bin
+   part + col*pstride).  The library (cuda/vegas_reduce.cu) reduces them
+   in the canonical tree, and, while the grid adapts, turns the stored bin
    contributions q of the samples into bin sums.  With adaptive
-   stratification (a.R) the cubes are units (gcuba/vegas.h): a unit's
+   stratification (a.R) the cubes are units (gcuba/detail/vegas.h): a unit's
    samples lie in its cube, count with its weight, and its variance goes
    to a.uv.  Which thread does which chunk does
    not change any result, so the launch shape is free: the launcher picks
@@ -24,13 +24,13 @@
 #define GCUBA_VEGAS_KERNELS_CUH
 
 #include <cuda_runtime.h>
-#include "gcuba/gpu_ops.h"
-#include "gcuba/vegas.h"
+#include "gcuba/detail/gpu_ops.h"
+#include "gcuba/detail/vegas.h"
 
 #define GCUBA_VEGAS_THREADS 128
 
 /* Everything the sampling kernel needs; all pointers are device pointers.
-   Filled by the library (cuda/vegas.cu); `size' guards against a header
+   Filled by the library (cuda/vegas_sample.cu); `size' guards against a header
    mismatch between the library and the integrand's translation unit. */
 struct gcuba_vegas_launch {
   int size;                   /* sizeof(struct gcuba_vegas_launch) */
@@ -61,7 +61,7 @@ struct gcuba_vegas_launch {
   int *iscratch;              /* general kernel: per thread ndim */
   long long scratch_threads;  /* threads the scratch serves */
   int nsm;                    /* multiprocessors of the device */
-  /* adaptive stratification (gcuba/vegas.h, "as units"), or R NULL: the
+  /* adaptive stratification (gcuba/detail/vegas.h, "as units"), or R NULL: the
      cubes above are units, cube h (of nreal) has units R[h] .. R[h+1]-1,
      and each unit's gcuba_vegas_unit_var goes to uv[unit - chunk0*cpt] */
   const long long *R;

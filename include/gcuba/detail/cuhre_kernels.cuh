@@ -1,4 +1,4 @@
-/* gcuba/cuhre_kernels.cuh -- the integrand-dependent Cuhre kernel: apply
+/* gcuba/detail/cuhre_kernels.cuh -- the integrand-dependent Cuhre kernel: apply
    the cubature rule to a batch of regions, instantiated per integrand by
    GCUBA_INTEGRAND (the integrand is inlined).  A region is taken by one,
    two or four warps (the launch's wpr: one when there are regions enough
@@ -16,8 +16,8 @@
 
 #include <cuda_runtime.h>
 #include <math.h>
-#include "gcuba/gpu_ops.h"
-#include "gcuba/rule.h"
+#include "gcuba/detail/gpu_ops.h"
+#include "gcuba/detail/rule.h"
 
 /* threads per block of the rule kernel: four warps */
 #define GCUBA_CUHRE_BLOCK 128

@@ -1,0 +1,35 @@
+/* src/plan/tables.h -- the executors' ops tables: the plan (src/plan/)
+   picks one per call and hands it to a driver, which never names one.
+   Defined by the CPU backends (src/cpu/) and the CUDA backends (cuda/).
+   This file is part of gcuba. */
+#ifndef GCUBA_PLAN_TABLES_H
+#define GCUBA_PLAN_TABLES_H
+
+#include "cuhre/backend.h"
+#include "vegas/backend.h"
+#include "romberg/romberg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+extern const gcuba_cuhre_ops gcuba_cuhre_cpu;
+extern const gcuba_vegas_ops gcuba_vegas_cpu;
+extern const gcuba_romberg_ops gcuba_romberg_cpu;
+#ifdef HAVE_CUDA
+extern const gcuba_cuhre_ops gcuba_cuhre_cuda;
+extern const gcuba_vegas_ops gcuba_vegas_cuda;
+extern const gcuba_romberg_ops gcuba_romberg_cuda;
+/* gCuhreBatch's GPU pipeline (cuda/batch.cu): the n integrals of c
+   (userdata c->ud.p + b * stride) with the CPU backend's policy and
+   region limit maxregions; their results in c's arrays, neval, nregions
+   and out.  0 (out[b].code DEFER: run it as a single call), 1 when there
+   is no pipeline for them (single calls), or a fail code. */
+int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
+                          long long maxregions, long long *neval,
+                          int *nregions, gcuba_cuhre_bout *out);
+#endif
+#ifdef __cplusplus
+}
+#endif
+
+#endif
