@@ -30,7 +30,7 @@ static int run(gintegrand_t fg, gintegrand_t fc, int ndim, int ncomp,
 {
   static double hf[N * 3], gf[N * 3];
   long long i;
-  int c, r;
+  int c;
   *worst = 0;
   CK(cudaMemset(dst, 0, sizeof(int)));
   CK(cudaMemcpy(dx, x, sizeof(double) * N * ndim, cudaMemcpyHostToDevice));
@@ -39,8 +39,7 @@ static int run(gintegrand_t fg, gintegrand_t fc, int ndim, int ncomp,
   CK(cudaMemcpy(gf, df, sizeof(double) * N * ncomp, cudaMemcpyDeviceToHost));
   CK(cudaMemcpy(status, dst, sizeof(int), cudaMemcpyDeviceToHost));
   for (i = 0; i < N; ++i) {
-    r = fc->fn(&ndim, x + i * ndim, &ncomp, hf + i * ncomp, hud);
-    (void)r;
+    (void)fc->fn(&ndim, x + i * ndim, &ncomp, hf + i * ncomp, hud);
     for (c = 0; c < ncomp; ++c) {
       double a = hf[i * ncomp + c], b = gf[i * ncomp + c];
       double e = a == b ? 0 : fabs(a - b) / fmax(fabs(a), 1e-300);
