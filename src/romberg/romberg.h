@@ -17,7 +17,7 @@
 
 #include <math.h>
 #include "common/common.h"
-#include "gcuba/detail/hd.h"
+#include "gcuba/hd.h"
 
 /* the deepest level: 2^52 + 1 points, the last at which (2j+1) 2^-k is
    exact */

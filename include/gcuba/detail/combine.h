@@ -6,7 +6,7 @@
 #ifndef GCUBA_COMBINE_H
 #define GCUBA_COMBINE_H
 
-#include "gcuba/detail/hd.h"
+#include "gcuba/hd.h"
 
 typedef struct {
   long n;       /* iterations added */

@@ -11,7 +11,7 @@
 #define GCUBA_CUHRE_POLICY_H
 
 #include <math.h>
-#include "gcuba/detail/hd.h"
+#include "gcuba/hd.h"
 #include "gcuba/detail/combine.h"
 #include "gcuba/detail/cut.h"
 

@@ -39,7 +39,7 @@
 #define GCUBA_CUT_H
 
 #include <math.h>
-#include "gcuba/detail/hd.h"
+#include "gcuba/hd.h"
 #include "gcuba/detail/rule.h"
 
 #define GCUBA_CUT_M 24

@@ -51,7 +51,7 @@
 #define GCUBA_RULE_H
 
 #include <math.h>
-#include "hd.h"
+#include "gcuba/hd.h"
 
 #define GCUBA_RULE_MAXDIM 30   /* largest ndim accepted, see above */
 #define GCUBA_RULE_MAXSETS 14  /* most sets of any rule (degree 13) */

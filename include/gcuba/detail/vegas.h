@@ -15,7 +15,7 @@
 
 #include <stdint.h>
 #include <math.h>
-#include "hd.h"
+#include "gcuba/hd.h"
 
 /* ------------------------------------------------------------------------
    Random numbers.

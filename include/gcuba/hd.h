@@ -1,4 +1,4 @@
-/* detail/hd.h -- GCUBA_HD: code compiled both by a host C compiler and by nvcc.
+/* gcuba/hd.h -- GCUBA_HD: code compiled both by a host C compiler and by nvcc.
    This file is part of gcuba. */
 #ifndef GCUBA_HD_H
 #define GCUBA_HD_H
