@@ -11,18 +11,7 @@ gen=$srcdir/fortran/gen.sh
 tmp=${TMPDIR:-/tmp}/gcuba-fgen.$$
 mkdir -p "$tmp" || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-t() { # description, command...
-  n=$((n + 1))
-  d=$1
-  shift
-  if "$@" > "$tmp/log" 2>&1; then
-    echo "ok $n - $d"
-  else
-    echo "not ok $n - $d"
-    sed 's/^/# /' "$tmp/log"
-  fi
-}
+. "$srcdir/tests/tap.sh"
 # copy SRC: the files the check reads, into $tmp/SRC
 copy() {
   for f in fortran/routines.def fortran/gcuba.f90.in include/gcuba.h \

@@ -33,18 +33,7 @@ GCUBA_INTEGRAND(Integrand)(const int *ndim, const double x[], const int *ncomp,
 }
 GCUBA_DECLARE_INTEGRAND(Integrand);
 X
-n=0
-t() { # description, command...
-  n=$((n + 1))
-  d=$1
-  shift
-  if "$@" > "$tmp/log" 2>&1; then
-    echo "ok $n - $d"
-  else
-    echo "not ok $n - $d"
-    sed 's/^/# /' "$tmp/log"
-  fi
-}
+. "$top_srcdir/tests/tap.sh"
 echo "1..6"
 t "gcuba.h compiles with $CC -std=c99 -pedantic -Wall -Wextra -Werror" \
   $CC -std=c99 -pedantic -Wall -Wextra -Werror $inc -c "$tmp/a.c" -o "$tmp/a.o"

@@ -25,6 +25,36 @@ static uint64_t signature(const cuhre *t)
                      gcuba_fnv1a(v, sizeof v, GCUBA_FNV_SEED));
 }
 
+/* the driver's part of the payload and the region counts, in one order
+   for writing (put) and reading */
+static void fields(cuhre *t, gcuba_buf *b, gcuba_region_set *s, int put)
+{
+  gcuba_call *c = t->c;
+  const size_t nc = sizeof(double) * t->ncomp;
+#define F(p, n) (put ? gcuba_buf_put(b, p, n) : gcuba_buf_get(b, p, n))
+  F(&t->st.iter, sizeof t->st.iter);
+  F(&t->nfinished, sizeof t->nfinished);
+  F(&c->neval, sizeof c->neval);
+  F(t->st.finavg, nc);
+  F(t->st.finerr, nc);
+  F(t->st.prev, nc);
+  F(t->st.chi, sizeof *t->st.chi * t->ncomp);
+  F(&t->st.relfrac, sizeof t->st.relfrac);
+  F(&t->st.small, sizeof t->st.small);
+  F(&t->nseq, sizeof t->nseq);
+  F(&t->nres, sizeof t->nres);
+  F(t->seq, nc * WYNN_TERMS);
+  F(t->res, nc * 3);
+  F(t->st.pconv, nc);
+  F(&t->stall_r, sizeof t->stall_r);
+  F(&t->stall_neval, sizeof t->stall_neval);
+  F(&t->cm, sizeof t->cm);
+  F(&s->n, sizeof s->n);
+  F(&s->nold, sizeof s->nold);
+  F(&s->haveparents, sizeof s->haveparents);
+#undef F
+}
+
 int gcuba_cuhre_payload(cuhre *t, gcuba_buf *pb, int file,
                          gcuba_region_set *dev)
 {
@@ -37,26 +67,7 @@ int gcuba_cuhre_payload(cuhre *t, gcuba_buf *pb, int file,
   rc = dev ? t->ops->save_dev(t->ctx, &s) : t->ops->save(t->ctx, &s);
   if (!rc) {
     long long nn = (s.n - s.nold) / 2;
-    gcuba_buf_put(&b, &t->st.iter, sizeof t->st.iter);
-    gcuba_buf_put(&b, &t->nfinished, sizeof t->nfinished);
-    gcuba_buf_put(&b, &c->neval, sizeof c->neval);
-    gcuba_buf_put(&b, t->st.finavg, nc);
-    gcuba_buf_put(&b, t->st.finerr, nc);
-    gcuba_buf_put(&b, t->st.prev, nc);
-    gcuba_buf_put(&b, t->st.chi, sizeof *t->st.chi * t->ncomp);
-    gcuba_buf_put(&b, &t->st.relfrac, sizeof t->st.relfrac);
-    gcuba_buf_put(&b, &t->st.small, sizeof t->st.small);
-    gcuba_buf_put(&b, &t->nseq, sizeof t->nseq);
-    gcuba_buf_put(&b, &t->nres, sizeof t->nres);
-    gcuba_buf_put(&b, t->seq, nc * WYNN_TERMS);
-    gcuba_buf_put(&b, t->res, nc * 3);
-    gcuba_buf_put(&b, t->st.pconv, nc);
-    gcuba_buf_put(&b, &t->stall_r, sizeof t->stall_r);
-    gcuba_buf_put(&b, &t->stall_neval, sizeof t->stall_neval);
-    gcuba_buf_put(&b, &t->cm, sizeof t->cm);
-    gcuba_buf_put(&b, &s.n, sizeof s.n);
-    gcuba_buf_put(&b, &s.nold, sizeof s.nold);
-    gcuba_buf_put(&b, &s.haveparents, sizeof s.haveparents);
+    fields(t, &b, &s, 1);
     if (!dev) {
       gcuba_buf_put(&b, s.lo, sizeof(double) * s.n * c->ndim);
       gcuba_buf_put(&b, s.w, sizeof(double) * s.n * c->ndim);
@@ -111,26 +122,7 @@ int gcuba_cuhre_load(cuhre *t)
     rc = gcuba_state_read(c, "cuhre", signature(t), &b);
   if (rc <= 0) return rc;
   memset(&s, 0, sizeof s);
-  gcuba_buf_get(&b, &t->st.iter, sizeof t->st.iter);
-  gcuba_buf_get(&b, &t->nfinished, sizeof t->nfinished);
-  gcuba_buf_get(&b, &c->neval, sizeof c->neval);
-  gcuba_buf_get(&b, t->st.finavg, nc);
-  gcuba_buf_get(&b, t->st.finerr, nc);
-  gcuba_buf_get(&b, t->st.prev, nc);
-  gcuba_buf_get(&b, t->st.chi, sizeof *t->st.chi * t->ncomp);
-  gcuba_buf_get(&b, &t->st.relfrac, sizeof t->st.relfrac);
-  gcuba_buf_get(&b, &t->st.small, sizeof t->st.small);
-  gcuba_buf_get(&b, &t->nseq, sizeof t->nseq);
-  gcuba_buf_get(&b, &t->nres, sizeof t->nres);
-  gcuba_buf_get(&b, t->seq, nc * WYNN_TERMS);
-  gcuba_buf_get(&b, t->res, nc * 3);
-  gcuba_buf_get(&b, t->st.pconv, nc);
-  gcuba_buf_get(&b, &t->stall_r, sizeof t->stall_r);
-  gcuba_buf_get(&b, &t->stall_neval, sizeof t->stall_neval);
-  gcuba_buf_get(&b, &t->cm, sizeof t->cm);
-  gcuba_buf_get(&b, &s.n, sizeof s.n);
-  gcuba_buf_get(&b, &s.nold, sizeof s.nold);
-  gcuba_buf_get(&b, &s.haveparents, sizeof s.haveparents);
+  fields(t, &b, &s, 0);
   if (view && c->resume_set) {
     /* the regions in the one GPU's memory */
     const gcuba_region_set *d = (const gcuba_region_set *)c->resume_set;
