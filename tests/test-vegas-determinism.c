@@ -2,9 +2,11 @@
    call: run after run, for any number of CPU threads, for seed 0 too, for
    any nvec and batch size of an nvec-form integrand, across slices of an
    iteration larger than 2^24 samples, with adaptive stratification too
-   (GCUBA_VEGAS_BETA); another seed gives other numbers.
+   (GCUBA_VEGAS_BETA), and for a costly integrand whose small iterations
+   the threads share chunk by chunk; another seed gives other numbers.
    This file is part of gcuba. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include "tap.h"
@@ -79,6 +81,42 @@ static int lin_fn(const int *ndim, const double x[], const int *ncomp,
   (void)userdata;
   f[0] = 3 * x[0] * x[0];
   return 0;
+}
+
+/* a broad Gaussian at a cost of some microseconds a point; counts the
+   threads that call it */
+static volatile double sink;
+static pthread_t callers[64];
+static int ncallers;
+static pthread_mutex_t callers_lock = PTHREAD_MUTEX_INITIALIZER;
+static int slow_fn(const int *ndim, const double x[], const int *ncomp,
+                   double f[], void *userdata)
+{
+  double s = 0;
+  int i;
+  pthread_t me = pthread_self();
+  (void)ncomp;
+  (void)userdata;
+  for (i = 0; i < 4000; ++i) s += sqrt((double)i + x[0]);
+  sink = s;
+  for (s = 0, i = 0; i < *ndim; ++i) s += (x[i] - 0.5) * (x[i] - 0.5);
+  f[0] = exp(-4 * s);
+  pthread_mutex_lock(&callers_lock);
+  for (i = 0; i < ncallers && !pthread_equal(callers[i], me); ++i) continue;
+  if (i == ncallers && ncallers < 64) callers[ncallers++] = me;
+  pthread_mutex_unlock(&callers_lock);
+  return 0;
+}
+
+/* slow_fn in 6D with Cuba's nstart 1000 and nincrease 500 on n threads */
+static void slow_threads(int n, result *r)
+{
+  gcubacores(&n, &n);
+  ncallers = 0;
+  run(6, 1, gcuba_host_integrand(slow_fn, 0), 1, 1e-3, 0, 3, 6000, 1000,
+      500, 1000, r);
+  n = -1;
+  gcubacores(&n, &n);
 }
 
 /* lin_fn in 1D with iterations of 18e6 samples up to maxeval, on 1 CPU
@@ -165,6 +203,29 @@ int main(void)
   ok(a.fail == 0 && same(&a, &b) && same(&a, &c),
      "GCUBA_VEGAS_BETA=0.75: point form, nvec 7 and nvec 100000 with nbatch "
      "300 give the same bits (%.15g)", a.I[0]);
+
+  /* a costly integrand: iterations of 1000-3000 samples shared chunk by
+     chunk, with and without adaptive stratification */
+  {
+    result r1, r;
+    int k, same3 = 1, team = 1;
+    slow_threads(1, &r1);
+    for (k = 2; k <= 4; ++k) {
+      slow_threads(k, &r);
+      same3 &= same(&r1, &r);
+      team &= ncallers > 1;
+    }
+    ok(same3 && r1.neval > 3000, "a costly integrand (6D, nstart 1000, "
+       "nincrease 500): 1, 2, 3 and 4 threads, the same bits (%.15g +- "
+       "%.2g, neval %lld)", r1.I[0], r1.E[0], r1.neval);
+    ok(team, "its small iterations are shared by the threads");
+    setenv("GCUBA_VEGAS_BETA", "0.75", 1);
+    slow_threads(1, &r1);
+    slow_threads(3, &r);
+    unsetenv("GCUBA_VEGAS_BETA");
+    ok(same(&r1, &r) && ncallers > 1, "and with GCUBA_VEGAS_BETA=0.75: 1 "
+       "and 3 threads, the same bits, %d threads called it", ncallers);
+  }
 
   /* an iteration of more than 2^24 samples (a slice and a part) */
   lin_threads(18000000, &a, &b);

@@ -24,7 +24,22 @@ typedef struct gcuba_userdata {
   void *p;
   size_t bytes; /* 0: not known */
   int dev;      /* the GPU whose memory p is; -1: host, managed, unknown */
+  void *priv;   /* CPU threads 1 .. npriv: a private copy each (bytes
+                   apart), thread 0 p itself; NULL: p for every thread */
+  int npriv;
 } gcuba_userdata;
+
+/* userdata blocks of at most this many bytes are copied for each CPU
+   thread (src/plan/plan.c) */
+#define GCUBA_UD_PRIVATE_MAX (1 << 20)
+
+/* the userdata CPU thread tid passes to the integrand */
+static inline void *gcuba_ud_thread(const gcuba_userdata *u, int tid)
+{
+  return u->priv && tid > 0 && tid <= u->npriv
+             ? (char *)u->priv + (size_t)(tid - 1) * u->bytes
+             : u->p;
+}
 
 /* The backends a plan chooses from */
 enum { GCUBA_BK_CPU = 0, GCUBA_BK_GPU = 1 };

@@ -218,7 +218,7 @@ static int eval_region(cpu *t, long long i, int tid)
   double *x = t->xbuf + (size_t)tid * CHUNK * ndim;
   double *f = t->fbuf + (size_t)tid * np * ncomp;
   gintegrand_t in = t->c->integrand;
-  void *ud = t->c->ud.p;
+  void *ud = gcuba_ud_thread(&t->c->ud, tid);
   int nv = t->c->nvec < CHUNK ? (int)t->c->nvec : CHUNK;
   double u[GCUBA_RULE_MAXDIM], vol = 1;
   int p0, p, d, st = 0, *dims = t->a.dims + i * ncomp;
@@ -449,7 +449,7 @@ static int line_search(cpu *t, const double *lo, const double *w, int ax,
   double *f = t->fcut + (size_t)tid * GCUBA_CUT_MAXPTS * ncomp;
   double s[GCUBA_CUT_MAXPTS], g[GCUBA_CUT_MAXPTS];
   gintegrand_t in = t->c->integrand;
-  void *ud = t->c->ud.p;
+  void *ud = gcuba_ud_thread(&t->c->ud, tid);
   gcuba_cut cs;
   int n, p, d;
   *cut = 0.5;

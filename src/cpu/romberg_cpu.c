@@ -86,7 +86,7 @@ static int cpu_task(cpu *t, int k, long long j0, long long n, int tid,
   double *f = t->f + (size_t)tid * t->chunk * ncomp;
   double *g = t->g + (size_t)tid * t->chunk;
   gintegrand_t in = t->c->integrand;
-  void *ud = t->c->ud.p;
+  void *ud = gcuba_ud_thread(&t->c->ud, tid);
   long long i, nv = t->c->nvec < n ? t->c->nvec : n;
   int c, st = 0;
   for (i = 0; i < n; ++i) x[i] = gcuba_romberg_x(k, j0 + i);

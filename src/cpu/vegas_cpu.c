@@ -20,8 +20,15 @@
 
 /* most points per call of an nvec-form integrand */
 #define BATCH 1024
-/* samples per thread below which fewer threads are used */
+/* samples per thread below which fewer threads are used, while the
+   integrand's cost is not known */
 #define MINWORK 16384
+/* once it is known (measured on the call's first samples): the fewest
+   nanoseconds of work a thread is given */
+#define MINNS 200000.0
+/* slices of at most this many groups are shared out chunk by chunk when
+   their groups are fewer than the threads (or the cost is not known) */
+#define CHUNKWISE_GROUPS 64
 /* most bytes kept for the bins of a slice's samples */
 #define BINBUF ((long long)1 << 28)
 
@@ -46,6 +53,8 @@ typedef struct {
   double *s1, *s2;   /* [ncomp] sums of the cube being accumulated */
   double *fx;        /* [2*ncomp] largest and smallest F this iteration */
   double *col;       /* [2*ncomp][GROUP] chunk sums of the current group */
+  double *cw;        /* where the chunk sums go: col, or a group's columns
+                        of the shared cpu.scol */
   int *c;            /* [ndim] cube coordinates */
   int *b;            /* [batch*ndim] bins of the points */
   double *u;         /* [ndim] a sample's point y (bin pass) */
@@ -72,6 +81,9 @@ typedef struct {
                         gcuba_vegas_unit_var, added to cvar in order */
   long long uvcap;
   double *tot;       /* [2*ncomp] */
+  double *scol;      /* [groups][2*ncomp][GROUP] chunk sums of a slice
+                        shared out chunk by chunk */
+  double ns;         /* measured nanoseconds per sample, < 0 not yet */
   /* a collective call (c->coll): each process samples its share of every
      slice's groups; these hold the exchange */
   double *gx;        /* [ngroups][2*ncomp] group results, by group */
@@ -124,6 +136,7 @@ static void destroy(void *ctx)
   free(t->lo);
   free(t->uv);
   free(t->tot);
+  free(t->scol);
   free(t->gx);
   free(t->xhl);
   free(t->cnt);
@@ -142,6 +155,7 @@ static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
   t->nb = s->nb;
   t->shared = s->shared;
   t->nthreads = c->threads > 0 ? c->threads : 1;
+  t->ns = -1;
   t->batch = 1;
   if (c->integrand->kind == GCUBA_DESC_NVEC) {
     long long b = c->nvec < c->nbatch ? c->nvec : c->nbatch;
@@ -155,7 +169,11 @@ static void *create(gcuba_call *c, const gcuba_vegas_setup *s, int *fail)
   t->hi = (uint64_t *)malloc(cells * sizeof(uint64_t));
   t->lo = (uint64_t *)malloc(cells * sizeof(uint64_t));
   t->tot = (double *)malloc(2 * nc * sizeof(double));
-  if (!t->t || !t->hi || !t->lo || !t->tot) goto nomem;
+  if (t->nthreads > 1)
+    t->scol = (double *)malloc(CHUNKWISE_GROUPS * 2 * nc * GCUBA_VEGAS_GROUP *
+                               sizeof(double));
+  if (!t->t || !t->hi || !t->lo || !t->tot || (t->nthreads > 1 && !t->scol))
+    goto nomem;
   if (c->coll) {
     t->xhl = (uint64_t *)malloc(2 * cells * c->coll->size * sizeof(uint64_t));
     t->cnt = (long long *)malloc(2 * c->coll->size * sizeof(long long));
@@ -242,7 +260,7 @@ static inline void keep_bins(const thr *h, uint16_t *bb, int i, int ndim)
 static inline void cube_done(thr *h, const gcuba_vegas_iter *it,
                              acc_state *a, int ncomp)
 {
-  double *cI = h->col + a->jj, *cV = cI + (size_t)ncomp * GCUBA_VEGAS_GROUP;
+  double *cI = h->cw + a->jj, *cV = cI + (size_t)ncomp * GCUBA_VEGAS_GROUP;
   int comp;
   for (comp = 0; comp < ncomp; ++comp) {
     double ci, vi;
@@ -286,13 +304,13 @@ static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
     int iter1 = (int)it->iter + 1;
     for (i = 0; i < n; ++i) h->wt[i] = h->w[i] * wc; /* Cuba's weights */
     if (((gcuba_vegas_nvec_fn)in->fn)(&t->ndim, h->x, &t->ncomp, h->f,
-                                      c->ud.p, &n, &tid, h->wt,
+                                      gcuba_ud_thread(&c->ud, tid), &n, &tid, h->wt,
                                       &iter1) == -999)
       return GCUBA_ST_ABORT;
   } else {
     for (i = 0; i < n; ++i)
       if (in->fn(&t->ndim, h->x + (size_t)i * ndim, &t->ncomp,
-                 h->f + (size_t)i * ncomp, c->ud.p) == -999)
+                 h->f + (size_t)i * ncomp, gcuba_ud_thread(&c->ud, tid)) == -999)
         return GCUBA_ST_ABORT;
   }
   if (ncomp == 1) {
@@ -361,7 +379,7 @@ static int flush(cpu *t, thr *h, const gcuba_vegas_iter *it, int n,
 }
 
 /* the chunks [j0, j1) of a group whose first chunk is g0: their sums into
-   columns j - g0 of h->col (zeroed before), q of their samples to fj and
+   columns j - g0 of h->cw (zeroed before), q of their samples to fj and
    their bins to bb (positions relative to the slice's first sample s0)
    when these are not NULL.  Samples are evaluated in batches that may
    span chunks (nvec-form integrands get up to t->batch points a call) and
@@ -512,6 +530,34 @@ static void bins(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t c0,
   }
 }
 
+/* threads for n samples in `units' pieces (groups or chunks): one per
+   MINNS of measured work (per MINWORK samples while the cost is not
+   known), no more than the pieces */
+static int slice_threads(const cpu *t, int64_t n, int64_t units)
+{
+  double work = t->ns < 0 ? 1 + (double)n / MINWORK
+                          : (double)n * t->ns / MINNS;
+  int nt = work < t->nthreads ? (int)work : t->nthreads;
+  if (nt > units) nt = (int)units;
+  return nt < 1 ? 1 : nt;
+}
+
+/* chunk k of the slice starting at chunk c0 (sample s0), this process's
+   groups from ga: its sums into its group's columns of t->scol */
+static int one_chunk(cpu *t, const gcuba_vegas_iter *it, int64_t k,
+                     int64_t c0, int64_t s0, int64_t ga, int tid)
+{
+  thr *h = &t->t[tid];
+  const int64_t g = (k - c0) / GCUBA_VEGAS_GROUP;
+  const int64_t g0 = c0 + g * GCUBA_VEGAS_GROUP;
+  const int64_t pos = k * it->plan.cpt * it->strat.npg - s0;
+  h->cw = t->scol +
+          (size_t)(g - ga) * 2 * t->ncomp * GCUBA_VEGAS_GROUP;
+  return chunks(t, h, it, k, k + 1, g0, it->bins ? t->fj + pos : NULL,
+                it->bins && t->bbon ? t->bb + pos * t->ndim : NULL, t->uv,
+                c0 * it->plan.cpt, tid);
+}
+
 static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
                    double *d)
 {
@@ -562,59 +608,106 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
     const int64_t c1 = c0 + spc < nchunks ? c0 + spc : nchunks;
     const int64_t ng = gcuba_vegas_tree_next(c1 - c0);
     const int64_t s0 = c0 * it->plan.cpt * it->strat.npg;
-    /* threads for this slice: no more than its groups, and one per
-       MINWORK samples (small iterations do not pay for a parallel region) */
-    /* this process's groups [ga, gb) (all of them unless collective) */
+    /* this process's groups [ga, gb) (all of them unless collective) and
+       their chunks [k0, k1) */
     long long ga = 0, gb = ng;
-    int64_t work, gi;
-    int nt;
-    double qmax = 0;
+    int64_t gi, k0, k1, nsmp;
+    int nt, chunkwise;
+    double qmax = 0, t0;
     if (coll) gcuba_coll_share(coll, ng, &ga, &gb, t->cnt);
-    {
-      const int64_t k0 = c0 + ga * GCUBA_VEGAS_GROUP;
-      const int64_t k1 = c0 + gb * GCUBA_VEGAS_GROUP < c1
-                             ? c0 + gb * GCUBA_VEGAS_GROUP
-                             : c1;
-      work = 1 + (k1 > k0 ? k1 - k0 : 0) * it->plan.cpt * it->strat.npg /
-                     MINWORK;
-      if (work > gb - ga) work = gb - ga > 0 ? gb - ga : 1;
-      nt = work < t->nthreads ? (int)work : t->nthreads;
-    }
+    k0 = c0 + ga * GCUBA_VEGAS_GROUP;
+    k1 = c0 + gb * GCUBA_VEGAS_GROUP < c1 ? c0 + gb * GCUBA_VEGAS_GROUP : c1;
+    nsmp = (k1 > k0 ? k1 - k0 : 0) * it->plan.cpt * it->strat.npg;
     for (i = 0; i < t->nthreads; ++i) {
       t->t[i].qmax = 0;
       t->t[i].st = 0;
+      t->t[i].cw = t->t[i].col;
     }
+    /* a small slice is shared out chunk by chunk: when its groups are
+       fewer than the threads, or the integrand's cost is not known yet
+       (its first chunk is then timed alone); the chunks' sums go to the
+       same columns, hence the same bits, as group by group */
+    chunkwise = t->nthreads > 1 && gb - ga <= CHUNKWISE_GROUPS &&
+                (gb - ga < t->nthreads || t->ns < 0);
+    t0 = gcuba_now_ms();
+    if (chunkwise) {
+      int64_t k = k0, dyn;
+      memset(t->scol, 0,
+             (size_t)(gb - ga) * nc2 * GCUBA_VEGAS_GROUP * sizeof(double));
+      if (t->ns < 0 && k < k1) {
+        const int rc = one_chunk(t, it, k, c0, s0, ga, 0);
+        const int64_t n1 = it->plan.cpt * it->strat.npg;
+        if (rc) {
+          t->t[0].st |= rc;
+          t->abort = 1;
+        }
+        t->ns = (gcuba_now_ms() - t0) * 1e6 / (double)n1;
+        ++k;
+      }
+      nt = slice_threads(t, (k1 - k) * it->plan.cpt * it->strat.npg,
+                         k1 - k);
+      dyn = (k1 - k) / (16 * (int64_t)nt);
+      if (dyn < 1) dyn = 1;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, dyn) num_threads(nt)
+#endif
+      for (gi = k; gi < k1; ++gi) {
+        int tid = 0, rc;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+#endif
+        if (t->abort) continue;
+        if ((rc = one_chunk(t, it, gi, c0, s0, ga, tid))) {
+          t->t[tid].st |= rc;
+          t->abort = 1;
+        }
+      }
+      for (gi = ga; gi < gb && !t->abort; ++gi)
+        for (col = 0; col < nc2; ++col) {
+          double *v = t->scol + ((size_t)(gi - ga) * nc2 + col) *
+                                    GCUBA_VEGAS_GROUP;
+          gcuba_vegas_tree_group(v);
+          t->grp[(size_t)col * ngmax + gi] = v[0];
+        }
+    } else {
+      nt = slice_threads(t, nsmp, gb - ga);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
 #endif
-    for (gi = ga; gi < gb; ++gi) {
-      int tid = 0, rc = 0;
-      thr *h;
-      int64_t j, j1 = c0 + (gi + 1) * GCUBA_VEGAS_GROUP;
+      for (gi = ga; gi < gb; ++gi) {
+        int tid = 0, rc = 0;
+        thr *h;
+        int64_t j, j1 = c0 + (gi + 1) * GCUBA_VEGAS_GROUP;
 #ifdef _OPENMP
-      tid = omp_get_thread_num();
+        tid = omp_get_thread_num();
 #endif
-      h = &t->t[tid];
-      if (t->abort) continue;
-      if (j1 > c1) j1 = c1;
-      for (j = 0; j < GCUBA_VEGAS_GROUP * (int64_t)nc2; ++j) h->col[j] = 0;
-      {
-        const int64_t g0 = c0 + gi * GCUBA_VEGAS_GROUP;
-        const int64_t pos = g0 * it->plan.cpt * it->strat.npg - s0;
-        rc = chunks(t, h, it, g0, j1, g0, it->bins ? t->fj + pos : NULL,
-                    it->bins && t->bbon ? t->bb + pos * t->ndim : NULL,
-                    t->uv, c0 * it->plan.cpt, tid);
+        h = &t->t[tid];
+        if (t->abort) continue;
+        if (j1 > c1) j1 = c1;
+        for (j = 0; j < GCUBA_VEGAS_GROUP * (int64_t)nc2; ++j) h->col[j] = 0;
+        {
+          const int64_t g0 = c0 + gi * GCUBA_VEGAS_GROUP;
+          const int64_t pos = g0 * it->plan.cpt * it->strat.npg - s0;
+          rc = chunks(t, h, it, g0, j1, g0, it->bins ? t->fj + pos : NULL,
+                      it->bins && t->bbon ? t->bb + pos * t->ndim : NULL,
+                      t->uv, c0 * it->plan.cpt, tid);
+        }
+        if (rc) {
+          h->st |= rc;
+          t->abort = 1;
+          continue;
+        }
+        for (col = 0; col < nc2; ++col) {
+          gcuba_vegas_tree_group(h->col + (size_t)col * GCUBA_VEGAS_GROUP);
+          t->grp[(size_t)col * ngmax + gi] =
+              h->col[(size_t)col * GCUBA_VEGAS_GROUP];
+        }
       }
-      if (rc) {
-        h->st |= rc;
-        t->abort = 1;
-        continue;
-      }
-      for (col = 0; col < nc2; ++col) {
-        gcuba_vegas_tree_group(h->col + (size_t)col * GCUBA_VEGAS_GROUP);
-        t->grp[(size_t)col * ngmax + gi] =
-            h->col[(size_t)col * GCUBA_VEGAS_GROUP];
-      }
+    }
+    /* the integrand's cost, from this slice (thread time per sample) */
+    if (nsmp > 0) {
+      const double ns = (gcuba_now_ms() - t0) * 1e6 * nt / (double)nsmp;
+      if (!chunkwise || nsmp > it->plan.cpt * it->strat.npg) t->ns = ns;
     }
     for (i = 0; i < t->nthreads; ++i) {
       st |= t->t[i].st;

@@ -143,6 +143,8 @@ void gcuba_plan_userdata(gcuba_call *c, void *p, size_t bytes)
 {
   c->ud.p = p;
   c->ud.bytes = bytes;
+  c->ud.priv = NULL;
+  c->ud.npriv = 0;
   /* where it lives matters to GPUs only (which may read it, and whether
      it needs a copy): asked of the CUDA runtime on the GPU backend */
   c->ud.dev = c->backend == GCUBA_BK_GPU && p ? gcuba_cuda_pointer_device(p)
@@ -436,6 +438,38 @@ static void romberg(gcuba_call *c)
   gcuba_romberg_drive(c, ops);
 }
 
+/* Cuba's workers are processes, each with its own copy of userdata; CPU
+   threads share memory.  When the block's size is known
+   (gcuba_userdata_size) and at most GCUBA_UD_PRIVATE_MAX bytes, threads
+   1, 2, ... get a copy each, made at the start of the call (thread 0 passes
+   userdata itself), so that an integrand that writes scratch into its
+   parameter block gives the bits of one thread.  0 or a fail code. */
+static int private_userdata(gcuba_call *c)
+{
+  gcuba_userdata *u = &c->ud;
+  int i;
+  if (c->backend != GCUBA_BK_CPU || c->threads < 2 || !u->p || !u->bytes)
+    return 0;
+  if (u->bytes > GCUBA_UD_PRIVATE_MAX) {
+    gcuba_log(c, 2, "userdata of %zu bytes is shared by the CPU threads "
+              "(private copies up to %d bytes)", u->bytes,
+              GCUBA_UD_PRIVATE_MAX);
+    return 0;
+  }
+#ifdef HAVE_CUDA
+  /* GPU memory cannot be copied here (nor read by a host integrand) */
+  if (c->integrand->gpu && gcuba_cuda_pointer_device(u->p) >= 0) return 0;
+#endif
+  u->priv = malloc((size_t)(c->threads - 1) * u->bytes);
+  if (!u->priv)
+    return gcuba_fail(c, GCUBA_FAIL_NOMEM, "private copies of userdata "
+                      "(%zu bytes) for %d threads", u->bytes, c->threads - 1);
+  for (i = 0; i < c->threads - 1; ++i)
+    memcpy((char *)u->priv + (size_t)i * u->bytes, u->p, u->bytes);
+  u->npriv = c->threads - 1;
+  return 0;
+}
+
 void gcuba_plan_call(gcuba_call *c, int r, int nullout)
 {
   const double t0 = gcuba_now_ms();
@@ -452,12 +486,14 @@ void gcuba_plan_call(gcuba_call *c, int r, int nullout)
       gcuba_fail(c, GCUBA_FAIL_NULL, "%s",
                  r == GCUBA_ROUTINE_CUHRE ? "nregions, neval or fail is NULL"
                                           : "neval or fail is NULL");
-    else if (!begin(c, r)) {
+    else if (!begin(c, r) && !private_userdata(c)) {
       gcuba_plan_hooks_begin();
       if (r == GCUBA_ROUTINE_CUHRE) cuhre(c);
       else if (r == GCUBA_ROUTINE_VEGAS) vegas(c);
       else romberg(c);
       gcuba_plan_hooks_end();
+      free(c->ud.priv);
+      c->ud.priv = NULL;
     }
   }
   if (c->coll) gcuba_coll_end(c, t0);
