@@ -20,12 +20,13 @@
 
 /* most points per call of an nvec-form integrand */
 #define BATCH 1024
-/* samples per thread below which fewer threads are used, while the
-   integrand's cost is not known */
+/* samples per thread below which fewer threads are used */
 #define MINWORK 16384
-/* once it is known (measured on the call's first samples): the fewest
-   nanoseconds of work a thread is given */
-#define MINNS 200000.0
+/* and, once the integrand's cost is known (measured on the call's first
+   samples), nanoseconds of work per thread beyond which more are used */
+#define MINNS 1e6
+/* the fewest nanoseconds of work one grab of chunks holds */
+#define GRABNS 50000.0
 /* slices of at most this many groups are shared out chunk by chunk when
    their groups are fewer than the threads (or the cost is not known) */
 #define CHUNKWISE_GROUPS 64
@@ -531,13 +532,15 @@ static void bins(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t c0,
 }
 
 /* threads for n samples in `units' pieces (groups or chunks): one per
-   MINNS of measured work (per MINWORK samples while the cost is not
-   known), no more than the pieces */
+   MINWORK samples, or more, one per MINNS of measured work, when the
+   integrand is costly; no more than the pieces */
 static int slice_threads(const cpu *t, int64_t n, int64_t units)
 {
-  double work = t->ns < 0 ? 1 + (double)n / MINWORK
-                          : (double)n * t->ns / MINNS;
-  int nt = work < t->nthreads ? (int)work : t->nthreads;
+  double work = 1 + (double)n / MINWORK;
+  int nt;
+  if (t->ns > 0 && (double)n * t->ns / MINNS > work)
+    work = (double)n * t->ns / MINNS;
+  nt = work < t->nthreads ? (int)work : t->nthreads;
   if (nt > units) nt = (int)units;
   return nt < 1 ? 1 : nt;
 }
@@ -623,12 +626,13 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
       t->t[i].st = 0;
       t->t[i].cw = t->t[i].col;
     }
-    /* a small slice is shared out chunk by chunk: when its groups are
-       fewer than the threads, or the integrand's cost is not known yet
-       (its first chunk is then timed alone); the chunks' sums go to the
-       same columns, hence the same bits, as group by group */
+    /* a small slice is shared out chunk by chunk: when the integrand's
+       cost is not known yet (its first chunk is then timed alone), or
+       when it pays for more threads than the slice has groups; the
+       chunks' sums go to the same columns, hence the same bits, as group
+       by group */
     chunkwise = t->nthreads > 1 && gb - ga <= CHUNKWISE_GROUPS &&
-                (gb - ga < t->nthreads || t->ns < 0);
+                (t->ns < 0 || slice_threads(t, nsmp, k1 - k0) > gb - ga);
     t0 = gcuba_now_ms();
     if (chunkwise) {
       int64_t k = k0, dyn;
@@ -646,10 +650,16 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
       }
       nt = slice_threads(t, (k1 - k) * it->plan.cpt * it->strat.npg,
                          k1 - k);
-      dyn = (k1 - k) / (16 * (int64_t)nt);
-      if (dyn < 1) dyn = 1;
+      /* grabs of at least GRABNS of work, four per thread at least */
+      {
+        const double cns = t->ns * (double)(it->plan.cpt * it->strat.npg);
+        const int64_t cap = (k1 - k) / (4 * (int64_t)nt);
+        dyn = cns > 0 ? (int64_t)(GRABNS / cns) + 1 : 1;
+        if (dyn > cap) dyn = cap;
+        if (dyn < 1) dyn = 1;
+      }
 #ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, dyn) num_threads(nt)
+#pragma omp parallel for if (nt > 1) schedule(dynamic, dyn) num_threads(nt)
 #endif
       for (gi = k; gi < k1; ++gi) {
         int tid = 0, rc;
