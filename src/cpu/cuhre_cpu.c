@@ -13,9 +13,7 @@
 #include "common/coll.h"
 #include "gcuba/detail/gpu_ops.h"
 #include "gcuba/detail/cut.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "common/pool.h"
 
 /* points generated and evaluated per integrand batch */
 #define CHUNK 512
@@ -59,6 +57,10 @@ typedef struct {
                            then each point is formed as it is needed */
   long long *counts;     /* [2 * processes] a collective call's shares */
   volatile int abort;
+  /* a shared loop's arguments (common/pool.h) */
+  long long first;
+  const gcuba_classify *cl;
+  long long nkeep, nev;
 } cpu;
 
 enum { KEEP = GCUBA_LEAF_KEEP, FIN = GCUBA_LEAF_FIN, SPLIT = GCUBA_LEAF_SPLIT };
@@ -299,6 +301,12 @@ static int exchange(cpu *t)
   return rc;
 }
 
+static int eval_item(void *ctx, long long i, int tid)
+{
+  cpu *t = (cpu *)ctx;
+  return t->abort ? 0 : eval_region(t, t->first + i, tid);
+}
+
 static int eval(void *ctx, double *sumavg, double *sumerr)
 {
   cpu *t = (cpu *)ctx;
@@ -315,17 +323,8 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
   if ((b - a) * t->np < PAR_MIN || t->nthreads < 2) {
     for (i = a; i < b && !t->abort; ++i) st |= eval_region(t, i, 0);
   } else {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 4) num_threads(t->nthreads) \
-    reduction(| : st)
-#endif
-    for (i = a; i < b; ++i) {
-      int tid = 0;
-#ifdef _OPENMP
-      tid = omp_get_thread_num();
-#endif
-      if (!t->abort) st |= eval_region(t, i, tid);
-    }
+    t->first = a;
+    st = gcuba_pool_for(t->nthreads, b - a, 4, eval_item, t);
   }
   if (t->c->coll) {
     long long v = st;
@@ -376,6 +375,15 @@ static int classify1(const cpu *t, long long i, const gcuba_classify *cl,
                           t->ncomp, cl, cl->budget, key, &comp);
 }
 
+static int classify_item(void *ctx, long long i, int tid)
+{
+  cpu *t = (cpu *)ctx;
+  double k;
+  (void)tid;
+  t->cls[i] = (unsigned char)classify1(t, i, t->cl, &k);
+  return 0;
+}
+
 /* classify every leaf into t->cls; with fin != NULL add the finished
    regions' results to fin/finerr (in leaf order) and count */
 static void classify(cpu *t, const gcuba_classify *cl, double *finavg,
@@ -388,12 +396,8 @@ static void classify(cpu *t, const gcuba_classify *cl, double *finavg,
     for (i = 0; i < n; ++i)
       t->cls[i] = (unsigned char)classify1(t, i, cl, &k);
   } else {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(t->nthreads) \
-    private(k)
-#endif
-    for (i = 0; i < n; ++i)
-      t->cls[i] = (unsigned char)classify1(t, i, cl, &k);
+    t->cl = cl;
+    gcuba_pool_for(t->nthreads, n, PAR_MIN, classify_item, t);
   }
   *nkeep = *nsplit = 0;
   for (i = 0; i < n; ++i) {
@@ -526,6 +530,18 @@ static int search(void *ctx, int n, const double *lo, const double *w,
 /* the cuts of the nsplit split leaves; their evaluations go to neval (the
    same on every process of a collective call, each of which finds them
    all); 0 or a fail code */
+static int cut_item(void *ctx, long long i, int tid)
+{
+  cpu *t = (cpu *)ctx;
+  long long nev = 0;
+  int st = 0;
+  if (t->cls[i] == SPLIT && !t->abort) {
+    st = cut_region(t, i, t->cl, tid, 1, &nev);
+    if (nev) __atomic_fetch_add(&t->nev, nev, __ATOMIC_RELAXED);
+  }
+  return st;
+}
+
 static int cuts(cpu *t, const gcuba_classify *cl, long long nsplit)
 {
   const gcuba_cutmap *m = t->c->cutmap;
@@ -537,21 +553,21 @@ static int cuts(cpu *t, const gcuba_classify *cl, long long nsplit)
     for (i = 0; i < t->n && !st; ++i)
       if (t->cls[i] == SPLIT) st |= cut_region(t, i, cl, 0, search, &nev);
   } else {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 16) num_threads(t->nthreads) \
-    reduction(| : st) reduction(+ : nev)
-#endif
-    for (i = 0; i < t->n; ++i) {
-      int tid = 0;
-#ifdef _OPENMP
-      tid = omp_get_thread_num();
-#endif
-      if (t->cls[i] == SPLIT && !t->abort)
-        st |= cut_region(t, i, cl, tid, 1, &nev);
-    }
+    t->cl = cl;
+    t->nev = 0;
+    st = gcuba_pool_for(t->nthreads, t->n, 16, cut_item, t);
+    nev = t->nev;
   }
   t->c->neval += nev;
   return st & GCUBA_ST_ABORT ? GCUBA_FAIL_ABORT : 0;
+}
+
+static int apply_item(void *ctx, long long i, int tid)
+{
+  cpu *t = (cpu *)ctx;
+  (void)tid;
+  move1(t, i, t->cl, t->nkeep);
+  return 0;
 }
 
 static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
@@ -575,10 +591,9 @@ static int apply(void *ctx, const gcuba_classify *cl, double *finavg,
   if (t->n < PAR_MIN || t->nthreads < 2) {
     for (i = 0; i < t->n; ++i) move1(t, i, cl, nkeep);
   } else {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static) num_threads(t->nthreads)
-#endif
-    for (i = 0; i < t->n; ++i) move1(t, i, cl, nkeep);
+    t->cl = cl;
+    t->nkeep = nkeep;
+    gcuba_pool_for(t->nthreads, t->n, PAR_MIN, apply_item, t);
   }
   sw = t->a;
   t->a = t->b;

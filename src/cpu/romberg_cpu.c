@@ -6,9 +6,7 @@
 #include <stdlib.h>
 #include "romberg/romberg.h"
 #include "gcuba/detail/gpu_ops.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "common/pool.h"
 
 /* points per task: CPU_CHUNK / ncomp (a power of two, at least 2) */
 #define CPU_CHUNK 4096
@@ -26,6 +24,8 @@ typedef struct {
   double *x, *f, *g;  /* per thread: chunk, chunk*ncomp, chunk */
   double *part;       /* [CPU_TASKS][2*ncomp] task sums */
   volatile int abort;
+  int k;              /* the level and first point of a shared loop */
+  long long j0, len;
 } cpu;
 
 /* the perfect pairwise tree over v[0..n) (n a power of two; stride s),
@@ -112,34 +112,32 @@ static int cpu_task(cpu *t, int k, long long j0, long long n, int tid,
   return 0;
 }
 
+static int task_item(void *ctx, long long i, int tid)
+{
+  cpu *t = (cpu *)ctx;
+  int s;
+  if (t->abort) return 0;
+  s = cpu_task(t, t->k, t->j0 + i * t->len, t->len, tid,
+               t->part + (size_t)i * 2 * t->ncomp);
+  if (s) t->abort = 1;
+  return s;
+}
+
 static int cpu_sum(void *ctx, int k, long long j0, long long n, double *sums)
 {
   cpu *t = (cpu *)ctx;
   const int ncomp = t->ncomp;
-  long long ntask = n / t->chunk, len = t->chunk, i;
+  long long ntask = n / t->chunk, len = t->chunk;
   int st = 0, c;
   if (ntask < 1) {
     ntask = 1;
     len = n;
   }
   t->abort = 0;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(t->nthreads) \
-    reduction(| : st) if (ntask > 1)
-#endif
-  for (i = 0; i < ntask; ++i) {
-    int tid = 0, s;
-#ifdef _OPENMP
-    tid = omp_get_thread_num();
-#endif
-    if (t->abort) continue;
-    s = cpu_task(t, k, j0 + i * len, len, tid,
-                 t->part + (size_t)i * 2 * ncomp);
-    if (s) {
-      t->abort = 1;
-      st |= s;
-    }
-  }
+  t->k = k;
+  t->j0 = j0;
+  t->len = len;
+  st = gcuba_pool_for(t->nthreads, ntask, 1, task_item, t);
   if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
   if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
   for (c = 0; c < 2 * ncomp; ++c)

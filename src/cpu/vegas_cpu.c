@@ -14,9 +14,7 @@
 #include "vegas/backend.h"
 #include "common/coll.h"
 #include "gcuba/detail/gpu_ops.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "common/pool.h"
 
 /* most points per call of an nvec-form integrand */
 #define BATCH 1024
@@ -561,6 +559,67 @@ static int one_chunk(cpu *t, const gcuba_vegas_iter *it, int64_t k,
                 c0 * it->plan.cpt, tid);
 }
 
+/* a slice's shared loops (common/pool.h): its chunks, its groups, or
+   pieces of its chunks for the bin sums */
+typedef struct {
+  cpu *t;
+  const gcuba_vegas_iter *it;
+  int64_t c0, c1, s0, ga, k0, k1, first, per, ngmax;
+  int E;
+} slice_loop;
+
+static int chunk_item(void *ctx, long long i, int tid)
+{
+  const slice_loop *L = (const slice_loop *)ctx;
+  cpu *t = L->t;
+  int rc;
+  if (t->abort) return 0;
+  if ((rc = one_chunk(t, L->it, L->first + i, L->c0, L->s0, L->ga, tid))) {
+    t->t[tid].st |= rc;
+    t->abort = 1;
+  }
+  return 0;
+}
+
+static int group_item(void *ctx, long long i, int tid)
+{
+  const slice_loop *L = (const slice_loop *)ctx;
+  cpu *t = L->t;
+  const gcuba_vegas_iter *it = L->it;
+  const int nc2 = 2 * t->ncomp;
+  const int64_t gi = L->ga + i, g0 = L->c0 + gi * GCUBA_VEGAS_GROUP;
+  const int64_t pos = g0 * it->plan.cpt * it->strat.npg - L->s0;
+  thr *h = &t->t[tid];
+  int64_t j, j1 = L->c0 + (gi + 1) * GCUBA_VEGAS_GROUP;
+  int rc, col;
+  if (t->abort) return 0;
+  if (j1 > L->c1) j1 = L->c1;
+  for (j = 0; j < GCUBA_VEGAS_GROUP * (int64_t)nc2; ++j) h->col[j] = 0;
+  rc = chunks(t, h, it, g0, j1, g0, it->bins ? t->fj + pos : NULL,
+              it->bins && t->bbon ? t->bb + pos * t->ndim : NULL, t->uv,
+              L->c0 * it->plan.cpt, tid);
+  if (rc) {
+    h->st |= rc;
+    t->abort = 1;
+    return 0;
+  }
+  for (col = 0; col < nc2; ++col) {
+    gcuba_vegas_tree_group(h->col + (size_t)col * GCUBA_VEGAS_GROUP);
+    t->grp[(size_t)col * L->ngmax + gi] =
+        h->col[(size_t)col * GCUBA_VEGAS_GROUP];
+  }
+  return 0;
+}
+
+static int bins_item(void *ctx, long long i, int tid)
+{
+  const slice_loop *L = (const slice_loop *)ctx;
+  const int64_t a = L->k0 + i * L->per;
+  const int64_t b = a + L->per < L->k1 ? a + L->per : L->k1;
+  if (a < b) bins(L->t, &L->t->t[tid], L->it, a, b, L->s0, L->E);
+  return 0;
+}
+
 static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
                    double *d)
 {
@@ -617,10 +676,20 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
     int64_t gi, k0, k1, nsmp;
     int nt, chunkwise;
     double qmax = 0, t0;
+    slice_loop L;
     if (coll) gcuba_coll_share(coll, ng, &ga, &gb, t->cnt);
     k0 = c0 + ga * GCUBA_VEGAS_GROUP;
     k1 = c0 + gb * GCUBA_VEGAS_GROUP < c1 ? c0 + gb * GCUBA_VEGAS_GROUP : c1;
     nsmp = (k1 > k0 ? k1 - k0 : 0) * it->plan.cpt * it->strat.npg;
+    L.t = t;
+    L.it = it;
+    L.c0 = c0;
+    L.c1 = c1;
+    L.s0 = s0;
+    L.ga = ga;
+    L.k0 = k0;
+    L.k1 = k1;
+    L.ngmax = ngmax;
     for (i = 0; i < t->nthreads; ++i) {
       t->t[i].qmax = 0;
       t->t[i].st = 0;
@@ -658,20 +727,8 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
         if (dyn > cap) dyn = cap;
         if (dyn < 1) dyn = 1;
       }
-#ifdef _OPENMP
-#pragma omp parallel for if (nt > 1) schedule(dynamic, dyn) num_threads(nt)
-#endif
-      for (gi = k; gi < k1; ++gi) {
-        int tid = 0, rc;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        if (t->abort) continue;
-        if ((rc = one_chunk(t, it, gi, c0, s0, ga, tid))) {
-          t->t[tid].st |= rc;
-          t->abort = 1;
-        }
-      }
+      L.first = k;
+      gcuba_pool_for(nt, k1 - k, dyn, chunk_item, &L);
       for (gi = ga; gi < gb && !t->abort; ++gi)
         for (col = 0; col < nc2; ++col) {
           double *v = t->scol + ((size_t)(gi - ga) * nc2 + col) *
@@ -681,38 +738,7 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
         }
     } else {
       nt = slice_threads(t, nsmp, gb - ga);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-#endif
-      for (gi = ga; gi < gb; ++gi) {
-        int tid = 0, rc = 0;
-        thr *h;
-        int64_t j, j1 = c0 + (gi + 1) * GCUBA_VEGAS_GROUP;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-#endif
-        h = &t->t[tid];
-        if (t->abort) continue;
-        if (j1 > c1) j1 = c1;
-        for (j = 0; j < GCUBA_VEGAS_GROUP * (int64_t)nc2; ++j) h->col[j] = 0;
-        {
-          const int64_t g0 = c0 + gi * GCUBA_VEGAS_GROUP;
-          const int64_t pos = g0 * it->plan.cpt * it->strat.npg - s0;
-          rc = chunks(t, h, it, g0, j1, g0, it->bins ? t->fj + pos : NULL,
-                      it->bins && t->bbon ? t->bb + pos * t->ndim : NULL,
-                      t->uv, c0 * it->plan.cpt, tid);
-        }
-        if (rc) {
-          h->st |= rc;
-          t->abort = 1;
-          continue;
-        }
-        for (col = 0; col < nc2; ++col) {
-          gcuba_vegas_tree_group(h->col + (size_t)col * GCUBA_VEGAS_GROUP);
-          t->grp[(size_t)col * ngmax + gi] =
-              h->col[(size_t)col * GCUBA_VEGAS_GROUP];
-        }
-      }
+      gcuba_pool_for(nt, gb - ga, 1, group_item, &L);
     }
     /* the integrand's cost, from this slice (thread time per sample) */
     if (nsmp > 0) {
@@ -769,26 +795,10 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
         memset(t->t[i].hi, 0, cells * sizeof(uint64_t));
         memset(t->t[i].lo, 0, cells * sizeof(uint64_t));
       }
-#ifdef _OPENMP
-#pragma omp parallel num_threads(nt)
-#endif
-      {
-        int tid = 0, nt = 1;
-        int64_t per, a, b;
-#ifdef _OPENMP
-        tid = omp_get_thread_num();
-        nt = omp_get_num_threads();
-#endif
-        /* the chunks of this process's groups */
-        const int64_t k0 = c0 + ga * GCUBA_VEGAS_GROUP;
-        const int64_t k1 = c0 + gb * GCUBA_VEGAS_GROUP < c1
-                               ? c0 + gb * GCUBA_VEGAS_GROUP
-                               : c1;
-        per = (k1 - k0 + nt - 1) / nt;
-        a = k0 + tid * per;
-        b = a + per < k1 ? a + per : k1;
-        if (a < b) bins(t, &t->t[tid], it, a, b, s0, E);
-      }
+      /* the chunks of this process's groups, in nt pieces */
+      L.per = (k1 - k0 + nt - 1) / nt;
+      L.E = E;
+      gcuba_pool_for(nt, nt, 1, bins_item, &L);
       {
         size_t m;
         for (m = 0; m < cells; ++m) t->hi[m] = t->lo[m] = 0;

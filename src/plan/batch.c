@@ -29,6 +29,7 @@
 #include "cuhre/backend.h"
 #include "vegas/vegas.h"
 #include "plan/tables.h"
+#include "common/pool.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -45,6 +46,16 @@ enum { ON_CPU = 0, ON_GPU = 1, PIPELINE = 2 };
 
 /* integral b, on the calling thread, on backend bk with threads CPU
    threads */
+static void one(const batch *B, int b, int bk, int threads);
+
+/* integral i on a CPU thread of the batch's loop (common/pool.h) */
+static int member_item(void *ctx, long long i, int tid)
+{
+  (void)tid;
+  one((const batch *)ctx, (int)i, GCUBA_BK_CPU, 1);
+  return 0;
+}
+
 static void one(const batch *B, int b, int bk, int threads)
 {
   gcuba_call c = *B->proto;
@@ -212,10 +223,7 @@ void gcuba_plan_batch(int r, gcuba_call *proto, int n, size_t stride,
              (r == GCUBA_ROUTINE_VEGAS && c->gridno != 0)) {
     for (b = 0; b < n; ++b) one(&B, b, GCUBA_BK_CPU, 1);
   } else {
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1) num_threads(c->threads)
-#endif
-    for (b = 0; b < n; ++b) one(&B, b, GCUBA_BK_CPU, 1);
+    gcuba_pool_for(c->threads, n, 1, member_item, &B);
   }
   gcuba_plan_used(at != ON_CPU ? GCUBA_BK_GPU : GCUBA_BK_CPU, 1);
   gcuba_plan_hooks_end();

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <float.h>
 #include "vegas/grid.h"
+#include "common/pool.h"
 
 void gcuba_vegas_grid_init(double *grid, int nb, int ngrids)
 {
@@ -201,11 +202,31 @@ int gcuba_vegas_grid_refine_ex(double *grid, int nb, int ndim, int shared,
                                      scratch, 1);
 }
 
+/* the axes of refine_par (common/pool.h) */
+typedef struct {
+  double *grid, *scratch;
+  const double *d;
+  double alpha;
+  size_t step;
+  int nb, mode, n;
+} refine_loop;
+
+static int refine_item(void *ctx, long long a, int tid)
+{
+  refine_loop *L = (refine_loop *)ctx;
+  (void)tid;
+  if (gcuba_vegas_grid_refine1_ex(L->grid + (size_t)a * (L->nb + 1), L->nb,
+                                  L->d + (size_t)a * L->nb, 1, L->alpha,
+                                  L->mode, L->scratch + (size_t)a * L->step))
+    __atomic_fetch_add(&L->n, 1, __ATOMIC_RELAXED);
+  return 0;
+}
+
 int gcuba_vegas_grid_refine_par(double *grid, int nb, int ndim, int shared,
                                 const double *d, double alpha, int mode,
                                 double *scratch, int nthreads)
 {
-  int a, n = 0, par;
+  int n = 0, par;
   size_t step;
   if (shared)
     return gcuba_vegas_grid_refine1_ex(grid, nb, d, ndim, alpha, mode,
@@ -215,12 +236,19 @@ int gcuba_vegas_grid_refine_par(double *grid, int nb, int ndim, int shared,
      serial (one scratch for every axis) below GCUBA_VEGAS_GRID_PAR */
   par = nthreads >= 2 && (long long)ndim * nb >= GCUBA_VEGAS_GRID_PAR;
   step = par ? GCUBA_VEGAS_GRID_SCRATCH(nb) : 0;
-#pragma omp parallel for if (par) schedule(static) \
-    num_threads(par ? nthreads : 1) reduction(+ : n)
-  for (a = 0; a < ndim; ++a)
-    n += gcuba_vegas_grid_refine1_ex(grid + (size_t)a * (nb + 1), nb,
-                                     d + (size_t)a * nb, 1, alpha, mode,
-                                     scratch + (size_t)a * step) != 0;
+  {
+    refine_loop L;
+    L.grid = grid;
+    L.nb = nb;
+    L.d = d;
+    L.alpha = alpha;
+    L.mode = mode;
+    L.scratch = scratch;
+    L.step = step;
+    L.n = 0;
+    gcuba_pool_for(par ? nthreads : 1, ndim, 1, refine_item, &L);
+    n = L.n;
+  }
   return n;
 }
 

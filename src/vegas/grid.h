@@ -83,7 +83,7 @@ int gcuba_vegas_grid_refine_ex(double *grid, int nb, int ndim, int shared,
                                const double *d, double alpha, int mode,
                                double *scratch);
 
-/* the same on up to nthreads OpenMP threads, one axis each, when there
+/* the same on up to nthreads CPU threads, one axis each, when there
    are at least GCUBA_VEGAS_GRID_PAR bins in all (the same bits as
    refine_ex); scratch: GCUBA_VEGAS_GRID_SCRATCH_PAR(nb, ndim) doubles.
    From 512 bins: 5D and more at Cuba's 128 (on the GPU the host's

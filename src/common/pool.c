@@ -1,0 +1,160 @@
+/* src/common/pool.c -- the CPU threads' work sharing (common/pool.h):
+   persistent workers, created when a loop first asks for them, that poll
+   for a new loop for a few microseconds and then sleep on a condition
+   variable.  A loop is joined under the mutex while it is open; the caller
+   closes it when it finds no item left and waits only for the workers
+   that joined.  This file is part of gcuba. */
+#include <pthread.h>
+#include "common/pool.h"
+
+/* polls before a worker sleeps, or the caller waits asleep */
+#define SPIN 2000
+#define MAXWORKERS 1023
+
+static pthread_mutex_t busy = PTHREAD_MUTEX_INITIALIZER; /* a loop runs */
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;  /* a loop opens */
+static pthread_cond_t left = PTHREAD_COND_INITIALIZER;  /* a worker left */
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static unsigned long gen; /* loops opened (polled without m) */
+static int nworkers, sleeping;
+
+typedef struct {
+  gcuba_pool_fn fn;
+  void *ctx;
+  long long n, grab;
+} loop;
+
+static struct {
+  loop l;
+  long long next; /* the next item to take (atomic) */
+  int nt, joined, active, open, st;
+} job;
+
+static void relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+/* take items until none is left; returns their status bits */
+static int work(const loop *l, int tid)
+{
+  int st = 0;
+  for (;;) {
+    const long long i0 =
+        __atomic_fetch_add(&job.next, l->grab, __ATOMIC_RELAXED);
+    long long i, i1;
+    if (i0 >= l->n) break;
+    i1 = i0 + l->grab < l->n ? i0 + l->grab : l->n;
+    for (i = i0; i < i1; ++i) st |= l->fn(l->ctx, i, tid);
+  }
+  return st;
+}
+
+static void *worker(void *arg)
+{
+  unsigned long seen = (unsigned long)(size_t)arg;
+  for (;;) {
+    loop l;
+    int k, tid, st;
+    for (k = 0; k < SPIN && __atomic_load_n(&gen, __ATOMIC_ACQUIRE) == seen;
+         ++k)
+      relax();
+    pthread_mutex_lock(&m);
+    while (gen == seen) {
+      ++sleeping;
+      pthread_cond_wait(&wake, &m);
+      --sleeping;
+    }
+    seen = gen;
+    if (!job.open || job.joined + 1 >= job.nt) {
+      pthread_mutex_unlock(&m);
+      continue;
+    }
+    tid = ++job.joined;
+    __atomic_add_fetch(&job.active, 1, __ATOMIC_RELAXED);
+    l = job.l;
+    pthread_mutex_unlock(&m);
+    st = work(&l, tid);
+    pthread_mutex_lock(&m);
+    job.st |= st;
+    if (__atomic_sub_fetch(&job.active, 1, __ATOMIC_RELEASE) == 0)
+      pthread_cond_signal(&left);
+    pthread_mutex_unlock(&m);
+  }
+  return NULL;
+}
+
+/* a forked child has none of the parent's workers */
+static void child(void)
+{
+  pthread_mutex_t mi = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t ci = PTHREAD_COND_INITIALIZER;
+  busy = mi;
+  m = mi;
+  wake = ci;
+  left = ci;
+  nworkers = sleeping = 0;
+  job.open = job.active = 0;
+}
+
+static void init(void) { pthread_atfork(NULL, NULL, child); }
+
+/* at least n workers (fewer when the system refuses more); under m */
+static void hire(int n)
+{
+  pthread_attr_t a;
+  if (n > MAXWORKERS) n = MAXWORKERS;
+  if (nworkers >= n || pthread_attr_init(&a)) return;
+  pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+  while (nworkers < n) {
+    pthread_t t;
+    if (pthread_create(&t, &a, worker, (void *)(size_t)gen)) break;
+    ++nworkers;
+  }
+  pthread_attr_destroy(&a);
+}
+
+int gcuba_pool_for(int nthreads, long long n, long long grab,
+                   gcuba_pool_fn fn, void *ctx)
+{
+  loop l;
+  long long i;
+  int st = 0, k;
+  if (grab < 1) grab = 1;
+  if ((n + grab - 1) / grab < nthreads) nthreads = (int)((n + grab - 1) / grab);
+  l.fn = fn;
+  l.ctx = ctx;
+  l.n = n;
+  l.grab = grab;
+  if (nthreads < 2 || pthread_once(&once, init) ||
+      pthread_mutex_trylock(&busy)) {
+    for (i = 0; i < n; ++i) st |= fn(ctx, i, 0);
+    return st;
+  }
+  pthread_mutex_lock(&m);
+  hire(nthreads - 1);
+  job.l = l;
+  job.next = 0;
+  job.nt = nthreads;
+  job.joined = job.active = job.st = 0;
+  job.open = 1;
+  __atomic_store_n(&gen, gen + 1, __ATOMIC_RELEASE);
+  for (k = 0; k < nthreads - 1 && k < sleeping; ++k)
+    pthread_cond_signal(&wake);
+  pthread_mutex_unlock(&m);
+  st = work(&l, 0);
+  /* no item is left: close the loop and wait for those who joined */
+  for (k = 0; k < SPIN && __atomic_load_n(&job.active, __ATOMIC_ACQUIRE);
+       ++k)
+    relax();
+  pthread_mutex_lock(&m);
+  job.open = 0;
+  while (job.active > 0) pthread_cond_wait(&left, &m);
+  st |= job.st;
+  pthread_mutex_unlock(&m);
+  pthread_mutex_unlock(&busy);
+  return st;
+}
