@@ -5,11 +5,19 @@
    closes it when it finds no item left and waits only for the workers
    that joined.  This file is part of gcuba. */
 #include <pthread.h>
+#include <sched.h>
 #include "common/pool.h"
 
-/* polls before a worker sleeps, or the caller waits asleep */
-#define SPIN 2000
+/* a worker waiting for a loop polls SPIN times, then yields its CPU up
+   to YIELDS times (on a loaded machine the others run meanwhile), then
+   sleeps; the caller waiting for the workers polls SPIN times, then
+   sleeps */
+#define SPIN 200
+#define YIELDS 2000
 #define MAXWORKERS 1023
+/* loops whose workers all came too late: the next 2^late (at most
+   2^MAXLATE) loops wake none (a worker still polling joins them) */
+#define MAXLATE 6
 
 static pthread_mutex_t busy = PTHREAD_MUTEX_INITIALIZER; /* a loop runs */
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -18,6 +26,7 @@ static pthread_cond_t left = PTHREAD_COND_INITIALIZER;  /* a worker left */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static unsigned long gen; /* loops opened (polled without m) */
 static int nworkers, sleeping;
+static int late, skip; /* loops that woke workers who came too late */
 
 typedef struct {
   gcuba_pool_fn fn;
@@ -62,6 +71,10 @@ static void *worker(void *arg)
     for (k = 0; k < SPIN && __atomic_load_n(&gen, __ATOMIC_ACQUIRE) == seen;
          ++k)
       relax();
+    for (k = 0; k < YIELDS &&
+                __atomic_load_n(&gen, __ATOMIC_ACQUIRE) == seen;
+         ++k)
+      sched_yield();
     pthread_mutex_lock(&m);
     while (gen == seen) {
       ++sleeping;
@@ -76,6 +89,10 @@ static void *worker(void *arg)
     tid = ++job.joined;
     __atomic_add_fetch(&job.active, 1, __ATOMIC_RELAXED);
     l = job.l;
+    /* one wakes the next: the caller pays for one wake-up only */
+    if (sleeping && job.joined + 1 < job.nt &&
+        __atomic_load_n(&job.next, __ATOMIC_RELAXED) < l.n)
+      pthread_cond_signal(&wake);
     pthread_mutex_unlock(&m);
     st = work(&l, tid);
     pthread_mutex_lock(&m);
@@ -96,7 +113,7 @@ static void child(void)
   m = mi;
   wake = ci;
   left = ci;
-  nworkers = sleeping = 0;
+  nworkers = sleeping = late = skip = 0;
   job.open = job.active = 0;
 }
 
@@ -122,7 +139,7 @@ int gcuba_pool_for(int nthreads, long long n, long long grab,
 {
   loop l;
   long long i;
-  int st = 0, k;
+  int st = 0, k, woke = 0;
   if (grab < 1) grab = 1;
   if ((n + grab - 1) / grab < nthreads) nthreads = (int)((n + grab - 1) / grab);
   l.fn = fn;
@@ -142,8 +159,11 @@ int gcuba_pool_for(int nthreads, long long n, long long grab,
   job.joined = job.active = job.st = 0;
   job.open = 1;
   __atomic_store_n(&gen, gen + 1, __ATOMIC_RELEASE);
-  for (k = 0; k < nthreads - 1 && k < sleeping; ++k)
+  if (sleeping && skip == 0) {
     pthread_cond_signal(&wake);
+    woke = 1;
+  } else if (skip > 0)
+    --skip;
   pthread_mutex_unlock(&m);
   st = work(&l, 0);
   /* no item is left: close the loop and wait for those who joined */
@@ -152,6 +172,12 @@ int gcuba_pool_for(int nthreads, long long n, long long grab,
     relax();
   pthread_mutex_lock(&m);
   job.open = 0;
+  /* nobody came: the machine is busy (or the loop short); wake fewer */
+  if (job.joined == 0 && woke) {
+    if (late < MAXLATE) ++late;
+    skip = (1 << late) - 1;
+  } else if (job.joined > 0)
+    late = skip = 0;
   while (job.active > 0) pthread_cond_wait(&left, &m);
   st |= job.st;
   pthread_mutex_unlock(&m);
