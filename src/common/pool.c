@@ -15,9 +15,6 @@
 #define SPIN 200
 #define YIELDS 2000
 #define MAXWORKERS 1023
-/* loops whose workers all came too late: the next 2^late (at most
-   2^MAXLATE) loops wake none (a worker still polling joins them) */
-#define MAXLATE 6
 
 static pthread_mutex_t busy = PTHREAD_MUTEX_INITIALIZER; /* a loop runs */
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
@@ -26,7 +23,6 @@ static pthread_cond_t left = PTHREAD_COND_INITIALIZER;  /* a worker left */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static unsigned long gen; /* loops opened (polled without m) */
 static int nworkers, sleeping;
-static int late, skip; /* loops that woke workers who came too late */
 
 typedef struct {
   gcuba_pool_fn fn;
@@ -113,7 +109,7 @@ static void child(void)
   m = mi;
   wake = ci;
   left = ci;
-  nworkers = sleeping = late = skip = 0;
+  nworkers = sleeping = 0;
   job.open = job.active = 0;
 }
 
@@ -139,7 +135,7 @@ int gcuba_pool_for(int nthreads, long long n, long long grab,
 {
   loop l;
   long long i;
-  int st = 0, k, woke = 0;
+  int st = 0, k;
   if (grab < 1) grab = 1;
   if ((n + grab - 1) / grab < nthreads) nthreads = (int)((n + grab - 1) / grab);
   l.fn = fn;
@@ -159,11 +155,7 @@ int gcuba_pool_for(int nthreads, long long n, long long grab,
   job.joined = job.active = job.st = 0;
   job.open = 1;
   __atomic_store_n(&gen, gen + 1, __ATOMIC_RELEASE);
-  if (sleeping && skip == 0) {
-    pthread_cond_signal(&wake);
-    woke = 1;
-  } else if (skip > 0)
-    --skip;
+  if (sleeping) pthread_cond_signal(&wake);
   pthread_mutex_unlock(&m);
   st = work(&l, 0);
   /* no item is left: close the loop and wait for those who joined */
@@ -172,12 +164,6 @@ int gcuba_pool_for(int nthreads, long long n, long long grab,
     relax();
   pthread_mutex_lock(&m);
   job.open = 0;
-  /* nobody came: the machine is busy (or the loop short); wake fewer */
-  if (job.joined == 0 && woke) {
-    if (late < MAXLATE) ++late;
-    skip = (1 << late) - 1;
-  } else if (job.joined > 0)
-    late = skip = 0;
   while (job.active > 0) pthread_cond_wait(&left, &m);
   st |= job.st;
   pthread_mutex_unlock(&m);
