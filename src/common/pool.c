@@ -1,7 +1,7 @@
 /* src/common/pool.c -- the CPU threads' work sharing (common/pool.h):
    persistent workers, created when a loop first asks for them, that poll
-   for a new loop for a few microseconds and then sleep on a condition
-   variable.  A loop is joined under the mutex while it is open; the caller
+   for a new loop a moment, yield their CPU a while, and then sleep on a
+   condition variable.  A loop is joined under the mutex while it is open; the caller
    closes it when it finds no item left and waits only for the workers
    that joined.  This file is part of gcuba. */
 #include <pthread.h>
