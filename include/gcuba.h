@@ -109,6 +109,8 @@ typedef const struct gcuba_integrand *gintegrand_t;
   X(0, GCUBA_OK, "converged: the error estimate meets the tolerance")          \
   X(1, GCUBA_FAIL_ACCURACY,                                                    \
     "accuracy not reached within maxeval or the memory available")           \
+  X(2, GCUBA_FAIL_ROUNDOFF,                                                    \
+    "the tolerance lies below the rounding floor: the best estimate kept")    \
   X(-1, GCUBA_FAIL_NDIM, "number of dimensions out of range")                  \
   X(-2, GCUBA_FAIL_NCOMP, "number of components out of range")                 \
   X(-3, GCUBA_FAIL_NULL, "NULL integrand, output pointer or descriptor")      \

@@ -30,7 +30,11 @@ static void run(cuhre *t)
       gcuba_cuhre_end(t, o, worst);
       break;
     }
-    if (gcuba_cuhre_split(t, excess, worst, nleaves)) break;
+    /* a tolerance within ten thousand rounding units of the total that
+       the error has stopped approaching: the rounding floor */
+    if (gcuba_cuhre_roundoff(t, 4, GCUBA_FLOOR_ULPS, 0) ||
+        gcuba_cuhre_split(t, excess, worst, nleaves))
+      break;
     /* GCUBA_DEVICES=auto: the call has run long enough, and its
        evaluations would be shared: it goes on from here on several GPUs
        (the plan's c->grow) */

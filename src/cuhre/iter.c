@@ -556,3 +556,43 @@ void gcuba_cuhre_results(cuhre *t)
   }
   if (c->fail == 0 && c->statefile && !t->grown) gcuba_state_remove(c);
 }
+
+int gcuba_cuhre_roundoff(cuhre *t, double window, double ulps, int xerr)
+{
+  gcuba_call *c = t->c;
+  double r = 0, u = 0;
+  int comp;
+  for (comp = 0; comp < t->ncomp; ++comp) {
+    const double e = xerr && t->xerr[comp] < t->st.err[comp]
+                         ? t->xerr[comp]
+                         : t->st.err[comp];
+    const double q = e / t->st.budget[comp];
+    if (q > r) r = q;
+    if (q > 1) {
+      const double v = e / (DBL_EPSILON * fabs(t->st.tot[comp]));
+      if (!(v <= u)) u = v; /* (NaN, a zero total: no floor) */
+    }
+  }
+  if (!(r > 0.5 * t->stall_r)) {
+    t->stall_r = r;
+    t->stall_neval = c->neval;
+    return 0;
+  }
+  if (!(c->neval > window * t->stall_neval && c->neval > GCUBA_FLOOR_MIN) ||
+      (ulps > 0 && !(r > 1 && u <= ulps && c->neval >= c->mineval)))
+    return 0;
+  c->fail = GCUBA_FAIL_ROUNDOFF;
+  if (ulps > 0)
+    gcuba_log(c, 1, "the error has stayed at %.3g of the tolerance from %lld "
+              "to %lld evaluations, %.0f rounding units of the total: the "
+              "rounding of the integrand's values sets a floor above the "
+              "tolerance; the estimate is the best the rules certify",
+              t->stall_r, t->stall_neval, c->neval, u);
+  else
+    gcuba_log(c, 1, "the error has stayed at %.3g of the tolerance from %lld "
+              "to %lld evaluations: the rounding errors of the integrand's "
+              "values (an integral much smaller than that of |f|?) set a "
+              "floor above the tolerance", t->stall_r, t->stall_neval,
+              c->neval);
+  return 1;
+}

@@ -25,9 +25,10 @@
    sequence (an iteration that splits elsewhere) gives a wide spread and
    is not used. */
 /* one dimension: a run whose error has not halved while its evaluations
-   grew STALL-fold (and beyond STALL_MIN) stops with fail = 1 */
+   grew STALL-fold is at its rounding floor (cos(1000 x) at 1e-12, where
+   the integral is 1e-3 of the integral of |f|) and splitting will not
+   lower it: it stops there (gcuba_cuhre_roundoff) rather than at maxeval */
 #define STALL 8
-#define STALL_MIN 20000
 
 static double wynn(const double *s, int n)
 {
@@ -132,36 +133,6 @@ static void extrapolate(cuhre *t)
   if (t->nseq >= 3 && t->nres < 3) ++t->nres;
 }
 
-/* An error that has not halved while the evaluations grew STALL-fold is
-   at its rounding floor (cos(1000 x) at 1e-12, where the integral is
-   1e-3 of the integral of |f|) and splitting will not lower it: 1 to stop
-   there rather than at maxeval (fail 1, said), else 0. */
-static int stalled(cuhre *t)
-{
-  gcuba_call *c = t->c;
-  double r = 0;
-  int comp;
-  for (comp = 0; comp < t->ncomp; ++comp) {
-    const double e = t->st.err[comp] < t->xerr[comp] ? t->st.err[comp]
-                                                     : t->xerr[comp];
-    if (e / t->st.budget[comp] > r) r = e / t->st.budget[comp];
-  }
-  if (!(r > 0.5 * t->stall_r)) {
-    t->stall_r = r;
-    t->stall_neval = c->neval;
-    return 0;
-  }
-  if (!(c->neval > STALL * t->stall_neval && c->neval > STALL_MIN))
-    return 0;
-  c->fail = 1;
-  gcuba_log(c, 1, "the error has stayed at %.3g of the tolerance from %lld "
-            "to %lld evaluations: the rounding errors of the integrand's "
-            "values (an integral much smaller than that of |f|?) set a "
-            "floor above the tolerance", t->stall_r, t->stall_neval,
-            c->neval);
-  return 1;
-}
-
 void gcuba_cuhre1d_drive(gcuba_call *c, const gcuba_cuhre_ops *ops)
 {
   cuhre t;
@@ -190,7 +161,8 @@ void gcuba_cuhre1d_drive(gcuba_call *c, const gcuba_cuhre_ops *ops)
         gcuba_cuhre_end(&t, o, worst);
         break;
       }
-      if (stalled(&t) || gcuba_cuhre_split(&t, excess, worst, nleaves))
+      if (gcuba_cuhre_roundoff(&t, STALL, 0, 1) ||
+          gcuba_cuhre_split(&t, excess, worst, nleaves))
         break;
     }
   gcuba_cuhre_results(&t);
