@@ -27,9 +27,10 @@
              accepted only from ZEROLEVEL on).
    tol_k = max(epsabs, epsrel |D_k|), Cuba's test.  A run stops with
    fail = 1 when the next level would pass maxeval (maxeval is a budget:
-   neval never exceeds it), and early, also with fail = 1, when the
-   tolerance is below the rounding floor and the differences have sat at
-   the floor for NOISE levels (more levels cannot help).
+   neval never exceeds it), and early, with fail = 2
+   (GCUBA_FAIL_ROUNDOFF), when the tolerance is below the rounding floor
+   and the differences have sat at the floor for NOISE levels (more
+   levels cannot help).
 
    The executors' sums follow the fixed tree of romberg.h; the block sums
    of a level are combined here by a binary counter (stack) that builds
@@ -226,7 +227,7 @@ static void run(romberg *t)
     gcuba_log(c, 2, "level %d took %.3f ms", k, gcuba_now_ms() - t0);
     if (converged && c->neval >= c->mineval) break;
     if (stalled && c->neval >= c->mineval) {
-      c->fail = 1;
+      c->fail = GCUBA_FAIL_ROUNDOFF;
       gcuba_log(c, 1, "the tolerance is below the rounding floor %.3g "
                 "(%g eps times the integral of |f|): more levels cannot "
                 "reach it", c->error[0], FLOORC);
