@@ -19,12 +19,14 @@
 #define CHUNK 512
 #define UTAB_MAX ((size_t)1 << 21) /* doubles in the point table */
 /* loops over fewer items (evaluations, or regions) run on the calling
-   thread, outside any OpenMP construct: entering one costs a system call
-   even when it runs on one thread, and waking the team costs more than
-   such loops (a one-dimensional call of 800 evaluations takes several
-   times longer on two threads than on one); every result is independent
-   of the thread count either way */
+   thread: waking the other threads costs more than such loops (a
+   one-dimensional call of 800 evaluations took several times longer on
+   two threads than on one); every result is independent of the thread
+   count either way */
 #define PAR_MIN 4096
+/* ... unless the integrand is costly: evaluations worth at least PAR_NS
+   nanoseconds (measured on the call's evaluations so far) are shared */
+#define PAR_NS 200000.0
 
 typedef int (*nvec_fn)(const int *ndim, const double x[], const int *ncomp,
                        double f[], void *userdata, const int *nvec,
@@ -57,6 +59,7 @@ typedef struct {
                            then each point is formed as it is needed */
   long long *counts;     /* [2 * processes] a collective call's shares */
   volatile int abort;
+  double ns;            /* measured nanoseconds per evaluation, < 0 not yet */
   /* a shared loop's arguments (common/pool.h) */
   long long first;
   const gcuba_classify *cl;
@@ -149,6 +152,7 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   t->ncomp = c->ncomp;
   t->np = gcuba_rule_nevals(r);
   t->nthreads = c->threads > 0 ? c->threads : 1;
+  t->ns = -1;
   t->maxregions = *maxregions;
   t->xbuf = (double *)malloc(sizeof(double) * CHUNK * t->ndim * t->nthreads);
   t->fbuf = (double *)malloc(sizeof(double) * (size_t)t->np * t->ncomp *
@@ -320,11 +324,21 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
     a += n0;
     b += n0;
   }
-  if ((b - a) * t->np < PAR_MIN || t->nthreads < 2) {
-    for (i = a; i < b && !t->abort; ++i) st |= eval_region(t, i, 0);
-  } else {
-    t->first = a;
-    st = gcuba_pool_for(t->nthreads, b - a, 4, eval_item, t);
+  {
+    const double n = (double)(b - a) * t->np, t0 = gcuba_now_ms();
+    int nt = t->nthreads;
+    if (n < PAR_MIN && !(t->ns > 0 && n * t->ns >= PAR_NS)) nt = 1;
+    if (nt > b - a) nt = (int)(b - a);
+    if (nt < 2) {
+      for (i = a; i < b && !t->abort; ++i) st |= eval_region(t, i, 0);
+    } else {
+      t->first = a;
+      /* a costly integrand: regions one at a time */
+      st = gcuba_pool_for(nt, b - a, n < PAR_MIN ? 1 : 4, eval_item, t);
+    }
+    /* the integrand's cost (thread time per evaluation), once it is
+       measurable */
+    if (n >= 64) t->ns = (gcuba_now_ms() - t0) * 1e6 * nt / n;
   }
   if (t->c->coll) {
     long long v = st;
