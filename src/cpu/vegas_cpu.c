@@ -543,22 +543,6 @@ static int slice_threads(const cpu *t, int64_t n, int64_t units)
   return nt < 1 ? 1 : nt;
 }
 
-/* chunk k of the slice starting at chunk c0 (sample s0), this process's
-   groups from ga: its sums into its group's columns of t->scol */
-static int one_chunk(cpu *t, const gcuba_vegas_iter *it, int64_t k,
-                     int64_t c0, int64_t s0, int64_t ga, int tid)
-{
-  thr *h = &t->t[tid];
-  const int64_t g = (k - c0) / GCUBA_VEGAS_GROUP;
-  const int64_t g0 = c0 + g * GCUBA_VEGAS_GROUP;
-  const int64_t pos = k * it->plan.cpt * it->strat.npg - s0;
-  h->cw = t->scol +
-          (size_t)(g - ga) * 2 * t->ncomp * GCUBA_VEGAS_GROUP;
-  return chunks(t, h, it, k, k + 1, g0, it->bins ? t->fj + pos : NULL,
-                it->bins && t->bbon ? t->bb + pos * t->ndim : NULL, t->uv,
-                c0 * it->plan.cpt, tid);
-}
-
 /* a slice's shared loops (common/pool.h): its chunks, its groups, or
    pieces of its chunks for the bin sums */
 typedef struct {
@@ -568,13 +552,36 @@ typedef struct {
   int E;
 } slice_loop;
 
+/* the chunks [j0, j1) of the group whose first chunk is g0, on thread tid
+   into h->cw: chunks() at the slice's positions */
+static int span(const slice_loop *L, thr *h, int64_t j0, int64_t j1,
+                int64_t g0, int tid)
+{
+  cpu *t = L->t;
+  const gcuba_vegas_iter *it = L->it;
+  const int64_t pos = j0 * it->plan.cpt * it->strat.npg - L->s0;
+  return chunks(t, h, it, j0, j1, g0, it->bins ? t->fj + pos : NULL,
+                it->bins && t->bbon ? t->bb + pos * t->ndim : NULL, t->uv,
+                L->c0 * it->plan.cpt, tid);
+}
+
+/* chunk k of the slice: its sums into its group's columns of t->scol */
+static int one_chunk(const slice_loop *L, int64_t k, int tid)
+{
+  thr *h = &L->t->t[tid];
+  const int64_t g = (k - L->c0) / GCUBA_VEGAS_GROUP;
+  h->cw = L->t->scol +
+          (size_t)(g - L->ga) * 2 * L->t->ncomp * GCUBA_VEGAS_GROUP;
+  return span(L, h, k, k + 1, L->c0 + g * GCUBA_VEGAS_GROUP, tid);
+}
+
 static int chunk_item(void *ctx, long long i, int tid)
 {
   const slice_loop *L = (const slice_loop *)ctx;
   cpu *t = L->t;
   int rc;
   if (t->abort) return 0;
-  if ((rc = one_chunk(t, L->it, L->first + i, L->c0, L->s0, L->ga, tid))) {
+  if ((rc = one_chunk(L, L->first + i, tid))) {
     t->t[tid].st |= rc;
     t->abort = 1;
   }
@@ -585,19 +592,15 @@ static int group_item(void *ctx, long long i, int tid)
 {
   const slice_loop *L = (const slice_loop *)ctx;
   cpu *t = L->t;
-  const gcuba_vegas_iter *it = L->it;
   const int nc2 = 2 * t->ncomp;
   const int64_t gi = L->ga + i, g0 = L->c0 + gi * GCUBA_VEGAS_GROUP;
-  const int64_t pos = g0 * it->plan.cpt * it->strat.npg - L->s0;
   thr *h = &t->t[tid];
   int64_t j, j1 = L->c0 + (gi + 1) * GCUBA_VEGAS_GROUP;
   int rc, col;
   if (t->abort) return 0;
   if (j1 > L->c1) j1 = L->c1;
   for (j = 0; j < GCUBA_VEGAS_GROUP * (int64_t)nc2; ++j) h->col[j] = 0;
-  rc = chunks(t, h, it, g0, j1, g0, it->bins ? t->fj + pos : NULL,
-              it->bins && t->bbon ? t->bb + pos * t->ndim : NULL, t->uv,
-              L->c0 * it->plan.cpt, tid);
+  rc = span(L, h, g0, j1, g0, tid);
   if (rc) {
     h->st |= rc;
     t->abort = 1;
@@ -708,7 +711,7 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
       memset(t->scol, 0,
              (size_t)(gb - ga) * nc2 * GCUBA_VEGAS_GROUP * sizeof(double));
       if (t->ns < 0 && k < k1) {
-        const int rc = one_chunk(t, it, k, c0, s0, ga, 0);
+        const int rc = one_chunk(&L, k, 0);
         const int64_t n1 = it->plan.cpt * it->strat.npg;
         if (rc) {
           t->t[0].st |= rc;
