@@ -191,7 +191,9 @@ __global__ void __launch_bounds__(BBLOCK)
       for (int c = 0; c < nc; ++c)
         gcuba_twolevel(g.pavg[q * nc + c], g.perr[q * nc + c],
                        &g.a.avg[i * nc + c], &g.a.err[i * nc + c],
-                       &g.a.avg[(i + 1) * nc + c], &g.a.err[(i + 1) * nc + c]);
+                       &g.a.dims[i * nc + c], &g.a.avg[(i + 1) * nc + c],
+                       &g.a.err[(i + 1) * nc + c],
+                       &g.a.dims[(i + 1) * nc + c]);
     }
   if (g.cuts && s->cm.nfeat)
     for (long long j = tid; j < s->ncnt; j += BBLOCK) {

@@ -13,11 +13,13 @@
 
 /* The two-level error of the new pairs (children 2k, 2k+1 of parent k
    from `first' on, when pavg != NULL; in one dimension the
-   Gauss-Kronrod check, gcuba_gk_twolevel), and the largest |avg_c| and
+   Gauss-Kronrod check, gcuba_gk_twolevel; the cap of loose children
+   sets their dims' regime bit), and the largest |avg_c| and
    |err_c| of all leaves into mx (the scales of the sums; mx cleared
    before) */
 __global__ void k_twolevel(long long n, int ndim, int ncomp, double *avg,
-                           double *err, long long first, const double *pavg,
+                           double *err, int *dims, long long first,
+                           const double *pavg,
                            const double *perr, unsigned long long *mx,
                            const double *lo, const double *w,
                            const gcuba_cutmap cm)
@@ -37,8 +39,9 @@ __global__ void k_twolevel(long long n, int ndim, int ncomp, double *avg,
         if (ndim > 1)
           gcuba_twolevel(pavg[k * ncomp + c], perr[k * ncomp + c],
                          &avg[i * ncomp + c], &err[i * ncomp + c],
-                         &avg[(i + 1) * ncomp + c],
-                         &err[(i + 1) * ncomp + c]);
+                         &dims[i * ncomp + c], &avg[(i + 1) * ncomp + c],
+                         &err[(i + 1) * ncomp + c],
+                         &dims[(i + 1) * ncomp + c]);
         else
           gcuba_gk_twolevel(pavg[k * ncomp + c], perr[k * ncomp + c],
                             avg[i * ncomp + c], &err[i * ncomp + c],
@@ -575,7 +578,7 @@ int gcuba_cz_eval(void *ctx, double *sumavg, double *sumerr)
   /* (the maxima were cleared by the last k_mark, or by create) */
   if (!krc) {
     k_twolevel<<<gcuba_cz_red_blocks(t->n), RED_THREADS, 0, t->stream>>>(
-        t->n, t->ndim, t->ncomp, t->a.avg, t->a.err, t->nold,
+        t->n, t->ndim, t->ncomp, t->a.avg, t->a.err, t->a.dims, t->nold,
         t->haveparents ? t->pavg : NULL, t->perr, t->dmax, t->a.lo, t->a.w,
         gcuba_cz_cutmap(t));
     krc = GCUBA_CK_LAUNCH(t->c, "k_twolevel");

@@ -8,7 +8,11 @@
    rounding floor) and a true error within its error estimate, after at
    most 2e6 evaluations of the 1e8 allowed; the floor is reached by some.
    Below the floor's guard (a tolerance of 1e-6) a call converges as
-   before.  This file is part of gcuba. */
+   before.  And the second workload: 2-D and 4-D products
+   exp(-(d+1) x_d) cos(w (d+1) x_d / 2) at epsrel = epsabs = 1e-12 with
+   the degree-9 rule and maxeval 1e7 converge honestly, before maxeval
+   (they ran to it before gcuba_rule_nullerr's deep regions and
+   gcuba_twolevel's cap).  This file is part of gcuba. */
 #include <math.h>
 #include "tap.h"
 #include "gcuba.h"
@@ -25,6 +29,19 @@ static int osc(const int *ndim, const double x[], const int *ncomp,
   (void)ncomp;
   f[0] = p->s * exp(-x[0]) * cos(p->w * x[0]) * exp(-2 * x[1]) *
          cos(0.5 * p->w * x[1]);
+  return 0;
+}
+
+static int prod(const int *ndim, const double x[], const int *ncomp,
+                double f[], void *userdata)
+{
+  const double w = *(const double *)userdata;
+  double v = 1;
+  int d;
+  (void)ncomp;
+  for (d = 0; d < *ndim; ++d)
+    v *= exp(-(d + 1) * x[d]) * cos(w * (d + 1) * 0.5 * x[d]);
+  f[0] = v;
   return 0;
 }
 
@@ -85,6 +102,35 @@ int main(void)
     ok(fail == 0 && fabsl((long double)I - truth) <= 1e-6 * fabs(I),
        "at epsrel 1e-6 the same integrand converges: fail %d, neval %lld",
        fail, neval);
+  }
+  {
+    static const int nd[2] = {2, 4};
+    int j, ok12 = 1;
+    long long tot = 0, most = 0;
+    for (j = 0; j < 2; ++j)
+      for (k = 0; k < (nd[j] == 2 ? 4 : 3); ++k) {
+        double w = 1 + 2 * k, I, E, P, te;
+        long double truth = 1;
+        long long neval;
+        int nregions, fail, d;
+        for (d = 0; d < nd[j]; ++d)
+          truth *= ix(d + 1, w * (d + 1) * 0.5L);
+        llgCuhre(nd[j], 1, gcuba_host_integrand(prod, 0), &w, 1, 1e-12,
+                 1e-12, 0, 0, 10000000, 9, NULL, NULL, &nregions, &neval,
+                 &fail, &I, &E, &P);
+        te = (double)fabsl((long double)I - truth);
+        tot += neval;
+        if (neval > most) most = neval;
+        if (fail != GCUBA_OK || te > 1e-12 || te > E || neval >= 10000000) {
+          ok12 = 0;
+          diag("%dD w %g: fail %d, %.17g +- %.3g, true error %.3g, neval "
+               "%lld", nd[j], w, fail, I, E, te, neval);
+        }
+      }
+    ok(ok12, "2-D (w = 1, 3, 5, 7) and 4-D (w = 1, 3, 5) oscillatory "
+       "products at epsrel = epsabs = 1e-12, key 9: fail 0 within the "
+       "tolerance and the estimate, %lld evaluations in all, at most %lld "
+       "of 1e7", tot, most);
   }
   return done();
 }

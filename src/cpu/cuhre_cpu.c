@@ -355,10 +355,12 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
     for (i = 0; i < (n - n0) / 2; ++i) {
       double *a = t->a.avg + (n0 + 2 * i) * ncomp;
       double *e = t->a.err + (n0 + 2 * i) * ncomp;
+      int *dm = t->a.dims + (n0 + 2 * i) * ncomp;
       for (c = 0; c < ncomp; ++c)
         if (ndim > 1)
           gcuba_twolevel(t->pavg[i * ncomp + c], t->perr[i * ncomp + c],
-                         &a[c], &e[c], &a[ncomp + c], &e[ncomp + c]);
+                         &a[c], &e[c], &dm[c], &a[ncomp + c], &e[ncomp + c],
+                         &dm[ncomp + c]);
         else
           gcuba_gk_twolevel(t->pavg[i * ncomp + c], t->perr[i * ncomp + c],
                             a[c], &e[c], a[ncomp + c], &e[ncomp + c]);

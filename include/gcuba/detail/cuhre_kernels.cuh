@@ -247,16 +247,16 @@ __device__ __forceinline__ int gcuba_cuhre_region(
       gcuba_warp_argmax(&wv, &kw);
       if (lane == 0) {
         double vol = 1, er;
-        int decays;
+        int flags;
         for (int d = 0; d < ndim; ++d) vol *= 2 * hw[d];
         er = vol * gcuba_rule_nullerr(
                        r, e,
                        a.perr && i >= a.pfirst
                            ? gcuba_rule_trusted(a.perr[(i - a.pfirst) / 2],
-                                                vol)
+                                                vol, ndim)
                            : 0,
-                       &decays);
-        int ax = (v > 0 ? kd : kw) | (decays ? GCUBA_RULE_DECAYS : 0);
+                       &flags);
+        int ax = (v > 0 ? kd : kw) | flags;
         if (a.nprobe) {
           int pax = ax;
           const double pe = gcuba_rule_probe_err(r, fax[0], fax + 1, 1, fpr,
@@ -280,17 +280,17 @@ __device__ __forceinline__ int gcuba_cuhre_region(
           vol *= 2 * hw[d];
           w2[d] = 2 * hw[d];
         }
-        const int decays = gcuba_rule_combine(
+        const int flags = gcuba_rule_combine(
             r, sc, vol,
             a.perr && i >= a.pfirst
                 ? gcuba_rule_trusted(
-                      a.perr[(i - a.pfirst) / 2 * ncomp + c], vol)
+                      a.perr[(i - a.pfirst) / 2 * ncomp + c], vol, ndim)
                 : 0,
             &a.avg[i * ncomp + c], &a.err[i * ncomp + c]);
         a.dims[i * ncomp + c] =
             gcuba_rule_splitdim(r, fax[c * nax], fax + c * nax + 1, 1,
                                 gcuba_rule_widest(ndim, w2)) |
-            (decays ? GCUBA_RULE_DECAYS : 0);
+            flags;
         if (a.nprobe) {
           int pax = 0;
           const double pe = gcuba_rule_probe_err(
