@@ -41,16 +41,20 @@ static void burn(long n, double seed)
   sink = s;
 }
 
-/* a smooth 6-D peak; each point costs spin_per_ms * cost ms */
+/* a smooth 6-D peak; each point costs spin_per_ms * cost ms; the time
+   spent in it, all threads together (ns) */
 static double cost_ms = 5;
+static long long in_fn_ns;
 static int costly_fn(const int *ndim, const double x[], const int *ncomp,
                      double f[], void *userdata)
 {
-  double s = 0;
+  double s = 0, t0 = now();
   int d;
   (void)ncomp;
   (void)userdata;
   burn((long)(spin_per_ms * cost_ms), x[0]);
+  __atomic_fetch_add(&in_fn_ns, (long long)((now() - t0) * 1e9),
+                     __ATOMIC_RELAXED);
   for (d = 0; d < *ndim; ++d) s += (x[d] - 0.5) * (x[d] - 0.5);
   f[0] = exp(-4 * s);
   return 0;
@@ -92,20 +96,27 @@ static void costly(const int *th, int nth)
   int k;
   printf("# costly: gVegas, 6-D, %.2f ms a point, nstart 1000, nincrease "
          "500, nbatch 1000, seed 0, epsrel 5e-2, maxeval 1e6\n", cost_ms);
-  printf("threads      seconds   neval fail   speed-up  estimate +- error\n");
+  printf("threads      seconds   neval fail   speed-up  ms/point  "
+         "in integrand  estimate +- error\n");
   for (k = 0; k < nth; ++k) {
     long long neval;
     int fail;
     double I, E, P, t;
     cores(th[k]);
+    in_fn_ns = 0;
     t = now();
     llgVegas(6, 1, gcuba_host_integrand(costly_fn, 0), NULL, 1, 5e-2, 1e-20,
              0, 0, 0, 1000000, 1000, 500, 1000, 0, NULL, NULL, &neval, &fail,
              &I, &E, &P);
     t = now() - t;
     if (k == 0) t1 = t;
-    printf("%7d %12.2f %7lld %4d %10.2f  %.6g +- %.2g\n", th[k], t, neval,
-           fail, t1 / t, I, E);
+    /* ms/point: the integrand's own time per call during the run (a
+       machine that slows its cores under load raises it); in integrand:
+       that time over threads x seconds, the share of the threads' time
+       spent in the integrand */
+    printf("%7d %12.2f %7lld %4d %10.2f  %8.2f  %11.0f%%  %.6g +- %.2g\n",
+           th[k], t, neval, fail, t1 / t, 1e-6 * in_fn_ns / neval,
+           100 * 1e-9 * in_fn_ns / (th[k] * t), I, E);
     fflush(stdout);
   }
   cores(-1);
