@@ -1,0 +1,277 @@
+/* tests/test-errest.c -- checks of the pieces of gCuhre's error
+   estimate in gcuba/detail/rule.h: the null-rule error
+   (gcuba_rule_nullerr: Cuba's branches, the bridge, deep regions and
+   their flags, the parent records and trust levels), the two-level
+   correction and the cap of loose children (gcuba_twolevel), and the
+   boundary probes (gcuba_rule_probe_err).  This file is part of gcuba. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+#include "gcuba/detail/rule.h"
+#include "tap.h"
+
+static void check_twolevel(void)
+{
+  double a1, e1, a2, e2;
+  /* children agree with parent: nothing changes */
+  a1 = 0.3, e1 = 1e-3, a2 = 0.7, e2 = 3e-3;
+  gcuba_twolevel(1.0, 5e-3, &a1, &e1, NULL, &a2, &e2, NULL);
+  ok(a1 == 0.3 && a2 == 0.7 && e1 == 1e-3 && e2 == 3e-3,
+    "twolevel: consistent children keep their errors");
+  /* disagreement D: total grows by |D|, the excess over D/4 keeps the
+     proportion, averages untouched, sign of D irrelevant */
+  {
+    double D = 0.02, b1, f1, b2, f2, d = D / 4;
+    a1 = 0.3, e1 = 1e-3, a2 = 0.7 + D, e2 = 3e-3;
+    gcuba_twolevel(1.0, 5e-3, &a1, &e1, NULL, &a2, &e2, NULL);
+    b1 = 0.3, f1 = 1e-3, b2 = 0.7 - D, f2 = 3e-3;
+    gcuba_twolevel(1.0, 5e-3, &b1, &f1, NULL, &b2, &f2, NULL);
+    ok(close_rel(e1 + e2, 4e-3 + D, 1e-14)
+      && close_rel((e1 - d) / (e2 - d), 1.0 / 3, 1e-13)
+      && close_rel(e1, 1e-3 * (1 + 2 * d / 4e-3) + d, 1e-15)
+      && a1 == 0.3 && a2 == 0.7 + D && e1 == f1 && e2 == f2,
+      "twolevel: e_i -> e_i (1 + 2d/(e1+e2)) + d with d = |a1+a2-parent|/4 "
+      "(%.6g %.6g)", e1, e2);
+  }
+  /* no rule error: each child gets d */
+  a1 = 0.5, e1 = 0, a2 = 0.5, e2 = 0;
+  gcuba_twolevel(0.96, 0, &a1, &e1, NULL, &a2, &e2, NULL);
+  ok(close_rel(e1, 0.01, 1e-14) && close_rel(e2, 0.01, 1e-14),
+    "twolevel: zero rule errors become |diff|/4 each");
+  /* the cap of loose children (parent record -4e-3: its null values fell
+     off; children 0.3 + 0.7 against a parent of 1 + D) */
+  {
+    const int L = 3 | GCUBA_RULE_LOOSE, F = 5 | GCUBA_RULE_DECAYS;
+    const double cap = 4e-3;
+    int j, d1, d2, ok_cap = 1, ok_not = 1;
+    /* confirmed (|D| < 4e-3): the loose child's 0.5 becomes the cap and
+       decays; the other child is untouched; then the usual two-level */
+    for (j = -3; j <= 3; ++j) {
+      const double D = j * 1e-3, d = fabs(.25 * (0.3 + 0.7 - (1 + D)));
+      const double e = cap + 1e-4;
+      a1 = 0.3, e1 = 0.5, d1 = L, a2 = 0.7, e2 = 1e-4, d2 = F;
+      gcuba_twolevel(1 + D, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
+      ok_cap &= close_rel(e1, cap * (1 + 2 * d / e) + d, 1e-14) &&
+                close_rel(e2, 1e-4 * (1 + 2 * d / e) + d, 1e-14) &&
+                d1 == (L | GCUBA_RULE_DECAYS) && d2 == F && a1 == 0.3;
+      /* either child; a loose error below the cap stays */
+      a1 = 0.3, e1 = 1e-4, d1 = F, a2 = 0.7, e2 = 0.5, d2 = L;
+      gcuba_twolevel(1 + D, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
+      ok_cap &= close_rel(e2, cap * (1 + 2 * d / e) + d, 1e-14) &&
+                d2 == (L | GCUBA_RULE_DECAYS);
+      a1 = 0.3, e1 = 1e-3, d1 = L, a2 = 0.7, e2 = 1e-4, d2 = F;
+      gcuba_twolevel(1 + D, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
+      ok_cap &= close_rel(e1, 1e-3 * (1 + 2 * d / 1.1e-3) + d, 1e-14) &&
+                d1 == L;
+    }
+    /* not capped: the children disagree with the parent beyond its error
+       (a feature the parent missed), the parent's null values did not
+       fall off (a positive record), no dims, a child that is not loose */
+    a1 = 0.3, e1 = 0.5, d1 = L, a2 = 0.7, e2 = 1e-4, d2 = F;
+    gcuba_twolevel(1 - 4.1e-3, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
+    ok_not &= e1 > 0.5 && d1 == L;
+    a1 = 0.3, e1 = 0.5, d1 = L, a2 = 0.7, e2 = 1e-4, d2 = F;
+    gcuba_twolevel(1, 4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
+    ok_not &= e1 == 0.5 && d1 == L;
+    a1 = 0.3, e1 = 0.5, a2 = 0.7, e2 = 1e-4;
+    gcuba_twolevel(1, -4e-3, &a1, &e1, NULL, &a2, &e2, NULL);
+    ok_not &= e1 == 0.5;
+    a1 = 0.3, e1 = 0.5, d1 = 3, a2 = 0.7, e2 = 1e-4, d2 = F;
+    gcuba_twolevel(1, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
+    ok_not &= e1 == 0.5 && d1 == 3;
+    ok(ok_cap, "twolevel: a loose child of a confirmed parent gets at most "
+       "|parent err| and decays");
+    ok(ok_not, "twolevel: no cap past the parent's error, under an "
+       "untrusted parent, without dims, or for a child that is not loose");
+  }
+}
+
+/* gcuba_rule_nullerr: Cuba's two branches for an untrusted region; for
+   a trusted one the bridge from Cuba's c1 e1 at r = 1/c0 up to r = 1/2
+   (r^3 times Cuba's for the degree 7 and 9 rules), Cuba's above; the
+   decay flag; the degree 13 rule unbridged; deep regions; the parent
+   record's sign and the volume condition. */
+static void check_nullerr(void)
+{
+  static const int ndims[] = {5, 3, 2};
+  unsigned k;
+  for (k = 0; k < sizeof ndims / sizeof ndims[0]; ++k) {
+    gcuba_rule r;
+    const double *c;
+    double e[3], lo, cuba, got, want, prev = 0;
+    int dec, ok_cuba = 1, ok_bridge = 1, ok_mono = 1, ok_deep = 1, j;
+    gcuba_rule_init(&r, ndims[k], 0);
+    c = r.errcoeff;
+    lo = 1 / c[0];
+    /* fast decay (r = lo / 2): c1 e1, trusted or not */
+    e[0] = 1e-6, e[1] = e[0] * 2 * c[0], e[2] = e[1] * 2 * c[0];
+    ok_cuba &= gcuba_rule_nullerr(&r, e, 0, &dec) == c[1] * e[0] &&
+               dec == GCUBA_RULE_DECAYS;
+    ok_cuba &= gcuba_rule_nullerr(&r, e, 1, &dec) == c[1] * e[0] &&
+               dec == GCUBA_RULE_DECAYS;
+    /* no decay (e_1 > e_2): c2 max, trusted or not, not decaying */
+    e[0] = 3e-6, e[1] = 2e-6, e[2] = 5e-6;
+    ok_cuba &= gcuba_rule_nullerr(&r, e, 0, &dec) == c[2] * 5e-6 && !dec;
+    ok_cuba &= gcuba_rule_nullerr(&r, e, 1, &dec) == c[2] * 5e-6 && !dec;
+    /* deep: the same, marked loose (gcuba_twolevel may cap it) */
+    ok_deep &= gcuba_rule_nullerr(&r, e, 2, &dec) == c[2] * 5e-6 &&
+               dec == GCUBA_RULE_LOOSE;
+    /* the range between: ratio q from lo to 1 */
+    for (j = 1; j < 20; ++j) {
+      const double q = lo + (1 - lo) * j / 20.0;
+      e[2] = 1e-3, e[1] = q * e[2], e[0] = q * e[1];
+      cuba = gcuba_rule_nullerr(&r, e, 0, &dec);
+      ok_cuba &= cuba == c[2] * e[2] && dec == GCUBA_RULE_DECAYS;
+      got = gcuba_rule_nullerr(&r, e, 1, &dec);
+      const int bridged = r.degree <= 11 && q <= GCUBA_RULE_BRIDGE_MAX;
+      ok_bridge &= dec == GCUBA_RULE_DECAYS;
+      /* deep: the same values, loose */
+      ok_deep &= gcuba_rule_nullerr(&r, e, 2, &dec) == got &&
+                 dec == (GCUBA_RULE_DECAYS | GCUBA_RULE_LOOSE);
+      want = !bridged ? cuba
+           : (c[1] + (c[2] - c[1]) * (q - lo) / (1 - lo)) * q * q * e[2];
+      ok_bridge &= close_rel(got, want, 1e-14) && got <= cuba;
+      if (bridged && r.degree <= 9)
+        ok_bridge &= close_rel(got, q * q * q * cuba, 1e-13);
+      ok_mono &= !bridged || got > prev;
+      if (bridged) prev = got;
+    }
+    /* the lower end: Cuba's c1 e1 at r = lo (e_1 = lo^2 e_3) */
+    e[2] = 1, e[1] = lo * 1.000001, e[0] = lo * e[1];
+    if (r.degree <= 11)
+      ok_bridge &= close_rel(gcuba_rule_nullerr(&r, e, 1, &dec),
+                             c[1] * e[0], 1e-5);
+    /* deep, fast decay: e1 max(c1 f^(3/2), r), f = max(c0 r, 1/20), for
+       the degree 9 and up; Cuba's for the degree 7 rule */
+    for (j = 1; j <= 40; ++j) {
+      const double q = lo * j / 40.0, f = c[0] * q > GCUBA_RULE_FAST_MIN
+                                            ? c[0] * q : GCUBA_RULE_FAST_MIN;
+      e[2] = 1e-3, e[1] = q * e[2], e[0] = 0.5 * q * e[1];
+      want = r.degree < 9 ? c[1] * e[0]
+           : c[1] * f * sqrt(f) > q ? c[1] * f * sqrt(f) * e[0] : q * e[0];
+      got = gcuba_rule_nullerr(&r, e, 2, &dec);
+      ok_deep &= close_rel(got, want, 1e-14) && dec == GCUBA_RULE_DECAYS &&
+                 got <= c[1] * e[0] && (r.degree < 9 || got >= q * e[0]);
+    }
+    ok(ok_cuba, "nullerr %dD (degree %d): Cuba's c1 e1 and c2 max when "
+       "untrusted or outside (1/c0, 1)", ndims[k], r.degree);
+    ok(ok_deep, "nullerr %dD (degree %d): deep: fast decay e1 max(c1 "
+       "max(c0 r, 1/20)^(3/2), r), the bridge and c2 max loose",
+       ndims[k], r.degree);
+    ok(ok_bridge && ok_mono, "nullerr %dD (degree %d): %s (%d), increasing "
+       "in r (%d)", ndims[k], r.degree, r.degree == 13
+       ? "no bridge for the degree 13 rule"
+       : "trusted: the bridge g(r) r^2 e3 from Cuba's c1 e1, up to r = 1/2",
+       ok_bridge,
+       ok_mono);
+  }
+  {
+    /* a zero null value below a positive one: no ratio, Cuba's, no flag */
+    gcuba_rule r;
+    double e[3] = {1e-6, 0, 1e-5};
+    int dec;
+    gcuba_rule_init(&r, 5, 0);
+    ok(gcuba_rule_nullerr(&r, e, 1, &dec) == r.errcoeff[2] * 1e-5 &&
+       !dec && gcuba_rule_nullerr(&r, e, 2, &dec) == r.errcoeff[2] * 1e-5 &&
+       dec == GCUBA_RULE_LOOSE,
+       "nullerr: e2 = 0 under e1 > 0 is no decay (loose when deep)");
+  }
+  {
+    const int ax = 7, flagged = ax | GCUBA_RULE_DECAYS;
+    ok(gcuba_rule_axis(flagged) == ax && gcuba_rule_axis(ax) == ax &&
+       gcuba_rule_parent_err(2e-3, flagged) == -2e-3 &&
+       gcuba_rule_parent_err(2e-3, ax) == 2e-3 &&
+       gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, flagged), 0.25, 5) &&
+       gcuba_rule_trusted(gcuba_rule_parent_err(0, flagged), 0.125, 5) &&
+       !gcuba_rule_trusted(gcuba_rule_parent_err(0, ax), 0.125, 5) &&
+       !gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, ax), 0.125, 5) &&
+       !gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, flagged), 0.5, 5) &&
+       gcuba_rule_trusted(-1e-3, 0.25, 1) == 2 &&
+       gcuba_rule_trusted(-1e-3, 0.0625, 2) == 2 &&
+       gcuba_rule_trusted(-1e-3, 0.0625 * 1.0001, 2) == 1 &&
+       gcuba_rule_trusted(-1e-3, ldexp(1, -10), 5) == 2 &&
+       gcuba_rule_trusted(-1e-3, ldexp(1, -9), 5) == 1 &&
+       gcuba_rule_trusted(1e-3, ldexp(1, -10), 5) == 0,
+       "parent records: the flag rides on the axis and the error's sign "
+       "(0 too); trusted only two bisections deep (vol <= 1/4), deep "
+       "(2) at vol <= 4^-ndim");
+  }
+}
+
+/* ------------------------------------------------------------------ */
+
+/* boundary probes: f evaluated at every point and probe of a rule on
+   [-1,1]^n, then gcuba_rule_probe_err.  A quartic along each axis is
+   predicted exactly (no floor); a smooth non-polynomial (exp) is within
+   kappa of the spread; a step at 0.97 half-widths, seen by no point of
+   the rule, is seen by a probe; the degree 11 and 13 rules take none. */
+static double probe_floor(const gcuba_rule *r, int which)
+{
+  double f[4096], u[GCUBA_RULE_MAXDIM];
+  long p, np = r->npoints + r->nprobe;
+  int i;
+  for (p = 0; p < np; ++p) {
+    double v = 0;
+    gcuba_rule_point(r, p, u);
+    for (i = 0; i < r->ndim; ++i) {
+      double x = u[i];
+      /* the step along axis 0 only, the kink along the last only */
+      v += which == 0 ? 1 + x - 3 * x * x + 2 * x * x * x * x
+         : which == 1 ? exp(0.7 * x)
+         : which == 2 ? (i == 0 && x > 0.97 ? 1 : 0)
+         : i == r->ndim - 1 ? fabs(x - 0.97) : 0;
+    }
+    f[p] = v;
+  }
+  {
+    int axis = -1;
+    double fl = gcuba_rule_probe_err(r, f[0], f + 1, 1, f + r->npoints, 1,
+                                     2.0, &axis);
+    /* the floor names the axis of the feature */
+    if (fl > 0 && axis != (which == 2 ? 0 : r->ndim - 1)) return -1;
+    if (fl == 0 && axis != -1) return -1;
+    return fl;
+  }
+}
+
+static void check_probes(void)
+{
+  static const int cfg[][2] = {{7, 2}, {7, 5}, {9, 4}, {9, 8}};
+  gcuba_rule r;
+  unsigned i;
+  int good = 1;
+  for (i = 0; i < sizeof cfg / sizeof cfg[0]; ++i) {
+    double q, e, st, k;
+    gcuba_rule_init(&r, cfg[i][1], cfg[i][0]);
+    q = probe_floor(&r, 0);
+    e = probe_floor(&r, 1);
+    st = probe_floor(&r, 2);
+    k = probe_floor(&r, 3);
+    /* the kink's departure at +pu: 2 (pu - 0.97) */
+    if (!(r.nprobe == 2 * r.ndim && q == 0 && e == 0 && r.strip > .04 &&
+          fabs(st - 2 * r.strip) <= 1e-12 &&
+          fabs(k - 2 * r.strip * 2 * (r.pu - .97)) <= 1e-12)) {
+      good = 0;
+      diag("key %d ndim %d: nprobe %d, quartic %g, exp %g, step %g, "
+           "kink %g", cfg[i][0], cfg[i][1], r.nprobe, q, e, st, k);
+    }
+  }
+  ok(good, "probes: no floor for a quartic or exp along the axes; a step "
+     "or a kink at 0.97 half-widths (beyond every rule point) gets vol x "
+     "strip x departure and names its axis");
+  gcuba_rule_init(&r, 3, 11);
+  good = r.nprobe == 0;
+  gcuba_rule_init(&r, 2, 13);
+  good &= r.nprobe == 0;
+  ok(good, "probes: none for the degree 11 and 13 rules");
+}
+
+int main(void)
+{
+  (void)skip_all;       /* tap.h helper this program has no use for */
+  plan(0);
+  check_twolevel();
+  check_nullerr();
+  check_probes();
+  return done();
+}
