@@ -796,7 +796,8 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
       if (s0 + ns > it->strat.calls) ns = it->strat.calls - s0;
       E = gcuba_vegas_fx_exp(qmax, ns);
       if (E == GCUBA_VEGAS_FX_NONE) continue;
-      for (i = 0; i < t->nthreads; ++i) {
+      /* only the nt threads of the pass below write their bins */
+      for (i = 0; i < nt; ++i) {
         memset(t->t[i].hi, 0, cells * sizeof(uint64_t));
         memset(t->t[i].lo, 0, cells * sizeof(uint64_t));
       }
@@ -807,7 +808,7 @@ static int iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
       {
         size_t m;
         for (m = 0; m < cells; ++m) t->hi[m] = t->lo[m] = 0;
-        for (i = 0; i < t->nthreads; ++i)
+        for (i = 0; i < nt; ++i)
           for (m = 0; m < cells; ++m)
             gcuba_vegas_fx_add(&t->hi[m], &t->lo[m], t->t[i].hi[m],
                                t->t[i].lo[m]);
