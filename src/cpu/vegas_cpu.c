@@ -26,7 +26,7 @@
 /* the fewest nanoseconds of work one grab of chunks holds */
 #define GRABNS 50000.0
 /* slices of at most this many groups are shared out chunk by chunk when
-   their groups are fewer than the threads (or the cost is not known) */
+   they pay for more than one thread (or the cost is not known) */
 #define CHUNKWISE_GROUPS 64
 /* most bytes kept for the bins of a slice's samples */
 #define BINBUF ((long long)1 << 28)

@@ -605,6 +605,14 @@ GCUBA_RULE_FN double gcuba_rule_probe_err(const gcuba_rule *r,
    missed and a child sees shows in d: the children then disagree with
    the parent beyond its error and nothing is capped.
    dims1, dims2 may be NULL (no cap). */
+GCUBA_HD static inline void gcuba_rule_cap_loose(double *err, int *dims,
+  double cap)
+{
+  if ((*dims & GCUBA_RULE_LOOSE) && *err > cap) {
+    *err = cap;
+    *dims |= GCUBA_RULE_DECAYS;
+  }
+}
 GCUBA_HD static inline void gcuba_twolevel(double parent_avg,
   double parent_err, double *avg1, double *err1, int *dims1, double *avg2,
   double *err2, int *dims2)
@@ -612,15 +620,8 @@ GCUBA_HD static inline void gcuba_twolevel(double parent_avg,
   double d = fabs(.25 * (*avg1 + *avg2 - parent_avg));
   double e;
   if (dims1 && parent_err < 0 && 4 * d <= -parent_err) {
-    const double cap = -parent_err;
-    if ((*dims1 & GCUBA_RULE_LOOSE) && *err1 > cap) {
-      *err1 = cap;
-      *dims1 |= GCUBA_RULE_DECAYS;
-    }
-    if ((*dims2 & GCUBA_RULE_LOOSE) && *err2 > cap) {
-      *err2 = cap;
-      *dims2 |= GCUBA_RULE_DECAYS;
-    }
+    gcuba_rule_cap_loose(err1, dims1, -parent_err);
+    gcuba_rule_cap_loose(err2, dims2, -parent_err);
   }
   e = *err1 + *err2;
   if (e > 0) {
