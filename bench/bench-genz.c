@@ -36,11 +36,14 @@ static struct {
   int threads, check_truth, nvec, vary_seed;
   long long maxeval, mineval, nstart, nincrease, nbatch;
   int gridno, vseed;
+  long long nnew, nmin;
+  double flatness;
   unsigned long long seed;
   double epsrel, epsabs;
   const char *backend, *csv, *per_instance;
 } opt = {3,  {5, 8, 10}, 3, {1, 2, 3, 4, 5, 6}, 6, 20, 0, 0,
-         -1, 0, 1, 0, 150000, 0, 1000, 500, 1000, 0, 0, GENZ_SEED, 1e-3, 1e-20,
+         -1, 0, 1, 0, 150000, 0, 1000, 500, 1000, 0, 0, 1000, 2, 25, GENZ_SEED,
+         1e-3, 1e-20,
          NULL, NULL, NULL};
 
 static double now_ms(void)
@@ -54,7 +57,7 @@ static void usage(FILE *out)
 {
   fprintf(out,
     "usage: bench-genz [options]\n"
-    "  --routines LIST  cuhre,vegas (default both)\n"
+    "  --routines LIST  cuhre,vegas,suave (default cuhre,vegas)\n"
     "  --dims LIST      dimensions (default 5,8,10)\n"
     "  --families LIST  1..6 or names: oscillatory, productpeak, cornerpeak,\n"
     "                   gaussian, c0, discontinuous, or a prefix of 3+\n"
@@ -68,6 +71,8 @@ static void usage(FILE *out)
     "  --flags F        flags of both routines (default 0)\n"
     "  --key K          Cuhre key (default 0)\n"
     "  --nstart N --nincrease N --nbatch N --gridno G --vegas-seed S\n"
+    "                   (the seed is gSuave's too)\n"
+    "  --nnew N --nmin N --flatness F   gSuave (default 1000, 2, 25)\n"
     "                   Vegas (defaults 1000, 500, 1000, 0, 0: Cuba's)\n"
     "  --vary-seed      Vegas seed --vegas-seed + k for instance k (default:\n"
     "                   the same seed, so the same points, for every call)\n"
@@ -104,7 +109,7 @@ static int parse(int argc, char **argv)
     } else if (!strcmp(a, "--routines")) {
       NEEDV;
       if (!(opt.routines = genz_parse_routines(v))) {
-        fprintf(stderr, "bench-genz: --routines cuhre,vegas\n");
+        fprintf(stderr, "bench-genz: --routines cuhre,vegas,suave\n");
         return -1;
       }
     } else if (!strcmp(a, "--dims")) {
@@ -134,6 +139,9 @@ static int parse(int argc, char **argv)
     else if (!strcmp(a, "--nbatch")) { NEEDV; opt.nbatch = ll(v); }
     else if (!strcmp(a, "--gridno")) { NEEDV; opt.gridno = atoi(v); }
     else if (!strcmp(a, "--vegas-seed")) { NEEDV; opt.vseed = atoi(v); }
+    else if (!strcmp(a, "--nnew")) { NEEDV; opt.nnew = atoll(v); }
+    else if (!strcmp(a, "--nmin")) { NEEDV; opt.nmin = atoll(v); }
+    else if (!strcmp(a, "--flatness")) { NEEDV; opt.flatness = atof(v); }
     else if (!strcmp(a, "--backend")) { NEEDV; opt.backend = v; }
     else if (!strcmp(a, "--threads")) { NEEDV; opt.threads = atoi(v); }
     else if (!strcmp(a, "--csv")) { NEEDV; opt.csv = v; }
@@ -169,6 +177,11 @@ static struct genz_result run(int routine, gintegrand_t f,
   if (routine == 1)
     llgCuhre(g->d, 1, f, g, opt.nvec, opt.epsrel, opt.epsabs, opt.flags,
              opt.mineval, opt.maxeval, opt.key, NULL, NULL, &nregions,
+             &r.neval, &r.fail, &r.integral, &r.error, &r.prob);
+  else if (routine == 4)
+    llgSuave(g->d, 1, f, g, opt.nvec, opt.epsrel, opt.epsabs, opt.flags,
+             opt.vseed + (opt.vary_seed ? k : 0), opt.mineval, opt.maxeval,
+             opt.nnew, opt.nmin, opt.flatness, NULL, NULL, &nregions,
              &r.neval, &r.fail, &r.integral, &r.error, &r.prob);
   else
     llgVegas(g->d, 1, f, g, opt.nvec, opt.epsrel, opt.epsabs, opt.flags,
@@ -266,8 +279,8 @@ int main(int argc, char **argv)
   }
 
   genz_group_header(stdout);
-  for (rt = 1; rt <= 2; ++rt) {
-    const char *name = rt == 1 ? "cuhre" : "vegas";
+  for (rt = 1; rt <= 4; rt *= 2) {
+    const char *name = rt == 1 ? "cuhre" : rt == 2 ? "vegas" : "suave";
     struct genz_stats tot;
     double t0 = now_ms();
     if (!(opt.routines & rt)) continue;

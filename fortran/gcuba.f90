@@ -179,6 +179,73 @@ module gcuba
     end subroutine llgvegas_desc
   end interface llgvegas
 
+  ! Cuba's Suave (subregion-adaptive Vegas)
+  interface gsuave
+    subroutine gsuave(ndim, ncomp, integrand, userdata, nvec, epsrel, epsabs, &
+        flags, seed, mineval, maxeval, nnew, nmin, flatness, statefile, spin, &
+        nregions, neval, fail, integral, error, prob)
+      import :: c_int, c_double
+      integer(c_int), intent(in) :: ndim, ncomp, nvec, flags, seed, mineval, &
+        maxeval, nnew, nmin
+      external :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, spin
+      type(*), dimension(*) :: userdata, spin
+      real(c_double), intent(in) :: epsrel, epsabs, flatness
+      character(len=*), intent(in) :: statefile
+      integer(c_int), intent(out) :: nregions, neval, fail
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine gsuave
+    subroutine gsuave_desc(ndim, ncomp, integrand, userdata, nvec, epsrel, &
+        epsabs, flags, seed, mineval, maxeval, nnew, nmin, flatness, &
+        statefile, spin, nregions, neval, fail, integral, error, prob)
+      import :: c_int, c_double, gcuba_integrand
+      integer(c_int), intent(in) :: ndim, ncomp, nvec, flags, seed, mineval, &
+        maxeval, nnew, nmin
+      type(gcuba_integrand), intent(in) :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, spin
+      type(*), dimension(*) :: userdata, spin
+      real(c_double), intent(in) :: epsrel, epsabs, flatness
+      character(len=*), intent(in) :: statefile
+      integer(c_int), intent(out) :: nregions, neval, fail
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine gsuave_desc
+  end interface gsuave
+
+  ! llgsuave: as gsuave, with integer*8 nvec, mineval, maxeval, nnew, nmin,
+  ! neval
+  interface llgsuave
+    subroutine llgsuave(ndim, ncomp, integrand, userdata, nvec, epsrel, &
+        epsabs, flags, seed, mineval, maxeval, nnew, nmin, flatness, &
+        statefile, spin, nregions, neval, fail, integral, error, prob)
+      import :: c_int, c_long_long, c_double
+      integer(c_int), intent(in) :: ndim, ncomp, flags, seed
+      external :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, spin
+      type(*), dimension(*) :: userdata, spin
+      integer(c_long_long), intent(in) :: nvec, mineval, maxeval, nnew, nmin
+      real(c_double), intent(in) :: epsrel, epsabs, flatness
+      character(len=*), intent(in) :: statefile
+      integer(c_int), intent(out) :: nregions, fail
+      integer(c_long_long), intent(out) :: neval
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine llgsuave
+    subroutine llgsuave_desc(ndim, ncomp, integrand, userdata, nvec, epsrel, &
+        epsabs, flags, seed, mineval, maxeval, nnew, nmin, flatness, &
+        statefile, spin, nregions, neval, fail, integral, error, prob)
+      import :: c_int, c_long_long, c_double, gcuba_integrand
+      integer(c_int), intent(in) :: ndim, ncomp, flags, seed
+      type(gcuba_integrand), intent(in) :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, spin
+      type(*), dimension(*) :: userdata, spin
+      integer(c_long_long), intent(in) :: nvec, mineval, maxeval, nnew, nmin
+      real(c_double), intent(in) :: epsrel, epsabs, flatness
+      character(len=*), intent(in) :: statefile
+      integer(c_int), intent(out) :: nregions, fail
+      integer(c_long_long), intent(out) :: neval
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+    end subroutine llgsuave_desc
+  end interface llgsuave
+
   ! Romberg over [0, 1] (gcuba's own; the integrand gets ndim = 1), int
   ! counts
   interface gromberg

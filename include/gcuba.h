@@ -185,6 +185,26 @@ void llgVegas(const int ndim, const int ncomp, gintegrand_t integrand,
               long long int *neval, int *fail, gcubareal integral[],
               gcubareal error[], gcubareal prob[]);
 
+/* gSuave, llgSuave: Cuba's Suave (subregion-adaptive Vegas), Cuba's
+   arguments (doc/suave.md). */
+void gSuave(const int ndim, const int ncomp, gintegrand_t integrand,
+            void *userdata, const int nvec, const gcubareal epsrel,
+            const gcubareal epsabs, const int flags, const int seed,
+            const int mineval, const int maxeval, const int nnew,
+            const int nmin, const gcubareal flatness, const char *statefile,
+            void *spin, int *nregions, int *neval, int *fail,
+            gcubareal integral[], gcubareal error[], gcubareal prob[]);
+
+void llgSuave(const int ndim, const int ncomp, gintegrand_t integrand,
+              void *userdata, const long long int nvec,
+              const gcubareal epsrel, const gcubareal epsabs,
+              const int flags, const int seed, const long long int mineval,
+              const long long int maxeval, const long long int nnew,
+              const long long int nmin, const gcubareal flatness,
+              const char *statefile, void *spin, int *nregions,
+              long long int *neval, int *fail, gcubareal integral[],
+              gcubareal error[], gcubareal prob[]);
+
 /* gRomberg, llgRomberg: Romberg integration over [0, 1] (gcuba's own, not
    in Cuba; doc/romberg.md).  The integrand is called with ndim = 1.  The
    trapezoid sums of levels h = 2^-k, each new level evaluating only the new

@@ -76,6 +76,8 @@ typedef struct gcuba_call {
   int seed;                     /* Vegas */
   long long nstart, nincrease, nbatch; /* Vegas */
   int gridno;                   /* Vegas */
+  long long nnew, nmin;         /* Suave */
+  double flatness;              /* Suave */
   /* ---- decided once by the plan (src/plan/) */
   gcuba_settings set;           /* the GCUBA* settings of this call */
   int backend;                  /* GCUBA_BK_* */

@@ -86,6 +86,17 @@ int gcuba_plan_check(gcuba_call *c, int r)
     return 0;
   }
   if ((rc = check_common(c, 1, GCUBA_MAXDIM))) return rc;
+  if (r == GCUBA_ROUTINE_SUAVE) {
+    if (c->nnew < 2 || c->nmin < 0 || !(c->flatness > 0) ||
+        !(c->flatness < 1e300))
+      return gcuba_fail(c, GCUBA_FAIL_PARAM,
+                        "nnew = %lld (>= 2), nmin = %lld (>= 0), flatness = "
+                        "%g (> 0)", c->nnew, c->nmin, c->flatness);
+    if (c->maxeval < 2)
+      return gcuba_fail(c, GCUBA_FAIL_EVALS, "maxeval = %lld: gSuave needs at "
+                        "least 2 evaluations (a set of samples)", c->maxeval);
+    return 0;
+  }
   if (c->nstart < 2 || c->nincrease < 0 || c->nbatch < 1 || c->gridno < -10 ||
       c->gridno > 10)
     return gcuba_fail(c, GCUBA_FAIL_PARAM,

@@ -1,0 +1,110 @@
+/* cuda/suave.cu -- gSuave's GPU executor (src/suave/suave.h): the points
+   a step of the driver drew are copied to the device, the integrand's
+   eval_points launcher (include/gcuba/kernels.cuh, through the
+   descriptor's GPU table) evaluates them, and the values come back.  The
+   buffers grow geometrically and are kept for the call; one
+   synchronisation per step.  Every CUDA call and launch is checked.
+   This file is part of gcuba. */
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include "common.cuh"
+#include "suave/suave.h"
+#include "gcuba/detail/gpu_ops.h"
+
+struct sctx {
+  gcuba_call *c;
+  int ndim, ncomp;
+  cudaStream_t stream;
+  long long cap;         /* points the buffers hold */
+  double *x, *f;         /* device [cap*ndim], [cap*ncomp] */
+  int *status, *h_status;
+  void *ud, *udcopy;
+  size_t udcap;
+};
+
+static void destroy(void *ctx)
+{
+  sctx *t = (sctx *)ctx;
+  if (!t) return;
+  /* clean-up after a failure: errors here change nothing */
+  if (t->stream) cudaStreamSynchronize(t->stream);
+  cudaFree(t->x);
+  cudaFree(t->f);
+  cudaFree(t->status);
+  cudaFree(t->udcopy);
+  cudaFreeHost(t->h_status);
+  if (t->stream) cudaStreamDestroy(t->stream);
+  (void)cudaGetLastError();
+  free(t);
+}
+
+static void *create(gcuba_call *c, int *fail)
+{
+  sctx *t = (sctx *)calloc(1, sizeof *t);
+  if (!t) {
+    *fail = gcuba_fail(c, GCUBA_FAIL_NOMEM, "gSuave's GPU executor");
+    return NULL;
+  }
+  t->c = c;
+  t->ndim = c->ndim;
+  t->ncomp = c->ncomp;
+  if (GCUBA_CK(c, cudaStreamCreateWithFlags(&t->stream,
+                                            cudaStreamNonBlocking)) ||
+      GCUBA_CK(c, cudaMalloc(&t->status, sizeof(int))) ||
+      GCUBA_CK(c, cudaMemsetAsync(t->status, 0, sizeof(int), t->stream)) ||
+      GCUBA_CK(c, cudaMallocHost(&t->h_status, sizeof(int))) ||
+      gcuba_device_userdata(c, c->ud.p, c->ud.bytes, "", &t->ud, &t->udcopy,
+                            &t->udcap, t->stream)) {
+    *fail = c->fail ? c->fail : GCUBA_FAIL_CUDA;
+    destroy(t);
+    return NULL;
+  }
+  return t;
+}
+
+static int reserve(sctx *t, long long n)
+{
+  gcuba_call *c = t->c;
+  int rc;
+  if (n <= t->cap) return 0;
+  if (n < 2 * t->cap) n = 2 * t->cap;
+  if ((rc = GCUBA_CK(c, cudaStreamSynchronize(t->stream)))) return rc;
+  cudaFree(t->x);
+  cudaFree(t->f);
+  t->x = t->f = NULL;
+  t->cap = 0;
+  if ((rc = GCUBA_CK(c, cudaMalloc(&t->x, sizeof(double) * n * t->ndim))) ||
+      (rc = GCUBA_CK(c, cudaMalloc(&t->f, sizeof(double) * n * t->ncomp))))
+    return rc;
+  t->cap = n;
+  return 0;
+}
+
+static int eval(void *ctx, long long n, const double *x, const double *w,
+                int iter, double *f)
+{
+  sctx *t = (sctx *)ctx;
+  gcuba_call *c = t->c;
+  int rc;
+  (void)w;
+  (void)iter;
+  if ((rc = reserve(t, n)) ||
+      (rc = GCUBA_CK(c, cudaMemcpyAsync(t->x, x, sizeof(double) * n * t->ndim,
+                                        cudaMemcpyHostToDevice, t->stream))))
+    return rc;
+  rc = c->integrand->gpu->eval_points(t->ndim, t->ncomp, n, t->x, t->f, t->ud,
+                                      t->status, t->stream);
+  if (rc) return GCUBA_CK(c, (cudaError_t)rc);
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(f, t->f, sizeof(double) * n * t->ncomp,
+                                        cudaMemcpyDeviceToHost, t->stream))) ||
+      (rc = GCUBA_CK(c, cudaMemcpyAsync(t->h_status, t->status, sizeof(int),
+                                        cudaMemcpyDeviceToHost, t->stream))) ||
+      (rc = GCUBA_CK(c, cudaStreamSynchronize(t->stream))))
+    return rc;
+  if (*t->h_status & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
+  if (*t->h_status & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
+  return 0;
+}
+
+extern "C" const gcuba_suave_ops gcuba_suave_cuda = {"gpu", create, destroy,
+                                                     eval};

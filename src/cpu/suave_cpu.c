@@ -1,0 +1,120 @@
+/* src/cpu/suave_cpu.c -- gSuave's CPU executor: the integrand at a list
+   of points on the CPU threads (src/common/pool.c), in pieces of CHUNK
+   points.  Each value lands in its own slot, so the results do not depend
+   on the thread count.  A step of gSuave evaluates about nnew points
+   (1000 in Cuba's demo): for a cheap integrand that is a few
+   microseconds, less than waking the threads costs, so the threads used
+   follow the integrand's measured cost: one per MINNS of work (and one
+   per MINWORK points), the cost measured on a serial piece whenever a
+   call runs on one thread.  This file is part of gcuba. */
+#include <math.h>
+#include <stdlib.h>
+#include "suave/suave.h"
+#include "vegas/backend.h"
+#include "gcuba/detail/gpu_ops.h"
+#include "common/pool.h"
+
+/* points per item of a shared loop */
+#define CHUNK 64
+/* points per thread below which fewer threads are used */
+#define MINWORK 16384
+/* nanoseconds of work per thread beyond which more are used */
+#define MINNS 1e6
+
+typedef struct {
+  gcuba_call *c;
+  int ndim, ncomp, nthreads;
+  long long nv;           /* points per call of an nvec-form integrand */
+  double ns;              /* measured cost per point (ns); < 0 unknown */
+  /* the call in progress */
+  long long n;
+  const double *x, *w;
+  double *f;
+  int iter;
+  volatile int abort;
+} cpu;
+
+static void *create(gcuba_call *c, int *fail)
+{
+  cpu *t = (cpu *)calloc(1, sizeof *t);
+  if (!t) {
+    *fail = gcuba_fail(c, GCUBA_FAIL_NOMEM, "gSuave's CPU executor");
+    return NULL;
+  }
+  t->c = c;
+  t->ndim = c->ndim;
+  t->ncomp = c->ncomp;
+  t->nthreads = c->threads > 0 ? c->threads : 1;
+  t->nv = c->nvec < CHUNK ? c->nvec : CHUNK;
+  if (t->nv < 1) t->nv = 1;
+  t->ns = -1;
+  return t;
+}
+
+static void destroy(void *ctx) { free(ctx); }
+
+/* points [i0, i1) on thread tid: GCUBA_ST_* bits */
+static int points(cpu *t, long long i0, long long i1, int tid)
+{
+  gintegrand_t in = t->c->integrand;
+  void *ud = gcuba_ud_thread(&t->c->ud, tid);
+  const int nd = t->ndim, nc = t->ncomp;
+  long long i;
+  if (in->kind == GCUBA_DESC_NVEC) {
+    for (i = i0; i < i1; i += t->nv) {
+      int m = (int)(i1 - i < t->nv ? i1 - i : t->nv);
+      if (((gcuba_vegas_nvec_fn)in->fn)(&t->ndim, t->x + i * nd, &t->ncomp,
+                                        t->f + i * nc, ud, &m, &tid,
+                                        t->w + i, &t->iter) == -999)
+        return GCUBA_ST_ABORT;
+    }
+  } else
+    for (i = i0; i < i1; ++i)
+      if (in->fn(&t->ndim, t->x + i * nd, &t->ncomp, t->f + i * nc, ud) ==
+          -999)
+        return GCUBA_ST_ABORT;
+  for (i = i0 * nc; i < i1 * nc; ++i)
+    if (!isfinite(t->f[i])) return GCUBA_ST_NONFINITE;
+  return 0;
+}
+
+static int item(void *ctx, long long k, int tid)
+{
+  cpu *t = (cpu *)ctx;
+  const long long i0 = k * CHUNK;
+  int st;
+  if (t->abort) return 0;
+  st = points(t, i0, i0 + CHUNK < t->n ? i0 + CHUNK : t->n, tid);
+  if (st) t->abort = 1;
+  return st;
+}
+
+static int eval(void *ctx, long long n, const double *x, const double *w,
+                int iter, double *f)
+{
+  cpu *t = (cpu *)ctx;
+  double work;
+  int nt, st;
+  t->n = n;
+  t->x = x;
+  t->w = w;
+  t->f = f;
+  t->iter = iter;
+  t->abort = 0;
+  work = 1 + (double)n / MINWORK;
+  if (t->ns > 0 && (double)n * t->ns / MINNS > work)
+    work = (double)n * t->ns / MINNS;
+  nt = t->ns < 0 ? 1 : work < t->nthreads ? (int)work : t->nthreads;
+  if (nt <= 1) {
+    /* serial: measure the cost on the way */
+    const double t0 = gcuba_now_ms();
+    st = points(t, 0, n, 0);
+    if (!st && n > 0) t->ns = (gcuba_now_ms() - t0) * 1e6 / (double)n;
+  } else
+    st = gcuba_pool_for(nt, (n + CHUNK - 1) / CHUNK, 1, item, t);
+  if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
+  if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
+  return 0;
+}
+
+const gcuba_suave_ops gcuba_suave_cpu = {"cpu", create, destroy, eval};

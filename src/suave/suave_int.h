@@ -1,0 +1,94 @@
+/* src/suave/suave_int.h -- the gSuave driver's data, shared by the files
+   of src/suave/: driver.c (the loop, the estimates, the stopping rules),
+   region.c (a region's samples, its estimate, its cut), state.c (state
+   files).  This file is part of gcuba. */
+#ifndef GCUBA_SUAVE_INT_H
+#define GCUBA_SUAVE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "suave/suave.h"
+#include "gcuba/detail/suave.h"
+
+#define NB GCUBA_SUAVE_NB
+
+/* the fewest samples a half gets (Cuba's MINSAMPLES) */
+#define SUAVE_MINSAMPLES 10
+
+/* A region: the box lo..hi (split div times from the unit cube), its
+   grids, its estimate, and every sample that fell into it -- those
+   inherited from the regions it was cut from and the nown of its own set,
+   the last.  Sets are runs of samples drawn together; the last sample
+   of a set has a negative weight (-w).  bin holds the bins of its own
+   set's samples (for the refinement of its grids when it is cut).  One
+   allocation (bytes) holds the struct and its arrays. */
+typedef struct sreg {
+  int div, df;          /* df: the sets used in its estimate - 1 */
+  long long n, nown;    /* samples, of them its own set's (the last) */
+  size_t bytes;
+  double *lo, *hi;      /* [ndim] */
+  double *grid;         /* [ndim][NB + 1] */
+  double *avg, *var, *chisq; /* [ncomp]: estimate, variance, chi^2 */
+  double *dev;          /* [ncomp] the most one sample moves the estimate */
+  double *w;            /* [n] */
+  double *x;            /* [n][ndim] */
+  double *f;            /* [n][ncomp] */
+  double *sn;           /* [n] the size of the sample's set when drawn */
+  unsigned char *bin;   /* [nown][ndim] */
+} sreg;
+
+typedef struct suave {
+  gcuba_call *c;
+  const gcuba_suave_ops *ops;
+  void *ctx;
+  int ndim, ncomp;
+  long long nnew, nmin;
+  double flatness;
+  int last;             /* flags bit 2: a region's own set alone */
+  int smooth;           /* the grids' refinement smooths (not bit 3) */
+  uint64_t seed;
+  const uint64_t *sobol; /* seed 0: ndim*64 direction numbers; else NULL */
+  uint64_t next;        /* the number of the next point drawn */
+  sreg **reg;           /* the regions, nreg of cap */
+  long long nreg, cap;
+  double *tavg, *tvar, *tchisq, *tdev; /* [ncomp] the totals */
+  long long df;
+  /* scratch */
+  double *u;            /* [ndim] */
+  double *sx, *sw, *sf; /* the points of one step: [m][ndim], [m], [m][ncomp] */
+  unsigned char *sb;    /* [m][ndim] */
+  long long scap;       /* m they hold */
+  double *fl;           /* [2 ndim] fluctuations of the halves */
+  long long *fn;        /* [2 ndim] their samples */
+  double *marg;         /* [ndim][NB] bin contributions */
+  double *gs;           /* refinement scratch */
+  double *pavg;         /* [3 ncomp] the cut region's avg, var, chisq */
+  double *scr;          /* the allocation of the scratch above */
+} suave;
+
+/* region.c */
+sreg *gcuba_suave_region_new(const suave *s, long long n, long long nown);
+void gcuba_suave_region_ptrs(const suave *s, sreg *r);
+/* draws nnew points of region r (its bounds and grids) into x, w, bin:
+   the set's weights 2^-div/nnew times the grids' factors */
+void gcuba_suave_draw(suave *s, const sreg *r, long long nnew, double *x,
+                      double *w, unsigned char *bin);
+/* r's estimate from its sets (avg, var, chisq, df) */
+void gcuba_suave_region_estimate(const suave *s, sreg *r);
+/* the axis to cut r at and the new samples of each half, for component
+   comp with r's error err */
+void gcuba_suave_cut_plan(suave *s, const sreg *r, int comp, double err,
+                          int *dim, long long *nl, long long *nr);
+/* r's samples into the halves L and R cut on axis dim (the sets' ends
+   kept on either side); returns the samples of L */
+void gcuba_suave_share(const suave *s, const sreg *r, int dim, sreg *L,
+                       sreg *R);
+/* L's and R's bounds and grids from r's, the grids refined on r's own
+   set first, axis dim's grid stretched over each half */
+void gcuba_suave_halves(suave *s, const sreg *r, int dim, sreg *L, sreg *R);
+
+/* state.c: 0 or a fail code; load: 1 resumed, 0 none, < 0 fail code */
+int gcuba_suave_save_state(suave *s);
+int gcuba_suave_load_state(suave *s);
+
+#endif
