@@ -80,7 +80,7 @@ void gcuba_suave_region_estimate(const suave *s, sreg *r);
 void gcuba_suave_cut_plan(suave *s, const sreg *r, int comp, double err,
                           int *dim, long long *nl, long long *nr);
 /* r's samples into the halves L and R cut on axis dim (the sets' ends
-   kept on either side); returns the samples of L */
+   kept on either side) */
 void gcuba_suave_share(const suave *s, const sreg *r, int dim, sreg *L,
                        sreg *R);
 /* L's and R's bounds and grids from r's, the grids refined on r's own
