@@ -63,8 +63,14 @@ typedef struct suave {
   double *marg;         /* [ndim][NB] bin contributions */
   double *gs;           /* refinement scratch */
   double *pavg;         /* [3 ncomp] the cut region's avg, var, chisq */
+  double *set;          /* a region's sets: [nset][SETW(ncomp)] */
+  long long setcap;     /* sets it holds */
   double *scr;          /* the allocation of the scratch above */
 } suave;
+
+/* the doubles of one set's record in suave.set: N, m, then per component
+   its sum, sum of squares, largest deviation */
+#define SETW(nc) (2 + 3 * (size_t)(nc))
 
 /* region.c */
 sreg *gcuba_suave_region_new(const suave *s, long long n, long long nown);
@@ -74,7 +80,7 @@ void gcuba_suave_region_ptrs(const suave *s, sreg *r);
 void gcuba_suave_draw(suave *s, const sreg *r, long long nnew, double *x,
                       double *w, unsigned char *bin);
 /* r's estimate from its sets (avg, var, chisq, df) */
-void gcuba_suave_region_estimate(const suave *s, sreg *r);
+int gcuba_suave_region_estimate(suave *s, sreg *r);
 /* the axis to cut r at and the new samples of each half, for component
    comp with r's error err */
 void gcuba_suave_cut_plan(suave *s, const sreg *r, int comp, double err,
