@@ -87,16 +87,18 @@ static void check_demo(void)
 }
 
 /* the suite's integrands at their analytic values: every fail = 0
-   within the tolerance.  (f3 8D, f4 5D, f6 6D and f7 8D at 1e-2 get
-   false claims from gSuave, 2 to 97% off, as peaks that 1000 samples a
-   step find late: open in issue 47) */
+   within the tolerance.  f3 8D, f6 6D and f7 8D at 1e-2: Cuba's Suave
+   claims them 2 to 60% off, gSuave's chi^2 rule refuses the claim.
+   (f4 5D, a narrow peak at the centre that the first 17000 samples
+   miss, still gets a false claim, as from Cuba: open in issue 47) */
 static void check_suite(void)
 {
   static const struct {
     int idx;
     double epsrel;
     long long maxeval;
-  } cases[] = {{2, 1e-2, 400000}, {2, 1e-3, 400000}, {11, 1e-2, 400000}};
+  } cases[] = {{2, 1e-2, 400000}, {2, 1e-3, 400000}, {11, 1e-2, 400000},
+               {3, 1e-2, 300000},  {9, 1e-2, 300000},  {10, 1e-2, 300000}};
   int i;
   for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
     const struct suite_case *sc = &suite_cases[cases[i].idx];
