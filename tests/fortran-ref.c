@@ -80,6 +80,15 @@ static gintegrand_t in(int form, void *integrand)
       mineval, maxeval, nstart, nincrease, nbatch, gridno, statefile, spin,    \
       neval, fail, integral, error, prob
 
+#define SUAVE_ARGS(N)                                                          \
+  const int *form, const int *ndim, const int *ncomp, void *integrand,         \
+      void *userdata, const N *nvec, const double *epsrel,                     \
+      const double *epsabs, const int *flags, const int *seed,                 \
+      const N *mineval, const N *maxeval, const N *nnew, const N *nmin,        \
+      const double *flatness, const char *statefile, void *spin,               \
+      int *nregions, N *neval, int *fail, double *integral, double *error,     \
+      double *prob
+
 /* refX_: the integrand as form says; refXd_: the same (form 2), under a
    second name for Fortran interfaces that take a type(gcuba_integrand) */
 void refcuhre_(CUHRE_ARGS(int));
@@ -119,6 +128,24 @@ void llrefvegas_(VEGAS_ARGS(long long))
            *epsabs, *flags, *seed, *mineval, *maxeval, *nstart, *nincrease,
            *nbatch, *gridno, statefile, spin, neval, fail, integral, error,
            prob);
+}
+
+void refsuave_(SUAVE_ARGS(int));
+void llrefsuave_(SUAVE_ARGS(long long));
+void refsuave_(SUAVE_ARGS(int))
+{
+  gSuave(*ndim, *ncomp, in(*form, integrand), userdata, *nvec, *epsrel,
+         *epsabs, *flags, *seed, *mineval, *maxeval, *nnew, *nmin,
+         *flatness, statefile, spin, nregions, neval, fail, integral, error,
+         prob);
+}
+
+void llrefsuave_(SUAVE_ARGS(long long))
+{
+  llgSuave(*ndim, *ncomp, in(*form, integrand), userdata, *nvec, *epsrel,
+           *epsabs, *flags, *seed, *mineval, *maxeval, *nnew, *nmin,
+           *flatness, statefile, spin, nregions, neval, fail, integral,
+           error, prob);
 }
 
 void refcuhred_(CUHRE_ARGS(int)) { refcuhre_(CUHRE_PASS); }

@@ -82,6 +82,21 @@ module ftest
     end subroutine llrefcuhred
   end interface llrefcuhre
 
+  interface refsuave
+    subroutine refsuave(form, ndim, ncomp, integrand, userdata, nvec, &
+        epsrel, epsabs, flags, seed, mineval, maxeval, nnew, nmin, flatness, &
+        statefile, spin, nregions, neval, fail, integral, error, prob)
+      integer :: form, ndim, ncomp, nvec, flags, seed, mineval, maxeval, &
+        nnew, nmin, nregions, neval, fail
+      external :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, spin
+      type(*), dimension(*) :: userdata, spin
+      double precision :: epsrel, epsabs, flatness, integral(*), error(*), &
+        prob(*)
+      character(len=*) :: statefile
+    end subroutine refsuave
+  end interface
+
   interface refvegas
     subroutine refvegas(form, ndim, ncomp, integrand, userdata, nvec, &
         epsrel, epsabs, flags, seed, mineval, maxeval, nstart, nincrease, &
@@ -351,6 +366,16 @@ program module_test
   c%neval = ne
   call tapok(same(f, c) .and. f%fail == GCUBA_FAIL_ABORT, &
     'gcuhre: integrand returns -999: fail -99')
+
+  ! ---- gSuave: through the module's interface, equal to C
+  f = run(); c = run()
+  call gsuave(4, 1, fparam5, p, 1, 1d-3, 1d-20, 0, 0, 0, 1000000, 1000, 2, &
+    25d0, "", spin8, f%nregions, ne, f%fail, f%integral, f%error, f%prob)
+  f%neval = ne
+  call refsuave(0, 4, 1, fparam5, p, 1, 1d-3, 1d-20, 0, 0, 0, 1000000, 1000, &
+    2, 25d0, nul, spin8, c%nregions, ne, c%fail, c%integral, c%error, c%prob)
+  c%neval = ne
+  call vegasok(f, c, 1, p%a/4**4, 'gsuave 5-argument form, type(param)')
 
   ! ---- gVegas and llgVegas
   f = run(); c = run()
