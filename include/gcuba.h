@@ -117,9 +117,9 @@ typedef const struct gcuba_integrand *gintegrand_t;
   X(-4, GCUBA_FAIL_TOLERANCE, "negative or NaN tolerance (epsrel, epsabs)")    \
   X(-5, GCUBA_FAIL_EVALS, "bad evaluation limits (mineval, maxeval, nvec)")    \
   X(-6, GCUBA_FAIL_PARAM,                                                      \
-    "bad nstart, nincrease, nbatch or gridno, or GPU userdata without size")  \
+    "bad routine parameter (nstart, nnew, ...) or GPU userdata without size") \
   X(-7, GCUBA_FAIL_ABI,                                                        \
-    "integrand descriptor from another gcuba version: recompile it")           \
+    "not a gcuba integrand, or one compiled against another gcuba.h")         \
   X(-8, GCUBA_FAIL_NOTAVAIL, "routine not available in this build")           \
   X(-9, GCUBA_FAIL_NAN, "the integrand returned NaN or Inf")                   \
   X(-10, GCUBA_FAIL_NOMEM, "out of host memory")                               \
@@ -373,5 +373,8 @@ gintegrand_t gcuba_host_integrand(gcuba_host_fn f, int nvec_form);
   GCUBA_DEFINE_OBJ_(name)                                                      \
   static int name##_gcuba_fn_
 #endif
+
+/* a plain Cuba integrand passed to any g routine (C11, C++) */
+#include "gcuba/plain.h"
 
 #endif /* GCUBA_H */

@@ -33,8 +33,33 @@ GCUBA_INTEGRAND(Integrand)(const int *ndim, const double x[], const int *ncomp,
 }
 GCUBA_DECLARE_INTEGRAND(Integrand);
 X
+# a plain Cuba integrand, no cast, no wrapper (C11 and C++)
+cat > "$tmp/p.c" <<'X'
+#include <gcuba.h>
+static int Integrand(const int *ndim, const double x[], const int *ncomp,
+                     double f[], void *userdata)
+{
+  (void)ndim; (void)ncomp; (void)userdata;
+  f[0] = x[0] * x[1];
+  return 0;
+}
+int main(void)
+{
+  int nregions, neval, fail;
+  double integral[1], error[1], prob[1];
+  gCuhre(2, 1, Integrand, 0, 1, 1e-3, 0, 0, 0, 1000, 0, 0, 0, &nregions,
+         &neval, &fail, integral, error, prob);
+  gVegas(2, 1, Integrand, 0, 1, 1e-3, 0, 0, 0, 0, 1000, 100, 100, 100, 0,
+         0, 0, &neval, &fail, integral, error, prob);
+  gSuave(2, 1, Integrand, 0, 1, 1e-3, 0, 0, 0, 0, 1000, 100, 2, 25, 0, 0,
+         &nregions, &neval, &fail, integral, error, prob);
+  gRomberg(1, Integrand, 0, 1, 1e-3, 0, 0, 0, 1000, &neval, &fail,
+           integral, error, prob);
+  return 0;
+}
+X
 . "$top_srcdir/tests/tap.sh"
-echo "1..6"
+echo "1..8"
 t "gcuba.h compiles with $CC -std=c99 -pedantic -Wall -Wextra -Werror" \
   $CC -std=c99 -pedantic -Wall -Wextra -Werror $inc -c "$tmp/a.c" -o "$tmp/a.o"
 t "an integrand file compiles as strict C99" \
@@ -48,9 +73,16 @@ if [ -n "$CXX" ] && command -v "${CXX%% *}" > /dev/null 2>&1; then
     $CXX -x c++ -Wall -Wextra -pedantic -Werror $inc -c "$tmp/b.c" -o "$tmp/bc.o"
   t "C++ integrand object has unmangled external linkage" \
     sh -c "nm '$tmp/bc.o' | grep -q ' [DdRr] Integrand\$'"
+  t "a plain Cuba integrand goes to every routine without a cast in C++" \
+    $CXX -x c++ -Wall -Wextra -pedantic -Werror $inc -c "$tmp/p.c" \
+    -o "$tmp/pc.o"
 else
-  n=$((n + 3))
+  n=$((n + 4))
   echo "ok 4 # SKIP no C++ compiler"
   echo "ok 5 # SKIP no C++ compiler"
   echo "ok 6 # SKIP no C++ compiler"
+  echo "ok 7 # SKIP no C++ compiler"
 fi
+t "a plain Cuba integrand goes to every routine without a cast in C11" \
+  $CC -std=c11 -pedantic -Wall -Wextra -Werror $inc -c "$tmp/p.c" \
+  -o "$tmp/p.o"

@@ -9,6 +9,10 @@
 #include "config.h"
 #endif
 #include <stddef.h>
+/* (the library defines the routines: no plain-integrand macros) */
+#ifndef GCUBA_NO_PLAIN_INTEGRANDS
+#define GCUBA_NO_PLAIN_INTEGRANDS
+#endif
 #include "gcuba.h"
 #include "common/settings.h"
 

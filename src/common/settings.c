@@ -23,6 +23,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+/* (the library defines the routines: no plain-integrand macros) */
+#ifndef GCUBA_NO_PLAIN_INTEGRANDS
+#define GCUBA_NO_PLAIN_INTEGRANDS
+#endif
 #include "gcuba.h"
 #include "common/settings.h"
 
