@@ -136,6 +136,12 @@ int gcuba_plan_backend(gcuba_call *c, int gpu_impl, int cpu_only)
   }
   gcuba_log(c, 1, "backend cpu (%d thread%s)", c->threads,
             c->threads > 1 ? "s" : "");
+#ifdef HAVE_CUDA
+  if (c->verbose >= 1 && !has_gpu_code && want == GCUBA_WANT_AUTO &&
+      gcuba_cuda_device_count() > 0)
+    gcuba_log(c, 1, "the integrand is a host function: define it with "
+              "GCUBA_INTEGRAND and compile it with nvcc to run on the GPU");
+#endif
   return GCUBA_BK_CPU;
 }
 
