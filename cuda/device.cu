@@ -127,6 +127,25 @@ int gcuba_cuda_pointer_device(const void *p)
   return at.type == cudaMemoryTypeDevice ? at.device : -1;
 }
 
+int gcuba_cuda_reads_in_place(const void *p)
+{
+  cudaPointerAttributes at;
+  int dev = 0, pageable = 0;
+  if (!p || gcuba_cuda_device_count() == 0) return 0;
+  if (cudaPointerGetAttributes(&at, p) == cudaSuccess &&
+      (at.type == cudaMemoryTypeDevice || at.type == cudaMemoryTypeManaged ||
+       at.type == cudaMemoryTypeHost))
+    return 1;
+  (void)cudaGetLastError();
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess,
+                             dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return pageable != 0;
+}
+
 int gcuba_cuda_check(gcuba_call *c, cudaError_t e, const char *what,
                      const char *file, int line)
 {
@@ -159,6 +178,13 @@ int gcuba_device_userdata(gcuba_call *c, void *u, size_t bytes,
     return 0;
   }
   (void)cudaGetLastError();
+  /* no size: read where it is when the GPU can (page-locked host memory,
+     pageable memory on HMM/ATS systems; src/plan/plan.c has moved the
+     call to the CPU where it cannot, unless GCUBA_DEVICE=gpu) */
+  if (bytes == 0 && gcuba_cuda_reads_in_place(u)) {
+    *ud = u;
+    return 0;
+  }
   if (bytes == 0)
     return gcuba_fail(c, GCUBA_FAIL_PARAM,
                       "userdata is a host pointer: give its size with "

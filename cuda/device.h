@@ -32,6 +32,11 @@ int gcuba_cuda_copy_peer(void *dst, int ddev, const void *src, int sdev,
 int gcuba_cuda_wait(void *stream);
 /* the GPU whose memory p is (-1: host, managed or not known) */
 int gcuba_cuda_pointer_device(const void *p);
+/* 1 when the current GPU can read p where it is: device, managed or
+   page-locked (registered) host memory, or any host memory on a system
+   whose GPU reads pageable memory (cudaDevAttrPageableMemoryAccess: HMM
+   or ATS); else 0 */
+int gcuba_cuda_reads_in_place(const void *p);
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,12 @@ int gcuba_cuda_current(void) { return -1; }
 
 void gcuba_cuda_restore(int dev) { (void)dev; }
 
+int gcuba_cuda_reads_in_place(const void *p)
+{
+  (void)p;
+  return 0;
+}
+
 int gcuba_cuda_pointer_device(const void *p)
 {
   (void)p;

@@ -309,10 +309,11 @@ void gcuba_release(void);
    copy n bytes at `userdata' to device memory before integrating and pass
    the copy (a plain parameter struct: pointers inside it are not
    followed and must themselves point to device memory).  0 (the default)
-   passes userdata unchanged, which is right for NULL and for pointers to
-   device or managed memory; a host pointer without a size is refused on
-   the GPU (fail GCUBA_FAIL_PARAM).  The CPU backend always passes userdata
-   unchanged. */
+   passes userdata unchanged, which is right for NULL, for pointers to
+   device, managed or page-locked memory, and for host memory on systems
+   whose GPU reads pageable memory; elsewhere a call with a host pointer
+   and no size runs on CPU threads (GCUBA_DEVICE=gpu: fail
+   GCUBA_FAIL_PARAM).  The CPU backend always passes userdata unchanged. */
 void gcuba_userdata_size(size_t bytes);
 
 /* An integrand made from a plain Cuba host function (integrand_t),

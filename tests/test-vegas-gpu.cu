@@ -291,10 +291,29 @@ int main(void)
   run("gpu", fabort_cu, 2, 1, NULL, 1e-3, 0, 1000000, 10000, 0, &a);
   ok(a.fail == GCUBA_FAIL_ABORT && a.neval == 0, "-999 on the GPU: fail %d",
      a.fail);
-  run("gpu", fparam_cu, 3, 1, &p, 1e-3, 0, 1000000, 10000, 0, &a);
-  ok(a.fail == GCUBA_FAIL_PARAM,
-     "userdata in host memory on the GPU: fail %d (%s)", a.fail,
-     gcuba_strerror(a.fail));
+  {
+    /* host userdata of no known size: read in place where the GPU reads
+       pageable memory (HMM/ATS), else refused under GCUBA_DEVICE=gpu and
+       run on CPU threads under auto */
+    int dev = 0, pageable = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, dev);
+    run("gpu", fparam_cu, 3, 1, &p, 1e-3, 0, 100000000, 10000, 10000, &a);
+    if (pageable)
+      ok(a.fail == 0 && fabs(a.I[0] - 2.5 / 64) <= 4 * a.E[0],
+         "userdata in host memory, no size, GCUBA_DEVICE=gpu: read in "
+         "place (pageable memory access), %.12g +- %.2g", a.I[0], a.E[0]);
+    else
+      ok(a.fail == GCUBA_FAIL_PARAM,
+         "userdata in host memory, no size, GCUBA_DEVICE=gpu: fail %d (%s)",
+         a.fail, gcuba_strerror(a.fail));
+    run("auto", fparam_cu, 3, 1, &p, 1e-3, 0, 100000000, 10000, 10000, &a);
+    ok(a.fail == 0 && fabs(a.I[0] - 2.5 / 64) <= 4 * a.E[0] &&
+           !strcmp(a.backend, pageable ? "gpu" : "cpu"),
+       "userdata in host memory, no size, auto: on the %s (pageable "
+       "memory access %d), %.12g +- %.2g", a.backend, pageable, a.I[0],
+       a.E[0]);
+  }
   gcuba_userdata_size(sizeof p);
   run("gpu", fparam_cu, 3, 1, &p, 1e-3, 0, 100000000, 10000, 10000, &a);
   gcuba_userdata_size(0);
