@@ -16,7 +16,7 @@ if [ -f "$prefix/lib/gcuba/finclude/gcuba.mod" ] ||
   command -v "${FC:-gfortran}" > /dev/null 2>&1 && fortran=ON
 fi
 cat > "$tmp/src/CMakeLists.txt" <<X
-cmake_minimum_required(VERSION 3.10)
+cmake_minimum_required(VERSION 3.12)
 project(gcuba_consumer C)
 find_package(gcuba 0.1 REQUIRED)
 add_executable(consumer consumer.c)
