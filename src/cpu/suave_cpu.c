@@ -4,22 +4,18 @@
    on the thread count.  A step of gSuave evaluates about nnew points
    (1000 in Cuba's demo): for a cheap integrand that is a few
    microseconds, less than waking the threads costs, so the threads used
-   follow the integrand's measured cost: one per MINNS of work (and one
-   per MINWORK points), the cost measured on a serial piece whenever a
-   call runs on one thread.  This file is part of gcuba. */
+   follow the integrand's measured cost (src/cpu/work.h, gVegas's rule),
+   measured on a serial piece whenever a call runs on one thread.  This file is part of gcuba. */
 #include <math.h>
 #include <stdlib.h>
 #include "suave/suave.h"
 #include "vegas/backend.h"
 #include "gcuba/detail/gpu_ops.h"
 #include "common/pool.h"
+#include "cpu/work.h"
 
 /* points per item of a shared loop */
 #define CHUNK 64
-/* points per thread below which fewer threads are used */
-#define MINWORK 16384
-/* nanoseconds of work per thread beyond which more are used */
-#define MINNS 1e6
 
 typedef struct {
   gcuba_call *c;
@@ -93,7 +89,6 @@ static int eval(void *ctx, long long n, const double *x, const double *w,
                 int iter, double *f)
 {
   cpu *t = (cpu *)ctx;
-  double work;
   int nt, st;
   t->n = n;
   t->x = x;
@@ -101,10 +96,9 @@ static int eval(void *ctx, long long n, const double *x, const double *w,
   t->f = f;
   t->iter = iter;
   t->abort = 0;
-  work = 1 + (double)n / MINWORK;
-  if (t->ns > 0 && (double)n * t->ns / MINNS > work)
-    work = (double)n * t->ns / MINNS;
-  nt = t->ns < 0 ? 1 : work < t->nthreads ? (int)work : t->nthreads;
+  nt = t->ns < 0 ? 1
+                 : gcuba_cpu_threads(n, t->ns, t->nthreads,
+                                     (n + CHUNK - 1) / CHUNK);
   if (nt <= 1) {
     /* serial: measure the cost on the way */
     const double t0 = gcuba_now_ms();

@@ -15,14 +15,12 @@
 #include "common/coll.h"
 #include "gcuba/detail/gpu_ops.h"
 #include "common/pool.h"
+#include "cpu/work.h"
 
 /* most points per call of an nvec-form integrand */
 #define BATCH 1024
-/* samples per thread below which fewer threads are used */
-#define MINWORK 16384
-/* and, once the integrand's cost is known (measured on the call's first
-   samples), nanoseconds of work per thread beyond which more are used */
-#define MINNS 1e6
+/* the threads a slice gets: src/cpu/work.h (the integrand's cost is
+   measured on the call's first samples) */
 /* the fewest nanoseconds of work one grab of chunks holds */
 #define GRABNS 50000.0
 /* slices of at most this many groups are shared out chunk by chunk when
@@ -529,18 +527,11 @@ static void bins(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t c0,
   }
 }
 
-/* threads for n samples in `units' pieces (groups or chunks): one per
-   MINWORK samples, or more, one per MINNS of measured work, when the
-   integrand is costly; no more than the pieces */
+/* threads for n samples in `units' pieces (groups or chunks):
+   gcuba_cpu_threads */
 static int slice_threads(const cpu *t, int64_t n, int64_t units)
 {
-  double work = 1 + (double)n / MINWORK;
-  int nt;
-  if (t->ns > 0 && (double)n * t->ns / MINNS > work)
-    work = (double)n * t->ns / MINNS;
-  nt = work < t->nthreads ? (int)work : t->nthreads;
-  if (nt > units) nt = (int)units;
-  return nt < 1 ? 1 : nt;
+  return gcuba_cpu_threads(n, t->ns, t->nthreads, units);
 }
 
 /* a slice's shared loops (common/pool.h): its chunks, its groups, or

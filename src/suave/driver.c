@@ -326,14 +326,14 @@ static int setup(suave *s)
   /* u, fl, fn, marg (+ one grid), the refinement's scratch, the totals
      and the region cut's estimates */
   s->scr = (double *)malloc(
-      sizeof(double) * ((size_t)nd + 2 * (size_t)nd + 10 * (size_t)nc +
+      sizeof(double) * ((size_t)nd + 2 * (size_t)nd + (size_t)nc +
                         2 * (size_t)nd + (size_t)nd * NB + NB + 1 +
                         GCUBA_VEGAS_GRID_SCRATCH(NB) + 8 * (size_t)nc));
   if (!s->scr) return nomem(s, "scratch");
   p = s->scr;
   s->u = p;
   s->fl = p += nd;
-  s->fn = (long long *)(p += 2 * nd + 10 * nc);
+  s->fn = (long long *)(p += 2 * nd + nc);
   s->marg = p += 2 * nd;
   s->gs = p += (size_t)nd * NB + NB + 1;
   s->tavg = p += GCUBA_VEGAS_GRID_SCRATCH(NB);

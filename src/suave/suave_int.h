@@ -58,7 +58,8 @@ typedef struct suave {
   double *sx, *sw, *sf; /* the points of one step: [m][ndim], [m], [m][ncomp] */
   unsigned char *sb;    /* [m][ndim] */
   long long scap;       /* m they hold */
-  double *fl;           /* [2 ndim] fluctuations of the halves */
+  double *fl;           /* [2 ndim] fluctuations of the halves, then
+                           [ncomp] the components' scales (a cut) */
   long long *fn;        /* [2 ndim] their samples */
   double *marg;         /* [ndim][NB] bin contributions */
   double *gs;           /* refinement scratch */
