@@ -104,6 +104,8 @@ static void run(vegas *v)
     v->ubest = 0;
     v->expo = 0;
     v->frozen = 0;
+    v->nfine = 0;
+    gcuba_vegas_chase_record(v);
   }
   if (v->adapt_max >= 0 && v->nadapt >= v->adapt_max && !v->frozen) {
     v->frozen = FROZEN;

@@ -39,7 +39,13 @@
                               while iterations are still to grow past
                               POLISH_GROW times its size */
 #define NMIN_WINDOW 3      /* iterations in the window for fail = 0 */
-#define STATE_VERSION 5
+#define STATE_VERSION 6
+#define NCHASE 4           /* rule 6: the refinements over which the map's
+                              edge bins may shrink by at most ... */
+#define CHASE_MIN 0.25     /* ... this factor for fail = 0
+                              (gcuba_vegas_chase) */
+#define CHASE_DEPTH 1e-10  /* rule 6: no fail = 0 while an edge bin is
+                              narrower than this share of a uniform bin */
 #define KAPPA 0.1          /* no fail = 0 while one sample moves the
                               combination by more than this share of the
                               tolerance */
@@ -84,6 +90,10 @@ typedef struct {
   double expo;             /* the exponent of the variance's fall with the
                               samples, measured at the polish (0: none) */
   int frozen;              /* 0 adapting, else FROZEN .. POLISH_DONE */
+  long long nfine;         /* grids recorded in fine (the first and every
+                              refinement's) */
+  double fine[NCHASE + 1]; /* [i % (NCHASE + 1)]: the narrowest edge bin
+                              of grid i, times the bins (gcuba_vegas_chase) */
   double *gold;            /* POLISHED: the grid before the polish */
   long long hcap;
   double *hI, *hV;         /* [k * ncomp + comp] iteration results */
@@ -129,6 +139,8 @@ int gcuba_vegas_converged(vegas *v);
 void gcuba_vegas_settle(vegas *v);
 void gcuba_vegas_bin_weights(vegas *v);
 void gcuba_vegas_refine(vegas *v, int floor);
+void gcuba_vegas_chase_record(vegas *v);
+double gcuba_vegas_chase(const vegas *v);
 int gcuba_vegas_set_nb(vegas *v, int nb, int rebin);
 int gcuba_vegas_grow_target(vegas *v, long long calls);
 

@@ -230,6 +230,19 @@ int gcuba_vegas_converged(vegas *v)
       return 0;
     }
   }
+  if (!(v->fine[(v->nfine - 1) % (NCHASE + 1)] >= CHASE_DEPTH)) {
+    gcuba_log(c, 2, "tolerance met, but the map's narrowest edge bin is "
+              "%.3g of a uniform one: an integrable singularity at the "
+              "boundary", v->fine[(v->nfine - 1) % (NCHASE + 1)]);
+    return 0;
+  }
+  if (!(gcuba_vegas_chase(v) >= CHASE_MIN)) {
+    gcuba_log(c, 2, "tolerance met, but the map's edge bins are still "
+              "shrinking (by %.3g over %d refinements): an integrable "
+              "singularity at the boundary is not yet resolved",
+              1 / gcuba_vegas_chase(v), NCHASE);
+    return 0;
+  }
   if (!(window_prob(v, v->wstart) <= P_CLAIM)) {
     gcuba_log(c, 2, "tolerance met, but the iterations are not consistent "
               "(chi^2 probability %.4f > %.2f)", window_prob(v, v->wstart),

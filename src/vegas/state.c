@@ -56,6 +56,8 @@ int gcuba_vegas_state_payload(vegas *v, gcuba_buf *pb, int file)
   gcuba_buf_put(&b, v->hV, sizeof(double) * nh);
   gcuba_buf_put(&b, v->hX, sizeof(double) * nh);
   gcuba_buf_put(&b, v->hcalls, sizeof(long long) * v->k);
+  gcuba_buf_put(&b, &v->nfine, sizeof v->nfine);
+  gcuba_buf_put(&b, v->fine, sizeof v->fine);
   if (v->nrp > 0) {
     /* adaptive stratification: what the next allocation starts from */
     gcuba_buf_put(&b, &v->nrp, sizeof v->nrp);
@@ -110,7 +112,8 @@ int gcuba_vegas_load_state(vegas *v)
                         2 * sizeof(int) + 2 * sizeof(double) * ng +
                         (size_t)(k >= 0 ? k : 0) *
                             (3 * sizeof(double) * v->ncomp +
-                             sizeof(long long));
+                             sizeof(long long)) +
+                        sizeof v->nfine + sizeof v->fine;
     long long nrp = 0;
     /* an adaptive stratification's cubes after the history
        (gcuba_vegas_state_payload) */
@@ -158,6 +161,8 @@ int gcuba_vegas_load_state(vegas *v)
     gcuba_buf_get(&b, v->hV, sizeof(double) * k * v->ncomp);
     gcuba_buf_get(&b, v->hX, sizeof(double) * k * v->ncomp);
     gcuba_buf_get(&b, v->hcalls, sizeof(long long) * k);
+    gcuba_buf_get(&b, &v->nfine, sizeof v->nfine);
+    gcuba_buf_get(&b, v->fine, sizeof v->fine);
     if (v->nrp > 0) {
       long long h, nrp;
       gcuba_buf_get(&b, &nrp, sizeof nrp);
@@ -170,7 +175,8 @@ int gcuba_vegas_load_state(vegas *v)
       v->units_put = !bad;
     }
     bad = bad || b.bad || v->nsamples < 2 || c->neval < 0 || v->wstart < 0 ||
-          v->wstart > k || v->frozen < 0 || v->frozen > POLISH_DONE;
+          v->wstart > k || v->frozen < 0 || v->frozen > POLISH_DONE ||
+          v->nfine < 1;
     for (a = 0; a < v->ngrids && !bad; ++a)
       bad = !gcuba_vegas_grid_check(v->grid + (size_t)a * (v->nb + 1),
                                     v->nb) ||
