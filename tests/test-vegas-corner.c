@@ -12,11 +12,12 @@
      gVegas claimed x^-0.9 y^-0.5 at 1e-2 for 39 of 40 seeds, 38 of them
      more than 6 errors off.
    - x^-0.3 y^-0.3 z^-0.3 and x^-0.5 with x^-0.3 on three more axes (4-D)
-     at 1e-2 are still claimed for most seeds, and every claim of the
-     battery lies within 4 errors of the truth.
-   Not asserted (doc/vegas.md, rule 6): between, x^-0.6 and x^-0.7 at
-   1e-2 are claimed for about half the seeds, 3-9% of those claims more
-   than 4 errors off.
+     at 1e-2 are still claimed for most seeds;
+   - no call ends with a negative fail code, and over all claims of the
+     battery, with x^-0.6 y^-0.6 and x^-0.7 y^-0.2 at 1e-2 besides (whose
+     edge bins shrink slowly), none lies more than 6 errors from the
+     truth and at most 2% more than 4 (2 of 113 here; bench/bench-edges
+     measures the rate on 100 seeds).
    This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
@@ -48,7 +49,7 @@ GCUBA_INTEGRAND(cornerf)(const int *ndim, const double x[],
   return 0;
 }
 
-static int claims, far4, far6;
+static int claims, far4, far6, errors;
 
 /* seeds 1..NSEED; returns the claims; counts those beyond 4 and 6 errors */
 static int battery(const struct corner *c, double epsrel, double *worst)
@@ -64,6 +65,7 @@ static int battery(const struct corner *c, double epsrel, double *worst)
     llgVegas(c->ndim, 1, cornerf, (void *)c, 1, epsrel, 1e-30, 0, seed, 0,
              MAXEVAL, 1000, 500, 1000, 0, NULL, NULL, &neval, &fail, &I,
              &E, &P);
+    errors += fail < 0;
     if (fail) continue;
     ++conv;
     z = fabs(I - T) / E;
@@ -109,9 +111,12 @@ int main(void)
                              c95 = {2, 0, {0.95, 0.95}},
                              c6 = {6, 0, {0.9, 0.1, 0.1, 0.1, 0.1, 0.1}},
                              p3 = {3, 0, {0.3, 0.3, 0.3}},
-                             p5 = {4, 0, {0.5, 0.3, 0.3, 0.3}};
+                             p5 = {4, 0, {0.5, 0.3, 0.3, 0.3}},
+                             p6 = {2, 0, {0.6, 0.6}},
+                             p7 = {2, 0, {0.7, 0.2}};
   int face;
   setenv("GCUBA_DEVICE", CORNER_DEVICE, 1);
+  gcuba_userdata_size(sizeof(struct corner)); /* (the GPU copies it) */
   plan(4 * 4 + 4 + 1);
   never("x^-0.9 y^-0.5", c2);
   never("x^-0.9 y^-0.5 z^-0.5", c3);
@@ -121,7 +126,16 @@ int main(void)
     some("x^-0.3 y^-0.3 z^-0.3", p3, face, 1e-2, 18);
     some("x^-0.5, x^-0.3 on three more axes", p5, face, 1e-2, 12);
   }
-  ok(far4 == 0, "all %d claims within 4 errors (%d more than 4 errors "
-     "off, %d more than 6)", claims, far4, far6);
+  for (face = 0; face < 2; ++face) {
+    struct corner a = p6, b = p7;
+    double worst;
+    a.face = b.face = face;
+    battery(&a, 1e-2, &worst);
+    battery(&b, 1e-2, &worst);
+  }
+  ok(far6 == 0 && far4 * 50 <= claims && errors == 0,
+     "all %d claims: %d more than 4 errors off (at most 2%%), %d more "
+     "than 6; %d calls with a negative fail code", claims, far4, far6,
+     errors);
   return done();
 }

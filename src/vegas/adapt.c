@@ -122,9 +122,14 @@ void gcuba_vegas_refine(vegas *v, int floor)
    floored refinement that freezes the map narrows a singular edge bin
    once more by its change of form alone: the rule reads the adaptation
    before it).  gcuba_vegas_chase returns the latest over the one NCHASE
-   refinements before (or the first, when fewer, raised to NCHASE / the
-   refinements between, so that it compares with CHASE_MIN whatever
-   their number); 1 when the map has not been refined. */
+   refinements before, or over the first when there were fewer (a map
+   that learns a smooth integrand's edge narrows its edge bin once or
+   twice by a small factor; a singular edge by more than CHASE_MIN at
+   once); 1 when the map has not been refined.  A singular edge chases
+   fast (x^-0.9: by more than CHASE_MIN over NCHASE refinements), deep
+   (below CHASE_DEPTH, where x^-0.95 stalls), or slowly but deep (x^-0.7:
+   below CHASE_SLOW_DEPTH and still narrowing by more than CHASE_SLOW);
+   x^-1/2, whose claims are honest, settles above CHASE_SLOW_DEPTH. */
 void gcuba_vegas_chase_record(vegas *v)
 {
   double w = HUGE_VAL;
@@ -148,7 +153,16 @@ double gcuba_vegas_chase(const vegas *v)
   if (m < 1) return 1;
   r = v->fine[(v->nfine - 1) % (NCHASE + 1)] /
       v->fine[(v->nfine - 1 - m) % (NCHASE + 1)];
-  return m == NCHASE ? r : pow(r, (double)NCHASE / (double)m);
+  return r;
+}
+
+/* rule 6: 1 when the map's edges do not chase (doc/vegas.md) */
+int gcuba_vegas_edge_settled(const vegas *v)
+{
+  const double depth = v->fine[(v->nfine - 1) % (NCHASE + 1)],
+               chase = gcuba_vegas_chase(v);
+  return depth >= CHASE_DEPTH && chase >= CHASE_MIN &&
+         (depth >= CHASE_SLOW_DEPTH || chase >= CHASE_SLOW);
 }
 
 /* v->nb becomes nb: the grid, bin contributions and scratch reallocated,

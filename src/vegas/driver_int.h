@@ -46,9 +46,15 @@
                               (gcuba_vegas_chase) */
 #define CHASE_DEPTH 1e-10  /* rule 6: no fail = 0 while an edge bin is
                               narrower than this share of a uniform bin */
-#define KAPPA 0.1          /* no fail = 0 while one sample moves the
+#define CHASE_SLOW_DEPTH 1e-3 /* ... or narrower than this and ... */
+#define CHASE_SLOW 0.9     /* ... shrank by more than this factor over
+                              NCHASE refinements */
+#define KAPPA 0.35         /* no fail = 0 while one sample moves the
                               combination by more than this share of the
-                              tolerance */
+                              tolerance, ... */
+#define KAPPA_EDGE 0.1     /* ... or this share when an edge bin of the
+                              map is narrower than ... */
+#define EDGE_NARROW 0.05   /* ... this share of a uniform bin */
 #define VARFLOOR (1.0 / 20282409603651670423947251286016.0) /* 2^-104 */
 /* adaptive stratification (GCUBA_VEGAS_BETA > 0): units of VP_NPG
    samples, an iteration of ncall samples has ncall/VP_NPG of them and
@@ -141,6 +147,7 @@ void gcuba_vegas_bin_weights(vegas *v);
 void gcuba_vegas_refine(vegas *v, int floor);
 void gcuba_vegas_chase_record(vegas *v);
 double gcuba_vegas_chase(const vegas *v);
+int gcuba_vegas_edge_settled(const vegas *v);
 int gcuba_vegas_set_nb(vegas *v, int nb, int rebin);
 int gcuba_vegas_grow_target(vegas *v, long long calls);
 
