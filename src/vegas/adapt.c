@@ -149,17 +149,21 @@ void gcuba_vegas_chase_record(vegas *v)
 double gcuba_vegas_chase(const vegas *v)
 {
   const long long m = v->nfine - 1 < NCHASE ? v->nfine - 1 : NCHASE;
-  double r;
   if (m < 1) return 1;
-  r = v->fine[(v->nfine - 1) % (NCHASE + 1)] /
-      v->fine[(v->nfine - 1 - m) % (NCHASE + 1)];
-  return r;
+  return gcuba_vegas_edge_depth(v) /
+         v->fine[(v->nfine - 1 - m) % (NCHASE + 1)];
+}
+
+/* the narrowest edge bin of the latest grid recorded, times nb */
+double gcuba_vegas_edge_depth(const vegas *v)
+{
+  return v->fine[(v->nfine - 1) % (NCHASE + 1)];
 }
 
 /* rule 6: 1 when the map's edges do not chase (doc/vegas.md) */
 int gcuba_vegas_edge_settled(const vegas *v)
 {
-  const double depth = v->fine[(v->nfine - 1) % (NCHASE + 1)],
+  const double depth = gcuba_vegas_edge_depth(v),
                chase = gcuba_vegas_chase(v);
   return depth >= CHASE_DEPTH && chase >= CHASE_MIN &&
          (depth >= CHASE_SLOW_DEPTH || chase >= CHASE_SLOW);

@@ -147,6 +147,7 @@ void gcuba_vegas_bin_weights(vegas *v);
 void gcuba_vegas_refine(vegas *v, int floor);
 void gcuba_vegas_chase_record(vegas *v);
 double gcuba_vegas_chase(const vegas *v);
+double gcuba_vegas_edge_depth(const vegas *v);
 int gcuba_vegas_edge_settled(const vegas *v);
 int gcuba_vegas_set_nb(vegas *v, int nb, int rebin);
 int gcuba_vegas_grow_target(vegas *v, long long calls);
