@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "tap.h"
+#include "gpu.h"
 #include "gcuba.h"
 
 #ifndef CORNER_DEVICE
@@ -115,6 +116,9 @@ int main(void)
                              p6 = {2, 0, {0.6, 0.6}},
                              p7 = {2, 0, {0.7, 0.2}};
   int face;
+#ifdef CORNER_GPU
+  gpu_required_or_skip();
+#endif
   setenv("GCUBA_DEVICE", CORNER_DEVICE, 1);
   gcuba_userdata_size(sizeof(struct corner)); /* (the GPU copies it) */
   plan(4 * 4 + 4 + 1);
@@ -137,5 +141,5 @@ int main(void)
      "all %d claims: %d more than 4 errors off (at most 2%%), %d more "
      "than 6; %d calls with a negative fail code", claims, far4, far6,
      errors);
-  return done();
+  return battery_done();
 }
