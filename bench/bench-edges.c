@@ -5,8 +5,9 @@
    (fail = 0), those more than 4 and 6 errors from the truth
    prod 1/(1 - p_i) and those further from it than the tolerance, and the
    mean evaluations; then the totals.  Rule 6
-   of doc/vegas.md is what keeps these claims honest.  The integrands are
-   host functions (CPU threads).
+   of doc/vegas.md is what keeps these claims honest.  The integrand
+   (bench/edges.h, shared with tests/test-vegas-corner) is compiled by
+   the C compiler: CPU threads.
 
    usage: bench-edges [--seeds N] [--maxeval N] [--epsrel LIST]
                       [--cases LIST]
@@ -17,13 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gcuba.h"
+#include "edges.h"
 
-struct edge {
-  int ndim, face;
-  double p[6];
-};
-
-static const struct edge cases[] = {
+static const struct edges cases[] = {
   {2, 0, {0.9, 0.5}},
   {3, 0, {0.9, 0.5, 0.5}},
   {2, 0, {0.95, 0.95}},
@@ -38,19 +35,6 @@ static const struct edge cases[] = {
   {3, 0, {0.3, 0.3, 0.3}},
 };
 #define NCASES (int)(sizeof cases / sizeof cases[0])
-
-static int edgef(const int *ndim, const double x[], const int *ncomp,
-                 double f[], void *userdata)
-{
-  const struct edge *e = (const struct edge *)userdata;
-  double v = 1;
-  int i;
-  (void)ncomp;
-  for (i = 0; i < *ndim; ++i)
-    v *= pow(e->face && (i & 1) ? 1 - x[i] : x[i], -e->p[i]);
-  f[0] = v;
-  return 0;
-}
 
 static int parse_list(const char *s, double *v, int max)
 {
@@ -95,22 +79,20 @@ int main(int argc, char **argv)
     if (!use) continue;
     for (face = 0; face < 2; ++face)
       for (i = 0; i < neps; ++i) {
-        struct edge e = cases[k];
-        double T = 1, worst = 0;
+        struct edges e = cases[k];
+        double T = edges_truth(&e), worst = 0;
         char ps[64];
         int seed, d, n = 0, b4 = 0, b6 = 0, bt = 0, len = 0;
         long long tot = 0;
         e.face = face;
-        for (d = 0; d < e.ndim; ++d) {
-          T /= 1 - e.p[d];
+        for (d = 0; d < e.ndim; ++d)
           len += snprintf(ps + len, sizeof ps - (size_t)len, "%s%g",
                           d ? "," : "", e.p[d]);
-        }
         for (seed = 1; seed <= nseed; ++seed) {
           long long neval;
           int fail;
           double I, E, P, z;
-          llgVegas(e.ndim, 1, gcuba_host_integrand(edgef, 0), &e, 1,
+          llgVegas(e.ndim, 1, edges_f, &e, 1,
                    eps[i], 1e-30, 0, seed, 0, maxeval, 1000, 500, 1000, 0,
                    NULL, NULL, &neval, &fail, &I, &E, &P);
           tot += neval;

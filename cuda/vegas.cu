@@ -191,7 +191,8 @@ static int allocate(struct vctx *t)
   int rc;
   t->ngvcap = (long long)(t->shared ? 1 : t->ndim) * (t->nbcap + 1);
   t->o_qw = sizeof(double) * t->ngvcap;
-  t->o_fext = t->o_qw + sizeof(double) * nc;
+  t->o_epow = t->o_qw + sizeof(double) * nc;
+  t->o_fext = t->o_epow + sizeof(int) * 2 * t->ndim;
   t->o_tot = t->o_fext + sizeof(ull) * 2 * nc;
   t->o_qmax = t->o_tot + sizeof(double) * 2 * nc;
   t->o_status = t->o_qmax + sizeof(ull);
@@ -218,6 +219,7 @@ static int allocate(struct vctx *t)
     return rc;
   memset(t->h_io, 0, t->io_bytes);
   t->qw = (double *)(t->io + t->o_qw);
+  t->epow = (int *)(t->io + t->o_epow);
   t->fext = (ull *)(t->io + t->o_fext);
   t->tot = (double *)(t->io + t->o_tot);
   t->qmax = (ull *)(t->io + t->o_qmax);

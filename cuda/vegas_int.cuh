@@ -29,14 +29,15 @@ struct vctx {
   void *udcopy;           /* device copy of a host struct (capacity udcap) */
   size_t udcap;
   /* One device block io and its pinned host mirror h_io hold, in this
-     order, the grid (its last ngridvals of ngvcap values), qw, fext, tot,
+     order, the grid (its last ngridvals of ngvcap values), qw, the edge
+     powers (2*ndim ints, gcuba_vegas_map), fext, tot,
      qmax, status and d, so that an iteration's set-up is one copy to the
      device (from the grid when it changed, else from qw, through status)
      and its results one copy back (fext through status, and d while the
      grid adapts); then a counter of the tree kernel's blocks */
   char *io, *h_io;
   long long ngvcap;       /* ngrids * (nbcap + 1) */
-  size_t o_qw, o_fext, o_tot, o_qmax, o_status, o_d, o_cnt, io_bytes;
+  size_t o_qw, o_epow, o_fext, o_tot, o_qmax, o_status, o_d, o_cnt, io_bytes;
   unsigned int *cnt;      /* gcuba_vk_tree_all's blocks done (0 between
                              launches) */
   double *grid;           /* in io: the current grid, ngridvals values */
@@ -49,6 +50,7 @@ struct vctx {
   double *tot;            /* [2*ncomp] */
   double *fj;             /* [slice samples] q of each sample */
   double *qw;             /* [ncomp] weights of q */
+  int *epow;              /* [2*ndim] edge powers (in io) */
   long long fjcap;
   ull *qmax;
   int *status;

@@ -187,8 +187,8 @@ static int coll_slices(struct vctx *t, const gcuba_vegas_iter *it,
 }
 
 /* an iteration's set-up on the device, one copy: the grid when it
-   changed, qw, the extremes, sums and status cleared (and qmax); 0 or a
-   fail code */
+   changed, qw, the edge powers, the extremes, sums and status cleared (and
+   qmax); 0 or a fail code */
 static int prologue(struct vctx *t, const gcuba_vegas_iter *it)
 {
   const size_t from = it->grid_changed
@@ -197,6 +197,8 @@ static int prologue(struct vctx *t, const gcuba_vegas_iter *it)
   int k;
   if (it->grid_changed)
     memcpy(t->h_io + from, it->grid, sizeof(double) * t->ngridvals);
+  for (k = 0; k < 2 * t->ndim; ++k)
+    ((int *)(t->h_io + t->o_epow))[k] = it->epow ? it->epow[k] : 0;
   for (k = 0; k < t->ncomp; ++k) {
     ((double *)(t->h_io + t->o_qw))[k] = it->qw ? it->qw[k] : 0;
     t->h_fext[k] = gcuba_vegas_okey(-HUGE_VAL);
@@ -253,6 +255,7 @@ int gcuba_vc_iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
   L.strat = it->strat;
   L.cpt = cpt;
   L.grid = t->grid;
+  L.epow = it->epow ? t->epow : NULL;
   L.smem_grid = t->ngridvals * 8 <= 24576 ? t->ngridvals * 8 : 0;
   L.userdata = t->ud;
   L.part = t->part;

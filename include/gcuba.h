@@ -33,8 +33,9 @@
       units.
    8: the GPU Cuhre and cut launch blocks carry the integral of each
       region (gCuhreBatch's pipeline runs on the rule kernel of single
-      calls), and the GPU table has no batch kernel. */
-#define GCUBA_ABI_VERSION 8
+      calls), and the GPU table has no batch kernel.
+   9: the GPU Vegas launch block carries the map's edge powers. */
+#define GCUBA_ABI_VERSION 9
 
 #include <stddef.h>
 

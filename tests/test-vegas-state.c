@@ -72,6 +72,27 @@ static int polish_fn(const int *ndim, const double x[], const int *ncomp,
   return 0;
 }
 
+/* x^-0.7 (1 - y)^-0.2 at 1e-2, seed 1, Cuba's nstart 1000 and
+   nincrease 500: the map chases the face x = 0, and its first bin on
+   axis 1 maps by u^2, u^4, u^8 (rule 6's edge powers) after iterations
+   5, 6 and 7; the call ends after 8 */
+static int edge_fn(const int *ndim, const double x[], const int *ncomp,
+                   double f[], void *userdata)
+{
+  (void)ndim;
+  (void)ncomp;
+  (void)userdata;
+  f[0] = pow(x[0], -0.7) * pow(1 - x[1], -0.2);
+  return 0;
+}
+static void edged(long long maxeval, const char *sf, result *r)
+{
+  memset(r, 0, sizeof *r);
+  llgVegas(2, 1, gcuba_host_integrand(edge_fn, 0), NULL, 1, 1e-2, 1e-30, 0,
+           1, 0, maxeval, 1000, 500, 1000, 0, sf, NULL, &r->neval, &r->fail,
+           &r->I, &r->E, &r->P);
+}
+
 static void polished(int abort_iter, const char *sf, result *r)
 {
   memset(r, 0, sizeof *r);
@@ -211,6 +232,37 @@ int main(void)
   polish_resumed("polish repeated", 1.0846560846560847e-02, 15, 11750336,
                  "the second refinement");
   corner = 0;
+  /* the map's edge powers are part of the state */
+  edged(1000000, NULL, &full);
+  ok(full.fail == 0 && fabs(full.I - 1 / (0.3 * 0.8)) <= 4 * full.E,
+     "edge powers, uninterrupted: %.15g +- %.3g, neval %lld", full.I,
+     full.E, full.neval);
+  edged(15000, SF, &a);
+  edged(1000000, SF, &c);
+  ok(a.fail == 1 && a.neval == 13268 && same(&c, &full) && !exists(SF),
+     "edge powers: stopped after iteration 6 (the edge bin at u^4, fail "
+     "%d, neval %lld) and resumed to the same bits", a.fail, a.neval);
+  /* ... and of a grid slot: the second call starts from the first one's
+     map, edge powers included (here the map, frozen at once, still chases
+     the face slowly, so rule 6 refuses fail = 0: an honest fail = 1) */
+  {
+    result s1, s2;
+    memset(&s1, 0, sizeof s1);
+    memset(&s2, 0, sizeof s2);
+    llgVegas(2, 1, gcuba_host_integrand(edge_fn, 0), NULL, 1, 1e-2, 1e-30,
+             0, 1, 0, 1000000, 1000, 500, 1000, 4, NULL, NULL, &s1.neval,
+             &s1.fail, &s1.I, &s1.E, &s1.P);
+    llgVegas(2, 1, gcuba_host_integrand(edge_fn, 0), NULL, 1, 1e-2, 1e-30,
+             0, 2, 0, 1000000, 1000, 500, 1000, 4, NULL, NULL, &s2.neval,
+             &s2.fail, &s2.I, &s2.E, &s2.P);
+    ok(same(&s1, &full) && s2.fail >= 0 &&
+       (s2.fail || fabs(s2.I - 1 / (0.3 * 0.8)) <= 4 * s2.E),
+       "edge powers in slot 4: the second call from the first's map, fail "
+       "%d, %.6g +- %.2g", s2.fail, s2.I, s2.E);
+    llgVegas(2, 1, gcuba_host_integrand(edge_fn, 0), NULL, 1, 1e-2, 1e-30,
+             0, 1, 0, 1000000, 1000, 500, 1000, -4, NULL, NULL, &s1.neval,
+             &s1.fail, &s1.I, &s1.E, &s1.P);
+  }
 #endif
   return battery_done();
 }

@@ -424,11 +424,11 @@ static int chunks(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t j0,
         }
         ++q;
         h->w[n] = gcuba_vegas_map(it->grid, t->nb, t->shared, ndim, x, x,
-                                  h->b + (size_t)n * ndim);
+                                  h->b + (size_t)n * ndim, it->epow);
       } else
         h->w[n] = gcuba_vegas_sample(it->seed, it->iter, it->sobol,
                                      it->qoff, s, cube, k, h->c, it->grid,
-                                     t->nb, t->shared, x,
+                                     t->nb, t->shared, it->epow, x,
                                      h->b + (size_t)n * ndim);
       if (++n == t->batch) {
         if ((rc = flush(t, h, it, n, &a, fj, bb, tid))) return rc;

@@ -46,6 +46,9 @@ typedef struct gcuba_vegas_iter {
   const double *grid;         /* host copy: ndim (or 1 when shared) grids
                                  of nb+1 edges */
   int grid_changed;           /* grid differs from the previous call's */
+  const int *epow;            /* [2*ndim] the edge powers of the map
+                                 (gcuba_vegas_map), NULL when all are 0;
+                                 they change only with the grid */
   int bins;                   /* accumulate the bin contributions */
   const double *qw;           /* [ncomp] their weights (gcuba_vegas_q) */
   /* adaptive stratification (gcuba/detail/vegas.h, "as units") when nreal > 0:

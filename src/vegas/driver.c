@@ -164,6 +164,7 @@ static void run(vegas *v)
     it.iter = (uint32_t)v->k;
     it.qoff = (uint64_t)c->neval;
     it.grid_changed = v->grid_changed;
+    it.epow = gcuba_vegas_epow(v);
     it.bins = !v->frozen || v->frozen == POLISHING || v->frozen == POLISHED;
     if (it.bins || v->beta > 0) gcuba_vegas_bin_weights(v);
     it.qw = v->qw;
@@ -228,6 +229,7 @@ static void run(vegas *v)
                                           : v->settled_at >= 0);
       gcuba_vegas_refine(v, last);
       ++v->nadapt;
+      if (!last) gcuba_vegas_edge_powers(v);
       if (nbto != v->nb) {
         gcuba_log(c, 2, "grid settled with %d bins per axis: rebinned to "
                   "%d, adapting on", v->nb, nbto);
@@ -317,7 +319,9 @@ void gcuba_vegas_drive(gcuba_call *c, const gcuba_vegas_ops *ops)
   v.scratch = (double *)malloc(sizeof(double) *
                                GCUBA_VEGAS_GRID_SCRATCH_PAR(v.nb, v.ndim));
   v.sums = (double *)malloc(sizeof(double) * 9 * v.ncomp);
+  v.epow = (int *)calloc((size_t)2 * v.ndim, sizeof(int));
   if (gcuba_coll_status(c, !v.grid || !v.d || !v.scratch || !v.sums ||
+                               !v.epow ||
                                gcuba_vegas_hist_reserve(&v, 64)
                            ? GCUBA_FAIL_NOMEM : 0)) {
     if (c->fail == 0 || c->fail == GCUBA_FAIL_NOMEM)
@@ -373,6 +377,7 @@ out:
   free(v.d);
   free(v.scratch);
   free(v.sums);
+  free(v.epow);
   free(v.hI);
   free(v.hV);
   free(v.hX);

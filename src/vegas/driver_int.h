@@ -39,7 +39,7 @@
                               while iterations are still to grow past
                               POLISH_GROW times its size */
 #define NMIN_WINDOW 3      /* iterations in the window for fail = 0 */
-#define STATE_VERSION 6
+#define STATE_VERSION 7
 #define NCHASE 4           /* rule 6: the refinements over which the map's
                               edge bins may shrink by at most ... */
 #define CHASE_MIN 0.25     /* ... this factor for fail = 0
@@ -49,6 +49,12 @@
 #define CHASE_SLOW_DEPTH 1e-3 /* ... or narrower than this and ... */
 #define CHASE_SLOW 0.9     /* ... shrank by more than this factor over
                               NCHASE refinements */
+#define EPOW_DEPTH 1e-2    /* rule 6's edge powers: an edge bin narrower
+                              than this share of a uniform bin, while the
+                              map chases, maps by a power law one step
+                              steeper, ... */
+#define EPOW_KMAX 4        /* ... up to u^(2^EPOW_KMAX)
+                              (gcuba_vegas_edge_powers) */
 #define KAPPA 0.35         /* no fail = 0 while one sample moves the
                               combination by more than this share of the
                               tolerance, ... */
@@ -100,6 +106,8 @@ typedef struct {
                               refinement's) */
   double fine[NCHASE + 1]; /* [i % (NCHASE + 1)]: the narrowest edge bin
                               of grid i, times the bins (gcuba_vegas_chase) */
+  int *epow;               /* [2 * ndim] the map's edge powers, part of the
+                              grid (gcuba_vegas_map, slots, state files) */
   double *gold;            /* POLISHED: the grid before the polish */
   long long hcap;
   double *hI, *hV;         /* [k * ncomp + comp] iteration results */
@@ -149,6 +157,8 @@ void gcuba_vegas_chase_record(vegas *v);
 double gcuba_vegas_chase(const vegas *v);
 double gcuba_vegas_edge_depth(const vegas *v);
 int gcuba_vegas_edge_settled(const vegas *v);
+int gcuba_vegas_edge_powers(vegas *v);
+const int *gcuba_vegas_epow(const vegas *v);
 int gcuba_vegas_set_nb(vegas *v, int nb, int rebin);
 int gcuba_vegas_grow_target(vegas *v, long long calls);
 

@@ -12,6 +12,7 @@
 static struct {
   int ndim, nb, shared;
   double *grid;
+  int *epow;
 } slots[NSLOTS];
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -22,11 +23,14 @@ void gcuba_vegas_slot_get(vegas *v)
 {
   int no = v->c->gridno, s = (no < 0 ? -no : no) - 1;
   gcuba_vegas_grid_init(v->grid, v->nb, v->ngrids);
+  memset(v->epow, 0, sizeof(int) * 2 * v->ndim);
   if (s < 0 || s >= NSLOTS) return;
   pthread_mutex_lock(&slot_lock);
   if (no < 0) {
     free(slots[s].grid);
+    free(slots[s].epow);
     slots[s].grid = NULL;
+    slots[s].epow = NULL;
   }
   if (slots[s].grid && slots[s].ndim == v->ndim &&
       slots[s].shared == v->shared) {
@@ -36,6 +40,7 @@ void gcuba_vegas_slot_get(vegas *v)
     else
       gcuba_vegas_grid_resize(slots[s].grid, slots[s].nb, v->grid, v->nb,
                               v->ngrids);
+    memcpy(v->epow, slots[s].epow, sizeof(int) * 2 * v->ndim);
     gcuba_log(v->c, 2, "grid taken from slot %d", s + 1);
   }
   pthread_mutex_unlock(&slot_lock);
@@ -47,12 +52,21 @@ void gcuba_vegas_slot_put(vegas *v)
   int no = v->c->gridno, s = (no < 0 ? -no : no) - 1;
   size_t n = (size_t)v->ngrids * (v->nb + 1);
   double *g;
+  int *e;
   if (s < 0 || s >= NSLOTS) return;
   pthread_mutex_lock(&slot_lock);
   g = (double *)realloc(slots[s].grid, sizeof(double) * n);
-  if (g) {
+  if (g) slots[s].grid = g;
+  e = (int *)realloc(slots[s].epow, sizeof(int) * 2 * v->ndim);
+  if (e) slots[s].epow = e;
+  if (!g || !e) { /* no memory: the slot is emptied */
+    free(slots[s].grid);
+    free(slots[s].epow);
+    slots[s].grid = NULL;
+    slots[s].epow = NULL;
+  } else {
     memcpy(g, v->grid, sizeof(double) * n);
-    slots[s].grid = g;
+    memcpy(e, v->epow, sizeof(int) * 2 * v->ndim);
     slots[s].ndim = v->ndim;
     slots[s].nb = v->nb;
     slots[s].shared = v->shared;

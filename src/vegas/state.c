@@ -58,6 +58,7 @@ int gcuba_vegas_state_payload(vegas *v, gcuba_buf *pb, int file)
   gcuba_buf_put(&b, v->hcalls, sizeof(long long) * v->k);
   gcuba_buf_put(&b, &v->nfine, sizeof v->nfine);
   gcuba_buf_put(&b, v->fine, sizeof v->fine);
+  gcuba_buf_put(&b, v->epow, sizeof(int) * 2 * v->ndim);
   if (v->nrp > 0) {
     /* adaptive stratification: what the next allocation starts from */
     gcuba_buf_put(&b, &v->nrp, sizeof v->nrp);
@@ -113,7 +114,8 @@ int gcuba_vegas_load_state(vegas *v)
                         (size_t)(k >= 0 ? k : 0) *
                             (3 * sizeof(double) * v->ncomp +
                              sizeof(long long)) +
-                        sizeof v->nfine + sizeof v->fine;
+                        sizeof v->nfine + sizeof v->fine +
+                        sizeof(int) * 2 * (size_t)v->ndim;
     long long nrp = 0;
     /* an adaptive stratification's cubes after the history
        (gcuba_vegas_state_payload) */
@@ -163,6 +165,7 @@ int gcuba_vegas_load_state(vegas *v)
     gcuba_buf_get(&b, v->hcalls, sizeof(long long) * k);
     gcuba_buf_get(&b, &v->nfine, sizeof v->nfine);
     gcuba_buf_get(&b, v->fine, sizeof v->fine);
+    gcuba_buf_get(&b, v->epow, sizeof(int) * 2 * v->ndim);
     if (v->nrp > 0) {
       long long h, nrp;
       gcuba_buf_get(&b, &nrp, sizeof nrp);

@@ -412,6 +412,17 @@ GCUBA_HDI int64_t gcuba_vegas_unit_spread(int64_t R1, int64_t h, int64_t d,
    rounding would land on the upper edge.  y and x may be the same array.
    bin may be NULL.  Returns the Jacobian.
 
+   Edge powers (epow, NULL when all are 0): epow[2a] and epow[2a+1] are
+   exponents k of axis a's first and last bin, which then map by a power
+   law instead: with u = y nb - b in the first bin, x = e[0] + u^g (e[1] -
+   e[0]), and with u = 1 - (y nb - b) in the last, x = e[nb] - u^g (e[nb]
+   - e[nb-1]), g = 2^k; the Jacobian has the factor g u^(g-1) more.  An
+   integrable singularity x^-p on that face keeps a finite variance in the
+   bin for p < 1 - 1/(2g) (a linear bin: p < 1/2), however narrow the bin
+   (the Vegas driver raises k while the map chases the face, see
+   doc/vegas.md).  u^(g-1) is a product of squarings, so host and device
+   get the same bits.
+
    Bitwise agreement of host and device: wherever a product feeds a sum,
    this file calls fma() explicitly (one rounding, the same in IEEE
    arithmetic everywhere), so that the compilers' contraction of a*b + c
@@ -430,27 +441,51 @@ GCUBA_HDI int gcuba_vegas_bin_of(double y, int nb)
   return b;
 }
 
+/* the power law of an edge bin: u in [0,1] becomes u^g, g = 2^k (k >= 1),
+   *dj = g u^(g-1) */
+GCUBA_HDI double gcuba_vegas_powlaw(double u, int k, double *dj)
+{
+  double p = u, q = u;
+  int i;
+  for (i = 1; i < k; ++i) {
+    q = q * q;
+    p = p * q;
+  }
+  *dj = ldexp(p, k);
+  return p * u;
+}
+
 GCUBA_HDI double gcuba_vegas_map(const double *grid, int nb, int shared,
                                  int ndim, const double *y, double *x,
-                                 int *bin)
+                                 int *bin, const int *epow)
 {
   const double fnb = (double)nb;
   double jac = 1.0;
   int a;
   for (a = 0; a < ndim; ++a) {
     const double *e = grid + (shared ? 0 : (long)a * (nb + 1));
-    double lo, hi, fr, t;
+    double lo, hi, fr, t, j;
     int b = gcuba_vegas_bin_of(y[a], nb);
     lo = e[b];
     hi = e[b + 1];
     fr = fma(y[a], fnb, -(double)b);
     if (fr < 0) fr = 0;
+    j = fnb * (hi - lo);
+    if (epow && (b == 0 || b == nb - 1)) {
+      const int k = epow[2 * a + (b != 0)];
+      double dj;
+      if (k > 0) {
+        fr = b == 0 ? gcuba_vegas_powlaw(fr, k, &dj)
+                    : 1 - gcuba_vegas_powlaw(1 - fr, k, &dj);
+        j = j * dj;
+      }
+    }
     t = fma(fr, hi - lo, lo);
     if (t >= hi) t = nextafter(hi, lo);
     if (t < lo) t = lo;
     x[a] = t;
     if (bin) bin[a] = b;
-    jac *= fnb * (hi - lo);
+    jac *= j;
   }
   return jac;
 }
@@ -488,18 +523,19 @@ GCUBA_HDI void gcuba_vegas_y(uint64_t seed, uint32_t iter,
 /* One complete sample: point k (0 <= k < npg) of cube `cube` (coordinates c,
    from gcuba_vegas_cube_coords) in iteration iter, i.e. sample =
    cube*npg + k of gcuba_vegas_y; writes x[0..ndim-1] and bin[0..ndim-1]
-   (may be NULL), returns the Jacobian of the map.  The caller then
-   multiplies the integrand by the returned Jacobian. */
+   (may be NULL), returns the Jacobian of the map (with the edge powers
+   epow, see gcuba_vegas_map).  The caller then multiplies the integrand
+   by the returned Jacobian. */
 GCUBA_HDI double gcuba_vegas_sample(uint64_t seed, uint32_t iter,
                                     const uint64_t *sobol, uint64_t qoff,
                                     const gcuba_vegas_strat_t *s,
                                     int64_t cube, int64_t k, const int *c,
                                     const double *grid, int nb, int shared,
-                                    double *x, int *bin)
+                                    const int *epow, double *x, int *bin)
 {
   uint64_t sample = (uint64_t)cube * (uint64_t)s->npg + (uint64_t)k;
   gcuba_vegas_y(seed, iter, sobol, qoff, s, sample, c, x);
-  return gcuba_vegas_map(grid, nb, shared, s->ndim, x, x, bin);
+  return gcuba_vegas_map(grid, nb, shared, s->ndim, x, x, bin, epow);
 }
 
 /* ------------------------------------------------------------------------

@@ -47,6 +47,8 @@ struct gcuba_vegas_launch {
   long long chunk0, nchunk;   /* this slice: chunks chunk0 .. + nchunk-1 */
   long long pstride;          /* column stride of part (>= nchunk) */
   const double *grid;         /* (shared ? 1 : ndim) * (nb+1) edges */
+  const int *epow;            /* [2*ndim] edge powers, or NULL (none;
+                                 gcuba_vegas_map) */
   int smem_grid;              /* bytes of grid to stage in shared memory
                                  (0: read it from global memory) */
   void *userdata;             /* passed to the integrand as it is */
@@ -152,7 +154,7 @@ gcuba_k_vegas(const struct gcuba_vegas_launch a)
         const double jac =
             gcuba_vegas_sample(a.seed, a.iter, (const uint64_t *)a.sobol,
                                a.qoff, &s, cube, j, c, grid, a.nb,
-                               a.shared, x, (int *)0);
+                               a.shared, a.epow, x, (int *)0);
         if (F::call(&ndim, x, &ncomp, f, a.userdata) == -999)
           st |= GCUBA_ST_ABORT;
         double q = 0;
