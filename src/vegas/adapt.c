@@ -130,20 +130,25 @@ void gcuba_vegas_refine(vegas *v, int floor)
    (below CHASE_DEPTH, where x^-0.95 stalls), or slowly but deep (x^-0.7:
    below CHASE_SLOW_DEPTH and still narrowing by more than CHASE_SLOW);
    x^-1/2, whose claims are honest, settles above CHASE_SLOW_DEPTH. */
+/* the first (side 0) or last (side 1) bin of grid g, times nb (1 for a
+   uniform grid): what rule 6 and the edge powers read */
+static double edge_width(const vegas *v, int g, int side)
+{
+  const double *e = v->grid + (size_t)g * (v->nb + 1);
+  return (side ? e[v->nb] - e[v->nb - 1] : e[1] - e[0]) * v->nb;
+}
+
 void gcuba_vegas_chase_record(vegas *v)
 {
   double w = HUGE_VAL;
-  int a;
-  for (a = 0; a < v->ngrids; ++a) {
-    const double *e = v->grid + (size_t)a * (v->nb + 1);
-    const double lo = e[1] - e[0], hi = e[v->nb] - e[v->nb - 1];
-    if (lo < w) w = lo;
-    if (hi < w) w = hi;
-  }
-  v->fine[v->nfine % (NCHASE + 1)] = w * v->nb;
+  int a, s;
+  for (a = 0; a < v->ngrids; ++a)
+    for (s = 0; s < 2; ++s)
+      if (edge_width(v, a, s) < w) w = edge_width(v, a, s);
+  v->fine[v->nfine % (NCHASE + 1)] = w;
   ++v->nfine;
   gcuba_log(v->c, 3, "  grid: narrowest edge bin %.3g of the uniform one; "
-            "change over the last %d refinements %.3g", w * v->nb, NCHASE,
+            "change over the last %d refinements %.3g", w, NCHASE,
             gcuba_vegas_chase(v));
 }
 double gcuba_vegas_chase(const vegas *v)
@@ -187,20 +192,18 @@ int gcuba_vegas_edge_powers(vegas *v)
 {
   int a, s, n = 0;
   if (gcuba_vegas_edge_settled(v)) return 0;
-  for (a = 0; a < v->ndim; ++a) {
-    const double *e = v->grid + (size_t)(v->shared ? 0 : a) * (v->nb + 1);
+  for (a = 0; a < v->ndim; ++a)
     for (s = 0; s < 2; ++s) {
-      const double w = s ? e[v->nb] - e[v->nb - 1] : e[1] - e[0];
+      const double w = edge_width(v, v->shared ? 0 : a, s);
       int *k = &v->epow[2 * a + s];
-      if (w * v->nb < EPOW_DEPTH && *k < EPOW_KMAX) {
+      if (w < EPOW_DEPTH && *k < EPOW_KMAX) {
         ++*k;
         ++n;
         gcuba_log(v->c, 2, "axis %d, %s bin (%.3g of a uniform one): the "
                   "map chases the face; the bin maps by u^%d", a + 1,
-                  s ? "last" : "first", w * v->nb, 1 << *k);
+                  s ? "last" : "first", w, 1 << *k);
       }
     }
-  }
   if (n) {
     v->nfine = 0;
     gcuba_vegas_chase_record(v);
