@@ -275,7 +275,7 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
                             " (or a nonzero userstride)", &duser, &ucopy,
                             &ucap, P.stream) ||
       GCUBA_CK(c, cudaMalloc(&st, sizeof *st * (size_t)n)) ||
-      GCUBA_CK(c, cudaMalloc(&dres, sizeof(double) * (2 * nres + 2 * n) +
+      GCUBA_CK(c, cudaMalloc(&dres, sizeof(double) * (2 * nres + BWHY * n) +
                                         chib)) ||
       GCUBA_CK(c, cudaMalloc(&dll, sizeof(long long) * 2 * n)) ||
       GCUBA_CK(c, cudaMalloc(&dint, sizeof(int) * 3 * (size_t)n)) ||
@@ -297,7 +297,7 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
   g.integral = dres;
   g.error = dres + nres;
   g.owhy = dres + 2 * nres;
-  g.chi = (gcuba_vegas_combine_t *)(dres + 2 * nres + 2 * n);
+  g.chi = (gcuba_vegas_combine_t *)(dres + 2 * nres + BWHY * n);
   g.oneval = dll;
   g.onregions = dll + n;
   g.ocode = dint + n;
@@ -473,7 +473,7 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
   if (rc) goto done;
 
   /* the results, the integrals not finished deferred */
-  hres = (double *)malloc(sizeof(double) * (2 * nres + 2 * n) + chib);
+  hres = (double *)malloc(sizeof(double) * (2 * nres + BWHY * n) + chib);
   hll = (long long *)malloc(sizeof(long long) * 2 * n);
   hint = (int *)malloc(sizeof(int) * 2 * (size_t)n);
   if (!hres || !hll || !hint) {
@@ -481,7 +481,7 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
     goto done;
   }
   if (GCUBA_CK(c, cudaMemcpyAsync(hres, dres, sizeof(double) *
-                                                  (2 * nres + 2 * n) + chib,
+                                                  (2 * nres + BWHY * n) + chib,
                                   cudaMemcpyDeviceToHost, P.stream)) ||
       GCUBA_CK(c, cudaMemcpyAsync(hll, dll, sizeof(long long) * 2 * n,
                                   cudaMemcpyDeviceToHost, P.stream)) ||
@@ -493,7 +493,7 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
   }
   {
     const gcuba_vegas_combine_t *chi =
-        (const gcuba_vegas_combine_t *)(hres + 2 * nres + 2 * n);
+        (const gcuba_vegas_combine_t *)(hres + 2 * nres + BWHY * n);
     long long nv = 0, ndefer = 0;
     for (b = 0; b < n; ++b) {
       gcuba_cuhre_bout *o = &out[b];
@@ -503,8 +503,12 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
         continue;
       }
       o->worst = hint[n + b];
-      o->finerr = hres[2 * nres + 2 * b];
-      o->budget = hres[2 * nres + 2 * b + 1];
+      o->finerr = hres[2 * nres + BWHY * b];
+      o->budget = hres[2 * nres + BWHY * b + 1];
+      o->stall_r = hres[2 * nres + BWHY * b + 2];
+      o->stall_neval = (long long)hres[2 * nres + BWHY * b + 3];
+      o->units = hres[2 * nres + BWHY * b + 4];
+      o->below = hres[2 * nres + BWHY * b + 5] != 0;
       neval[b] = hll[b];
       nv += hll[b];
       nregions[b] = hll[n + b] > 0x7fffffff ? 0x7fffffff : (int)hll[n + b];

@@ -39,6 +39,8 @@
 /* an integral's code: running, or how it ended (GCUBA_CUHRE_CONVERGED ..
    NOMEM, ABORT, NAN of gcuba/detail/cuhre_policy.h) */
 #define BRUN (-1)
+/* doubles per integral in owhy */
+#define BWHY 6
 #define BABORT GCUBA_CUHRE_ABORT
 #define BNAN GCUBA_CUHRE_NAN
 
@@ -49,6 +51,8 @@ typedef struct gcuba_bint {
   long long nkeep, nsplit, nsearch; /* its next partition (split) */
   int small, nfull, code, worst, haveparents, scan, kind;
   double relfrac, excess;
+  double stall_r;       /* the rounding floor (gcuba_cuhre_roundoff) */
+  long long stall_neval;
   gcuba_classify cl; /* this iteration's (its budget: below) */
   double finavg[BNC], finerr[BNC], tot[BNC], err[BNC], budget[BNC];
   double prev[BNC], pconv[BNC];
@@ -88,7 +92,9 @@ typedef struct gcuba_bargs {
   gcuba_vegas_combine_t *chi;
   long long *oneval, *onregions;
   int *ocode;
-  double *owhy; /* [b*2]: the worst component's finished error, budget */
+  double *owhy; /* [b*BWHY]: the worst component's finished error,
+                   budget; the rounding floor's stall_r, stall_neval,
+                   units and below (gcuba_cuhre_why) */
   int *oworst;
 } gcuba_bargs;
 

@@ -32,12 +32,15 @@ __device__ static inline gcuba_cuhre_state view(gcuba_bint *s, int ncomp)
   v.prev = s->prev;
   v.pconv = s->pconv;
   v.chi = s->chi;
+  v.stall_r = s->stall_r;
+  v.stall_neval = s->stall_neval;
   return v;
 }
 
-/* integral b ends with code: its results */
+/* integral b ends with code: its results (units, below: the rounding
+   floor's, gcuba_cuhre_roundoff) */
 __device__ static void finish(const gcuba_bargs &g, gcuba_bint *s, int b,
-                              int code)
+                              int code, double units = -1, int below = 0)
 {
   const int nc = g.ncomp;
   s->code = code;
@@ -50,8 +53,12 @@ __device__ static void finish(const gcuba_bargs &g, gcuba_bint *s, int b,
   g.onregions[b] = s->nregions;
   g.ocode[b] = code;
   g.oworst[b] = s->worst;
-  g.owhy[2 * b] = s->finerr[s->worst];
-  g.owhy[2 * b + 1] = s->budget[s->worst];
+  g.owhy[BWHY * b] = s->finerr[s->worst];
+  g.owhy[BWHY * b + 1] = s->budget[s->worst];
+  g.owhy[BWHY * b + 2] = s->stall_r;
+  g.owhy[BWHY * b + 3] = (double)s->stall_neval;
+  g.owhy[BWHY * b + 4] = units;
+  g.owhy[BWHY * b + 5] = below;
 }
 
 /* this thread's run [*j0, *j1) of n leaves */
@@ -104,6 +111,8 @@ __global__ void k_admit(gcuba_bargs g, int first, int count, long long base,
     s->kind = 0;
     s->relfrac = gcuba_cuhre_relfrac0(g.degree);
     s->excess = 0;
+    s->stall_r = HUGE_VAL;
+    s->stall_neval = 0;
     for (int c = 0; c < BNC; ++c) {
       s->finavg[c] = s->finerr[c] = s->tot[c] = s->err[c] = 0;
       s->budget[c] = 1;
@@ -222,19 +231,30 @@ __global__ void __launch_bounds__(BBLOCK)
     gcuba_cuhre_state v = view(s, nc);
     int conv, o;
     for (int c = 0; c < nc; ++c) {
+      double k = 0; /* the threads' sums compensated (gcuba_ksum) */
       sa[c] = se[c] = 0;
       for (int t = 0; t < BBLOCK; ++t) {
-        sa[c] += red[c * BBLOCK + t];
+        gcuba_ksum(&sa[c], &k, red[c * BBLOCK + t]);
         se[c] += red[(nc + c) * BBLOCK + t];
       }
+      sa[c] += k;
     }
     s->neval += s->ncnt * g.np;
     s->nregions = s->nfinished + nl;
     conv = gcuba_cuhre_totals(&v, sa, se, g.epsrel, g.epsabs, 1, &s->excess,
                               &s->worst);
     o = gcuba_cuhre_stop(&v, conv, nl, s->neval, g.mineval, s->worst);
+    double units = -1;
+    int below = 0;
+    if (o == GCUBA_CUHRE_GOON) {
+      /* the driver's order: the stop, the rounding floor, the split */
+      o = gcuba_cuhre_roundoff(&v, s->neval, g.mineval, 4, GCUBA_FLOOR_ULPS,
+                               NULL, &units, &below);
+      s->stall_r = v.stall_r;
+      s->stall_neval = v.stall_neval;
+    }
     if (o != GCUBA_CUHRE_GOON)
-      finish(g, s, b, o);
+      finish(g, s, b, o, units, below);
     else if (g.cuts && !s->cm.ready) {
       /* the cut map, before the first split (the driver's scan_cube) */
       if (!gcuba_cuhre_scan_fits(s->neval, g.maxeval, ndim, g.np))
@@ -460,11 +480,17 @@ __global__ void __launch_bounds__(BBLOCK) k_split(gcuba_bargs g)
       ns += c1[t];
       nk += c2[t];
     }
-    for (int c = 0; c < nc; ++c)
+    for (int c = 0; c < nc; ++c) {
+      /* the threads' sums (a run of leaves each: a 128th of the total,
+         whose rounding is a 128th of the total's) compensated, as the CPU
+         backend's leaves (gcuba_ksum) */
+      double a = s->finavg[c], k = 0;
       for (int t = 0; t < BBLOCK; ++t) {
-        s->finavg[c] += red[c * BBLOCK + t];
+        gcuba_ksum(&a, &k, red[c * BBLOCK + t]);
         s->finerr[c] += red[(nc + c) * BBLOCK + t];
       }
+      s->finavg[c] = a + k;
+    }
     s->nfinished += nl - nk - ns;
     s->nkeep = nk;
     s->nsplit = ns;

@@ -373,12 +373,16 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
                         t->a.w + i * ndim, t->a.avg + i * ncomp,
                         t->a.err + i * ncomp, ncomp);
   t->nold = n;
-  for (c = 0; c < ncomp; ++c) sumavg[c] = sumerr[c] = 0;
-  for (i = 0; i < n; ++i)
-    for (c = 0; c < ncomp; ++c) {
-      sumavg[c] += t->a.avg[i * ncomp + c];
-      sumerr[c] += t->a.err[i * ncomp + c];
+  /* in leaf order, the integrals compensated (gcuba_ksum) */
+  for (c = 0; c < ncomp; ++c) {
+    double s = 0, k = 0, e = 0;
+    for (i = 0; i < n; ++i) {
+      gcuba_ksum(&s, &k, t->a.avg[i * ncomp + c]);
+      e += t->a.err[i * ncomp + c];
     }
+    sumavg[c] = s + k;
+    sumerr[c] = e;
+  }
   return 0;
 }
 
@@ -400,8 +404,9 @@ static int classify_item(void *ctx, long long i, int tid)
   return 0;
 }
 
-/* classify every leaf into t->cls; with fin != NULL add the finished
-   regions' results to fin/finerr (in leaf order) and count */
+/* classify every leaf into t->cls; add the finished regions' results to
+   finavg/finerr (in leaf order, the integrals compensated: gcuba_ksum)
+   and count */
 static void classify(cpu *t, const gcuba_classify *cl, double *finavg,
                      double *finerr, long long *nkeep, long long *nsplit)
 {
@@ -419,15 +424,21 @@ static void classify(cpu *t, const gcuba_classify *cl, double *finavg,
   for (i = 0; i < n; ++i) {
     if (t->cls[i] == SPLIT && cl->split_max >= 0 && *nsplit >= cl->split_max)
       t->cls[i] = KEEP;
-    if (t->cls[i] == FIN)
-      for (c = 0; c < t->ncomp; ++c) {
-        finavg[c] += t->a.avg[i * t->ncomp + c];
-        finerr[c] += t->a.err[i * t->ncomp + c];
-      }
-    else if (t->cls[i] == SPLIT)
+    if (t->cls[i] == SPLIT)
       ++*nsplit;
-    else
+    else if (t->cls[i] != FIN)
       ++*nkeep;
+  }
+  if (*nsplit + *nkeep == n) return;
+  for (c = 0; c < t->ncomp; ++c) {
+    double s = finavg[c], ks = 0, e = finerr[c];
+    for (i = 0; i < n; ++i)
+      if (t->cls[i] == FIN) {
+        gcuba_ksum(&s, &ks, t->a.avg[i * t->ncomp + c]);
+        e += t->a.err[i * t->ncomp + c];
+      }
+    finavg[c] = s + ks;
+    finerr[c] = e;
   }
 }
 

@@ -99,11 +99,15 @@ extern "C" {
 /* bytes a leaf region takes in host memory (src/cpu/cuhre_cpu.c) */
 long long gcuba_cuhre_region_bytes(int ndim, int ncomp);
 /* an integral's end in the batch pipeline: code GCUBA_CUHRE_CONVERGED ..
-   NOMEM, ABORT, NAN, DEFER (gcuba/detail/cuhre_policy.h), and for its message
-   the worst component, its finished error and tolerance */
+   ROUNDOFF, ABORT, NAN, DEFER (gcuba/detail/cuhre_policy.h), and for its
+   message the worst component, its finished error and tolerance, and at
+   the rounding floor what gcuba_cuhre_why says of it */
 typedef struct gcuba_cuhre_bout {
   int code, worst;
   double finerr, budget;
+  double stall_r, units;
+  long long stall_neval;
+  int below;
 } gcuba_cuhre_bout;
 #ifdef __cplusplus
 }

@@ -14,14 +14,20 @@ void gcuba_cuhre_drive(gcuba_call *c, const gcuba_cuhre_ops *ops);
 void gcuba_cuhre1d_drive(gcuba_call *c, const gcuba_cuhre_ops *ops);
 /* What an executor of the policy knows of an outcome, for its message:
    the worst component's finished error and tolerance, the region limit,
-   a bisection's evaluations. */
+   a bisection's evaluations; at the rounding floor (gcuba_cuhre_roundoff)
+   the error where it stalled (in units of the tolerance), from which
+   neval, the error in rounding units of the total (< 0: no such test,
+   one dimension), and whether the tolerance lies below the floor. */
 typedef struct gcuba_cuhre_why {
   double finerr, budget;
   int worst;
   long long maxregions;
   int bisection;
+  double stall_r, units;
+  long long stall_neval;
+  int below;
 } gcuba_cuhre_why;
-/* The end of c with outcome o (GCUBA_CUHRE_CONVERGED .. NOMEM,
+/* The end of c with outcome o (GCUBA_CUHRE_CONVERGED .. ROUNDOFF,
    gcuba/detail/cuhre_policy.h): c->fail, and at verbosity 1 the message every
    executor gives (the driver's, the batch pipeline's). */
 void gcuba_cuhre_outcome(gcuba_call *c, int o, const gcuba_cuhre_why *w);

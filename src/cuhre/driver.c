@@ -32,7 +32,7 @@ static void run(cuhre *t)
     }
     /* a tolerance within ten thousand rounding units of the total that
        the error has stopped approaching: the rounding floor */
-    if (gcuba_cuhre_roundoff(t, 4, GCUBA_FLOOR_ULPS, 0) ||
+    if (gcuba_cuhre_floor_stop(t, 4, GCUBA_FLOOR_ULPS, 0) ||
         gcuba_cuhre_split(t, excess, worst, nleaves))
       break;
     /* GCUBA_DEVICES=auto: the call has run long enough, and its

@@ -231,6 +231,7 @@ static void report(cuhre *t, long long nact)
 void gcuba_cuhre_end(cuhre *t, int o, int worst)
 {
   gcuba_cuhre_why w;
+  memset(&w, 0, sizeof w);
   w.finerr = t->st.finerr[worst];
   w.budget = t->st.budget[worst];
   w.worst = worst;
@@ -319,7 +320,7 @@ int gcuba_cuhre_open(cuhre *t, gcuba_call *c, const gcuba_cuhre_ops *ops)
   int fail = 0;
   double *mem;
   memset(t, 0, sizeof *t);
-  t->stall_r = HUGE_VAL;
+  t->st.stall_r = HUGE_VAL;
   t->c = c;
   t->ncomp = c->ncomp;
   if (gcuba_rule_init(&t->rule, c->ndim, c->key))
@@ -557,42 +558,21 @@ void gcuba_cuhre_results(cuhre *t)
   if (c->fail == 0 && c->statefile && !t->grown) gcuba_state_remove(c);
 }
 
-int gcuba_cuhre_roundoff(cuhre *t, double window, double ulps, int xerr)
+int gcuba_cuhre_floor_stop(cuhre *t, double window, double ulps, int xerr)
 {
   gcuba_call *c = t->c;
-  double r = 0, u = 0;
-  int comp;
-  for (comp = 0; comp < t->ncomp; ++comp) {
-    const double e = xerr && t->xerr[comp] < t->st.err[comp]
-                         ? t->xerr[comp]
-                         : t->st.err[comp];
-    const double q = e / t->st.budget[comp];
-    if (q > r) r = q;
-    if (q > 1) {
-      const double v = e / (DBL_EPSILON * fabs(t->st.tot[comp]));
-      if (!(v <= u)) u = v; /* (NaN, a zero total: no floor) */
-    }
-  }
-  if (!(r > 0.5 * t->stall_r)) {
-    t->stall_r = r;
-    t->stall_neval = c->neval;
+  gcuba_cuhre_why w;
+  double u;
+  int below;
+  if (gcuba_cuhre_roundoff(&t->st, c->neval, c->mineval, window, ulps,
+                           xerr ? t->xerr : NULL, &u, &below) !=
+      GCUBA_CUHRE_ROUNDOFF)
     return 0;
-  }
-  if (!(c->neval > window * t->stall_neval && c->neval > GCUBA_FLOOR_MIN) ||
-      (ulps > 0 && !(r > 1 && u <= ulps && c->neval >= c->mineval)))
-    return 0;
-  c->fail = GCUBA_FAIL_ROUNDOFF;
-  if (ulps > 0)
-    gcuba_log(c, 1, "the error has stayed at %.3g of the tolerance from %lld "
-              "to %lld evaluations, %.0f rounding units of the total: the "
-              "rounding of the integrand's values sets a floor above the "
-              "tolerance; the estimate is the best the rules certify",
-              t->stall_r, t->stall_neval, c->neval, u);
-  else
-    gcuba_log(c, 1, "the error has stayed at %.3g of the tolerance from %lld "
-              "to %lld evaluations: the rounding errors of the integrand's "
-              "values (an integral much smaller than that of |f|?) set a "
-              "floor above the tolerance", t->stall_r, t->stall_neval,
-              c->neval);
+  memset(&w, 0, sizeof w);
+  w.stall_r = t->st.stall_r;
+  w.stall_neval = t->st.stall_neval;
+  w.units = ulps > 0 || below ? u : -1;
+  w.below = below;
+  gcuba_cuhre_outcome(c, GCUBA_CUHRE_ROUNDOFF, &w);
   return 1;
 }

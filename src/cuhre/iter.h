@@ -36,10 +36,6 @@ typedef struct gcuba_cuhre_t {
                                        uninterrupted one */
   /* one dimension: Wynn's epsilon algorithm over the iteration totals */
   int nseq, nres;                   /* terms in seq, results in res */
-  double stall_r;                   /* the smallest error so far in
-                                       units of the tolerance (halvings
-                                       only; gcuba_cuhre_roundoff) ... */
-  long long stall_neval;            /* ... and neval when it was reached */
   double *seq;                      /* [ncomp][WYNN_TERMS] the last totals */
   double *res;                      /* [ncomp][3] the last extrapolations */
   double *xres, *xerr;              /* [ncomp] this iteration's */
@@ -88,18 +84,10 @@ void gcuba_cuhre_end(cuhre *t, int o, int worst);
    classification, the next partition, the state file.  0 to go on, 1
    when the call ended (c->fail set). */
 int gcuba_cuhre_split(cuhre *t, double excess, int worst, long long nleaves);
-/* The rounding floor: the error (in units of the tolerance, with xerr
-   the extrapolation's where it is smaller) has not halved while the
-   evaluations grew `window'-fold (and past GCUBA_FLOOR_MIN); with
-   `ulps', only past mineval, while a component misses its tolerance and
-   every one that does has an error of at most ulps rounding units of its
-   total.  1 when the call
-   stops there (c->fail = GCUBA_FAIL_ROUNDOFF, said at verbosity 1), else
-   0.  gCuhre N-D: window 4, ulps GCUBA_FLOOR_ULPS; one dimension: window
-   8, no ulps test. */
-#define GCUBA_FLOOR_MIN 20000
-#define GCUBA_FLOOR_ULPS 1e4
-int gcuba_cuhre_roundoff(cuhre *t, double window, double ulps, int xerr);
+/* The rounding floor (gcuba_cuhre_roundoff of gcuba/detail/cuhre_policy.h,
+   with the extrapolation's errors when xerr): 1 when the call stops there
+   (c->fail = GCUBA_FAIL_ROUNDOFF, said at verbosity 1), else 0. */
+int gcuba_cuhre_floor_stop(cuhre *t, double window, double ulps, int xerr);
 /* the final totals, their errors and prob into the call's outputs, and
    the state file removed after a success */
 void gcuba_cuhre_results(cuhre *t);

@@ -161,7 +161,7 @@ void gcuba_cuhre1d_drive(gcuba_call *c, const gcuba_cuhre_ops *ops)
         gcuba_cuhre_end(&t, o, worst);
         break;
       }
-      if (gcuba_cuhre_roundoff(&t, STALL, 0, 1) ||
+      if (gcuba_cuhre_floor_stop(&t, STALL, 0, 1) ||
           gcuba_cuhre_split(&t, excess, worst, nleaves))
         break;
     }

@@ -46,8 +46,8 @@ static void fields(cuhre *t, gcuba_buf *b, gcuba_region_set *s, int put)
   F(t->seq, nc * WYNN_TERMS);
   F(t->res, nc * 3);
   F(t->st.pconv, nc);
-  F(&t->stall_r, sizeof t->stall_r);
-  F(&t->stall_neval, sizeof t->stall_neval);
+  F(&t->st.stall_r, sizeof t->st.stall_r);
+  F(&t->st.stall_neval, sizeof t->st.stall_neval);
   F(&t->cm, sizeof t->cm);
   F(&s->n, sizeof s->n);
   F(&s->nold, sizeof s->nold);

@@ -105,6 +105,10 @@ static int pipeline_outcome(const gcuba_call *proto, int b, long long nev,
   w.finerr = o->finerr;
   w.budget = o->budget;
   w.worst = o->worst;
+  w.stall_r = o->stall_r;
+  w.stall_neval = o->stall_neval;
+  w.units = o->units;
+  w.below = o->below;
   gcuba_cuhre_outcome(&c, o->code, &w);
   return c.fail;
 }
