@@ -96,7 +96,12 @@ typedef struct gcuba_call {
   size_t resume_n;
   const void *resume_set;       /* and its regions, in a GPU's memory (a
                                    gcuba_region_set: cuhre/backend.h) */
-  /* ---- the driver's, read by its backend */
+  /* ---- the plan's and the driver's, read by the backend */
+  const struct gcuba_points_ops *points; /* gCuhre on the CPU backend:
+                                   the integrand's points evaluated by
+                                   this (the GPU's, for more components
+                                   than its rule kernels hold), or NULL:
+                                   the integrand on the CPU threads */
   struct gcuba_cutmap *cutmap;  /* gCuhre: its features (gcuba/detail/cut.h),
                                    NULL when its backend does not cut */
   double coll_ms;               /* time in the collective's operations */

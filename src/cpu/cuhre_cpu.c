@@ -14,6 +14,7 @@
 #include "gcuba/detail/gpu_ops.h"
 #include "gcuba/detail/cut.h"
 #include "common/pool.h"
+#include "common/points.h"
 
 /* points generated and evaluated per integrand batch */
 #define CHUNK 512
@@ -27,6 +28,9 @@
 /* ... unless the integrand is costly: evaluations worth at least PAR_NS
    nanoseconds (measured on the call's evaluations so far) are shared */
 #define PAR_NS 200000.0
+/* c->points: the host buffers of one piece of regions (points and
+   values) */
+#define DEV_BYTES ((double)(64 << 20))
 
 typedef int (*nvec_fn)(const int *ndim, const double x[], const int *ncomp,
                        double f[], void *userdata, const int *nvec,
@@ -60,6 +64,11 @@ typedef struct {
   long long *counts;     /* [2 * processes] a collective call's shares */
   volatile int abort;
   double ns;            /* measured nanoseconds per evaluation, < 0 not yet */
+  /* c->points (the GPU's, for many components): the integrand's values
+     at the new regions' points come from it, DEV_BYTES at a time */
+  void *pts;
+  double *dx, *df;      /* [dcap*np*ndim], [dcap*np*ncomp] */
+  long long dcap;       /* regions per piece */
   /* a shared loop's arguments (common/pool.h) */
   long long first;
   const gcuba_classify *cl;
@@ -138,6 +147,9 @@ static void destroy(void *ctx)
   free(t->fbuf);
   free(t->utab);
   free(t->counts);
+  if (t->pts) t->c->points->destroy(t->pts);
+  free(t->dx);
+  free(t->df);
   free(t);
 }
 
@@ -175,6 +187,21 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
     if (!t->utab) goto nomem;
     for (p = 0; p < t->np; ++p)
       gcuba_rule_point(r, p, t->utab + (size_t)p * t->ndim);
+  }
+  if (c->points) {
+    const double per = 8.0 * t->np * (t->ndim + t->ncomp);
+    t->dcap = (long long)(DEV_BYTES / per);
+    if (t->dcap < 1) t->dcap = 1;
+    t->dx = (double *)malloc(sizeof(double) * t->dcap * t->np * t->ndim);
+    t->df = (double *)malloc(sizeof(double) * t->dcap * t->np * t->ncomp);
+    if (!t->dx || !t->df) goto nomem;
+    if (!(t->pts = c->points->create(c, fail))) {
+      destroy(t);
+      return NULL;
+    }
+    gcuba_log(c, 1, "%d components: the integrand on the %s, the rules on "
+              "%d CPU thread%s", t->ncomp, c->points->name, t->nthreads,
+              t->nthreads > 1 ? "s" : "");
   }
   return t;
 nomem:
@@ -216,30 +243,70 @@ static long long minbatch(void *ctx)
 static long long nleaves(void *ctx) { return ((cpu *)ctx)->n; }
 static long long nnew(void *ctx) { return ((cpu *)ctx)->n - ((cpu *)ctx)->nold; }
 
+/* the points of region i from p0 on, m of them, into x */
+static void region_points(const cpu *t, long long i, int p0, int m,
+                          double *x)
+{
+  const int ndim = t->ndim;
+  const double *lo = t->a.lo + i * ndim, *w = t->a.w + i * ndim;
+  double u[GCUBA_RULE_MAXDIM];
+  int p, d;
+  for (p = 0; p < m; ++p) {
+    const double *up = u;
+    if (t->utab) up = t->utab + (size_t)(p0 + p) * ndim;
+    else gcuba_rule_point(&t->rule, p0 + p, u);
+    for (d = 0; d < ndim; ++d)
+      x[p * ndim + d] = lo[d] + w[d] * 0.5 * (1 + up[d]);
+  }
+}
+
+/* region i's results from the integrand's values f at its np points */
+static int region_rule(cpu *t, long long i, const double *f)
+{
+  const int ndim = t->ndim, ncomp = t->ncomp, np = t->np;
+  const double *w = t->a.w + i * ndim;
+  double vol = 1;
+  int d, *dims = t->a.dims + i * ncomp;
+  long long k;
+  for (k = 0; k < (long long)np * ncomp; ++k)
+    if (!isfinite(f[k])) return GCUBA_ST_NONFINITE;
+  for (d = 0; d < ndim; ++d) vol *= w[d];
+  dims[0] = gcuba_rule_widest(ndim, w);
+  gcuba_rule_apply(&t->rule, ncomp, f, vol,
+                   t->haveparents && i >= t->nold
+                     ? t->perr + (i - t->nold) / 2 * ncomp : NULL,
+                   t->a.avg + i * ncomp, t->a.err + i * ncomp, dims);
+  if (t->rule.nprobe && ndim > 1) { /* in 1D gcuba_rule_apply did them */
+    double *err = t->a.err + i * ncomp;
+    int c;
+    for (c = 0; c < ncomp; ++c) {
+      int pax = 0;
+      double pe = gcuba_rule_probe_err(&t->rule, f[c], f + ncomp + c, ncomp,
+                                       f + (size_t)t->rule.npoints * ncomp + c,
+                                       ncomp, vol, &pax);
+      if (pe > err[c]) {
+        err[c] = pe;
+        dims[c] = pax;
+      }
+    }
+  }
+  return 0;
+}
+
 /* evaluate region i on thread tid; returns GCUBA_ST_* bits */
 static int eval_region(cpu *t, long long i, int tid)
 {
   const int ndim = t->ndim, ncomp = t->ncomp, np = t->np;
-  const double *lo = t->a.lo + i * ndim, *w = t->a.w + i * ndim;
   double *x = t->xbuf + (size_t)tid * CHUNK * ndim;
   double *f = t->fbuf + (size_t)tid * np * ncomp;
   gintegrand_t in = t->c->integrand;
   void *ud = gcuba_ud_thread(&t->c->ud, tid);
   int nv = t->c->nvec < CHUNK ? (int)t->c->nvec : CHUNK;
-  double u[GCUBA_RULE_MAXDIM], vol = 1;
-  int p0, p, d, st = 0, *dims = t->a.dims + i * ncomp;
-  long long k;
+  int p0, p, st = 0;
 
-  for (d = 0; d < ndim; ++d) vol *= w[d];
   for (p0 = 0; p0 < np && !t->abort; p0 += CHUNK) {
     int m = np - p0 < CHUNK ? np - p0 : CHUNK;
-    for (p = 0; p < m; ++p) {
-      const double *up = u;
-      if (t->utab) up = t->utab + (size_t)(p0 + p) * ndim;
-      else gcuba_rule_point(&t->rule, p0 + p, u);
-      for (d = 0; d < ndim; ++d)
-        x[p * ndim + d] = lo[d] + w[d] * 0.5 * (1 + up[d]);
-    }
+    region_points(t, i, p0, m, x);
     if (in->kind == GCUBA_DESC_NVEC) {
       for (p = 0; p < m; p += nv) {
         int k2 = m - p < nv ? m - p : nv;
@@ -259,26 +326,42 @@ static int eval_region(cpu *t, long long i, int tid)
       return st;
     }
   }
-  for (k = 0; k < (long long)np * ncomp; ++k)
-    if (!isfinite(f[k])) return GCUBA_ST_NONFINITE;
-  dims[0] = gcuba_rule_widest(ndim, w);
-  gcuba_rule_apply(&t->rule, ncomp, f, vol,
-                   t->haveparents && i >= t->nold
-                     ? t->perr + (i - t->nold) / 2 * ncomp : NULL,
-                   t->a.avg + i * ncomp, t->a.err + i * ncomp, dims);
-  if (t->rule.nprobe && ndim > 1) { /* in 1D gcuba_rule_apply did them */
-    double *err = t->a.err + i * ncomp;
-    int c;
-    for (c = 0; c < ncomp; ++c) {
-      int pax = 0;
-      double pe = gcuba_rule_probe_err(&t->rule, f[c], f + ncomp + c, ncomp,
-                                       f + (size_t)t->rule.npoints * ncomp + c,
-                                       ncomp, vol, &pax);
-      if (pe > err[c]) {
-        err[c] = pe;
-        dims[c] = pax;
-      }
-    }
+  return region_rule(t, i, f);
+}
+
+/* the integrand's values from c->points: regions [a, b) in pieces of
+   dcap, their points formed and their rules applied on the threads */
+static int dev_points_item(void *ctx, long long i, int tid)
+{
+  cpu *t = (cpu *)ctx;
+  (void)tid;
+  region_points(t, t->first + i, 0, t->np,
+                t->dx + (size_t)i * t->np * t->ndim);
+  return 0;
+}
+
+static int dev_rule_item(void *ctx, long long i, int tid)
+{
+  cpu *t = (cpu *)ctx;
+  (void)tid;
+  return region_rule(t, t->first + i, t->df + (size_t)i * t->np * t->ncomp);
+}
+
+static int eval_device(cpu *t, long long a, long long b, int *st)
+{
+  long long r0;
+  for (r0 = a; r0 < b; r0 += t->dcap) {
+    const long long m = b - r0 < t->dcap ? b - r0 : t->dcap;
+    const int nt = m * t->np >= PAR_MIN ? t->nthreads : 1;
+    int rc;
+    t->first = r0;
+    gcuba_pool_for(nt, m, 1, dev_points_item, t);
+    rc = t->c->points->eval(t->pts, m * t->np, t->dx, NULL, 0, t->df);
+    if (rc == GCUBA_FAIL_ABORT) return *st |= GCUBA_ST_ABORT, 0;
+    if (rc == GCUBA_FAIL_NAN) return *st |= GCUBA_ST_NONFINITE, 0;
+    if (rc) return rc;
+    *st |= gcuba_pool_for(nt, m, 1, dev_rule_item, t);
+    if (*st) return 0;
   }
   return 0;
 }
@@ -324,7 +407,10 @@ static int eval(void *ctx, double *sumavg, double *sumerr)
     a += n0;
     b += n0;
   }
-  {
+  if (t->pts) {
+    int rc = eval_device(t, a, b, &st);
+    if (rc) return rc;
+  } else {
     const double n = (double)(b - a) * t->np, t0 = gcuba_now_ms();
     int nt = t->nthreads;
     if (n < PAR_MIN && !(t->ns > 0 && n * t->ns >= PAR_NS)) nt = 1;

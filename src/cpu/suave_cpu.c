@@ -111,4 +111,4 @@ static int eval(void *ctx, long long n, const double *x, const double *w,
   return 0;
 }
 
-const gcuba_suave_ops gcuba_suave_cpu = {"cpu", create, destroy, eval};
+const gcuba_points_ops gcuba_suave_cpu = {"cpu", create, destroy, eval};

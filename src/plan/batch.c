@@ -122,16 +122,14 @@ static int where(gcuba_call *c, int r)
 #ifdef HAVE_CUDA
   if (r == GCUBA_ROUTINE_CUHRE && c->ndim >= 2 &&
       c->ncomp <= GCUBA_CUHRE_GPU_MAXCOMP) {
-    bk = gcuba_plan_backend(c, 1, 0);
+    bk = gcuba_plan_backend(c, 0);
     return bk < 0 ? bk : bk == GCUBA_BK_GPU ? PIPELINE : ON_CPU;
   }
 #endif
   /* otherwise the GPU only when asked for: one integral per thread of
      the CPU uses the machine better than single GPU calls */
   if (c->set.device == GCUBA_WANT_GPU) {
-    bk = gcuba_plan_backend(c, r == GCUBA_ROUTINE_VEGAS ||
-                                   c->ncomp <= GCUBA_CUHRE_GPU_MAXCOMP,
-                            0);
+    bk = gcuba_plan_backend(c, 0);
     return bk < 0 ? bk : bk == GCUBA_BK_GPU ? ON_GPU : ON_CPU;
   }
   (void)r;

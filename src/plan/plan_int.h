@@ -26,9 +26,9 @@ int gcuba_plan_agree_args(gcuba_call *c, int nullout);
 void gcuba_plan_zero(gcuba_call *c);
 /* CPU threads of a call's CPU backend (gcubacores, GCUBACORES, OpenMP) */
 int gcuba_plan_threads(const gcuba_call *c);
-/* GCUBA_BK_*, or a negative fail code; gpu_impl: the routine has a GPU
-   backend for this call; cpu_only: the automatic choice is the CPU */
-int gcuba_plan_backend(gcuba_call *c, int gpu_impl, int cpu_only);
+/* GCUBA_BK_*, or a negative fail code (every call has a GPU executor);
+   cpu_only: the automatic choice is the CPU */
+int gcuba_plan_backend(gcuba_call *c, int cpu_only);
 /* c->ud for userdata p of bytes bytes (0 unknown), on c->backend */
 void gcuba_plan_userdata(gcuba_call *c, void *p, size_t bytes);
 /* this thread's gcuba_userdata_size */

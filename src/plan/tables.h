@@ -16,12 +16,12 @@ extern "C" {
 extern const gcuba_cuhre_ops gcuba_cuhre_cpu;
 extern const gcuba_vegas_ops gcuba_vegas_cpu;
 extern const gcuba_romberg_ops gcuba_romberg_cpu;
-extern const gcuba_suave_ops gcuba_suave_cpu;
+extern const gcuba_points_ops gcuba_suave_cpu;
 #ifdef HAVE_CUDA
 extern const gcuba_cuhre_ops gcuba_cuhre_cuda;
 extern const gcuba_vegas_ops gcuba_vegas_cuda;
 extern const gcuba_romberg_ops gcuba_romberg_cuda;
-extern const gcuba_suave_ops gcuba_suave_cuda;
+extern const gcuba_points_ops gcuba_points_cuda;
 /* gCuhreBatch's GPU pipeline (cuda/batch.cu): the n integrals of c
    (userdata c->ud.p + b * stride) with the CPU backend's policy and
    region limit maxregions; their results in c's arrays, neval, nregions

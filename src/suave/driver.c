@@ -351,7 +351,7 @@ static int setup(suave *s)
   return s->ctx ? 0 : c->fail;
 }
 
-void gcuba_suave_drive(gcuba_call *c, const gcuba_suave_ops *ops)
+void gcuba_suave_drive(gcuba_call *c, const gcuba_points_ops *ops)
 {
   suave s;
   int rc, resumed = 0;

@@ -11,20 +11,9 @@
 #ifndef GCUBA_SUAVE_DRIVER_H
 #define GCUBA_SUAVE_DRIVER_H
 #include "common/common.h"
+#include "common/points.h"
 
-typedef struct gcuba_suave_ops {
-  const char *name;
-  /* an executor for call c; NULL on failure with *fail set (logged) */
-  void *(*create)(gcuba_call *c, int *fail);
-  void (*destroy)(void *ctx);
-  /* f[i*ncomp + k] = component k of the integrand at x[i*ndim ...],
-     0 <= i < n; w[i] the samples' weights and iter the iteration number
-     that an nvec-form host integrand is passed (Cuba's Suave: the
-     region's splits + 1).  0, or GCUBA_FAIL_ABORT, GCUBA_FAIL_NAN,
-     GCUBA_FAIL_NOMEM, GCUBA_FAIL_CUDA. */
-  int (*eval)(void *ctx, long long n, const double *x, const double *w,
-              int iter, double *f);
-} gcuba_suave_ops;
+/* its executors evaluate points: common/points.h */
 
 /* the backends' tables: src/plan/tables.h */
 
@@ -33,7 +22,7 @@ extern "C" {
 #endif
 /* Integrates c (arguments checked, backend chosen by the plan) over the
    backend ops; sets the outputs and c->fail. */
-void gcuba_suave_drive(gcuba_call *c, const gcuba_suave_ops *ops);
+void gcuba_suave_drive(gcuba_call *c, const gcuba_points_ops *ops);
 #ifdef __cplusplus
 }
 #endif

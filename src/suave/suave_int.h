@@ -39,7 +39,7 @@ typedef struct sreg {
 
 typedef struct suave {
   gcuba_call *c;
-  const gcuba_suave_ops *ops;
+  const gcuba_points_ops *ops;
   void *ctx;
   int ndim, ncomp;
   long long nnew, nmin;

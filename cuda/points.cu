@@ -1,14 +1,16 @@
-/* cuda/suave.cu -- gSuave's GPU executor (src/suave/suave.h): the points
-   a step of the driver drew are copied to the device, the integrand's
-   eval_points launcher (include/gcuba/kernels.cuh, through the
-   descriptor's GPU table) evaluates them, and the values come back.  The
-   buffers grow geometrically and are kept for the call; one
-   synchronisation per step.  Every CUDA call and launch is checked.
+/* cuda/points.cu -- the GPU's points executor (src/common/points.h):
+   gSuave's GPU backend, and the integrand's side of gCuhre calls with
+   more components than the GPU's rule kernels hold (the CPU backend
+   applies the rules).  The points a step drew are copied to the device,
+   the integrand's eval_points launcher (include/gcuba/kernels.cuh,
+   through the descriptor's GPU table) evaluates them, and the values
+   come back.  The buffers grow geometrically and are kept for the call;
+   one synchronisation per step.  Every CUDA call and launch is checked.
    This file is part of gcuba. */
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include "common.cuh"
-#include "suave/suave.h"
+#include "common/points.h"
 #include "gcuba/detail/gpu_ops.h"
 
 struct sctx {
@@ -42,7 +44,7 @@ static void *create(gcuba_call *c, int *fail)
 {
   sctx *t = (sctx *)calloc(1, sizeof *t);
   if (!t) {
-    *fail = gcuba_fail(c, GCUBA_FAIL_NOMEM, "gSuave's GPU executor");
+    *fail = gcuba_fail(c, GCUBA_FAIL_NOMEM, "the GPU's points executor");
     return NULL;
   }
   t->c = c;
@@ -106,5 +108,5 @@ static int eval(void *ctx, long long n, const double *x, const double *w,
   return 0;
 }
 
-extern "C" const gcuba_suave_ops gcuba_suave_cuda = {"gpu", create, destroy,
+extern "C" const gcuba_points_ops gcuba_points_cuda = {"gpu", create, destroy,
                                                      eval};

@@ -1,0 +1,140 @@
+/* tests/test-cuhre-ncomp-gpu.cu -- gCuhre with many components on the
+   GPU: ncomp 1 and 8 on the GPU's rule kernels, 9, 64 and 1024 with the
+   integrand on the GPU and the rules on the CPU threads (cuda/points.cu,
+   src/cpu/cuhre_cpu.c).  Component k of the integrand is a 3-D Gaussian
+   of its own centre and width times (k + 1); each call is made on the GPU
+   and on the CPU backend: the same fail and neval, the answers within
+   their errors of each other, and, where fail = 0, every component within
+   its tolerance of the closed form.  The GPU call must run on the GPU
+   (gcuba_last_backend).  Diagnostics give the time of each call.  Without
+   a usable device it skips (fails under GCUBA_TEST_REQUIRE_GPU=1).  With
+   GCUBA_DEVICE unset such calls stay on the CPU threads.  This
+   file is part of gcuba. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "tap.h"
+#include "gpu.h"
+#include "gcuba.h"
+
+/* centre and width of component k along axis d */
+__host__ __device__ static inline double centre(int k, int d)
+{
+  const double u = (k + 1) * 0.6180339887498949 * (d + 1);
+  return 0.25 + 0.5 * (u - floor(u));
+}
+__host__ __device__ static inline double width(int k)
+{
+  return 0.3 + 0.2 * ((k * 7) % 11) / 10.0;
+}
+
+GCUBA_INTEGRAND(many)(const int *ndim, const double x[], const int *ncomp,
+                      double f[], void *userdata)
+{
+  int k, d;
+  (void)userdata;
+  for (k = 0; k < *ncomp; ++k) {
+    const double w = width(k);
+    double s = 0;
+    for (d = 0; d < *ndim; ++d) {
+      const double t = x[d] - centre(k, d);
+      s += t * t;
+    }
+    f[k] = (k + 1) * exp(-s / (w * w));
+  }
+  return 0;
+}
+
+static double truth(int k, int ndim)
+{
+  const double w = width(k), h = 0.5 * sqrt(M_PI) * w;
+  double v = k + 1;
+  int d;
+  for (d = 0; d < ndim; ++d)
+    v *= h * (erf((1 - centre(k, d)) / w) + erf(centre(k, d) / w));
+  return v;
+}
+
+static double now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static void check(int ncomp, double epsrel)
+{
+  const int ndim = 3;
+  double *I = (double *)malloc(sizeof(double) * 6 * ncomp);
+  double *E = I + ncomp, *P = E + ncomp, *i1 = P + ncomp, *e1 = i1 + ncomp,
+         *p1 = e1 + ncomp;
+  long long nev, n1;
+  int nreg, r1, fail, f1, k, within = 1, agree = 1;
+  double t0, tg, tc;
+  const char *bk;
+  setenv("GCUBA_DEVICE", "gpu", 1);
+  t0 = now_ms();
+  llgCuhre(ndim, ncomp, many, NULL, 1, epsrel, 0, 0, 0, 10000000, 0, NULL,
+           NULL, &nreg, &nev, &fail, I, E, P);
+  tg = now_ms() - t0;
+  bk = gcuba_last_backend();
+  setenv("GCUBA_DEVICE", "cpu", 1);
+  t0 = now_ms();
+  llgCuhre(ndim, ncomp, many, NULL, 1, epsrel, 0, 0, 0, 10000000, 0, NULL,
+           NULL, &r1, &n1, &f1, i1, e1, p1);
+  tc = now_ms() - t0;
+  for (k = 0; k < ncomp; ++k) {
+    if (!(fabs(I[k] - i1[k]) <= E[k] + e1[k])) agree = 0;
+    if (fail == 0 && !(fabs(I[k] - truth(k, ndim)) <=
+                       epsrel * fabs(truth(k, ndim)) + 1e-13 * (k + 1))) {
+      if (within) diag("component %d: %.15g, true %.15g", k, I[k],
+                       truth(k, ndim));
+      within = 0;
+    }
+  }
+  ok(!strcmp(bk, "gpu") && fail == 0 && f1 == fail && n1 == nev && agree &&
+         within,
+     "ncomp %d at epsrel %g: on the %s, fail %d, neval %lld (CPU: fail %d, "
+     "neval %lld); every component within the errors of the CPU's and "
+     "within its tolerance of the truth", ncomp, epsrel, bk, fail, nev, f1,
+     n1);
+  diag("ncomp %d: GPU %.1f ms, CPU backend %.1f ms (%lld evaluations, "
+       "%.3f ns per evaluation and component on the GPU)", ncomp, tg, tc,
+       nev, tg * 1e6 / ((double)nev * ncomp));
+  free(I);
+  battery_backend();
+}
+
+int main(void)
+{
+  gpu_required_or_skip();
+  plan(0);
+  check(1, 1e-6);
+  check(8, 1e-6);
+  check(9, 1e-6);
+  check(64, 1e-5);
+  check(1024, 1e-4);
+  /* GCUBA_DEVICE=gpu with more than 8 components runs there (it once
+     gave GCUBA_FAIL_NOTAVAIL); without it, on the CPU threads */
+  {
+    double I[16], E[16], P[16];
+    long long nev;
+    int nreg, fail, fail2;
+    char bk[8];
+    setenv("GCUBA_DEVICE", "gpu", 1);
+    llgCuhre(2, 16, many, NULL, 1, 1e-3, 0, 0, 0, 1000000, 0, NULL, NULL,
+             &nreg, &nev, &fail, I, E, P);
+    snprintf(bk, sizeof bk, "%s", gcuba_last_backend());
+    unsetenv("GCUBA_DEVICE");
+    llgCuhre(2, 16, many, NULL, 1, 1e-3, 0, 0, 0, 1000000, 0, NULL, NULL,
+             &nreg, &nev, &fail2, I, E, P);
+    ok(fail == 0 && !strcmp(bk, "gpu") && fail2 == 0 &&
+           !strcmp(gcuba_last_backend(), "cpu"),
+       "2-D, 16 components: GCUBA_DEVICE=gpu on the %s (fail %d), unset "
+       "on the %s (fail %d)", bk, fail, gcuba_last_backend(), fail2);
+    battery_backend();
+  }
+  return battery_done();
+}
