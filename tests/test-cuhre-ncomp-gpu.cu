@@ -10,6 +10,7 @@
    a usable device it skips (fails under GCUBA_TEST_REQUIRE_GPU=1).  With
    GCUBA_DEVICE unset such calls stay on the CPU threads.  This
    file is part of gcuba. */
+#include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,11 +31,12 @@ __host__ __device__ static inline double width(int k)
   return 0.3 + 0.2 * ((k * 7) % 11) / 10.0;
 }
 
+/* userdata: NULL, or a scale factor (in device memory: check_devud) */
 GCUBA_INTEGRAND(many)(const int *ndim, const double x[], const int *ncomp,
                       double f[], void *userdata)
 {
+  const double a = userdata ? *(const double *)userdata : 1;
   int k, d;
-  (void)userdata;
   for (k = 0; k < *ncomp; ++k) {
     const double w = width(k);
     double s = 0;
@@ -42,7 +44,7 @@ GCUBA_INTEGRAND(many)(const int *ndim, const double x[], const int *ncomp,
       const double t = x[d] - centre(k, d);
       s += t * t;
     }
-    f[k] = (k + 1) * exp(-s / (w * w));
+    f[k] = a * (k + 1) * exp(-s / (w * w));
   }
   return 0;
 }
@@ -107,6 +109,33 @@ static void check(int ncomp, double epsrel)
   battery_backend();
 }
 
+/* userdata in device memory: the integrand reads it on the GPU, and the
+   CPU threads, which apply the rules, never call it (no search for where
+   to cut) */
+static void check_devud(void)
+{
+  double *d = NULL, I[16], E[16], P[16];
+  const double two = 2;
+  long long nev;
+  int nreg, fail, k, good = 1;
+  if (cudaMalloc((void **)&d, sizeof *d) != cudaSuccess ||
+      cudaMemcpy(d, &two, sizeof two, cudaMemcpyHostToDevice) !=
+          cudaSuccess) {
+    ok(0, "cudaMalloc for the userdata");
+    return;
+  }
+  setenv("GCUBA_DEVICE", "gpu", 1);
+  llgCuhre(3, 16, many, d, 1, 1e-5, 0, 0, 0, 10000000, 0, NULL, NULL, &nreg,
+           &nev, &fail, I, E, P);
+  for (k = 0; k < 16; ++k)
+    if (!(fabs(I[k] - 2 * truth(k, 3)) <= 2e-5 * truth(k, 3))) good = 0;
+  ok(fail == 0 && good && !strcmp(gcuba_last_backend(), "gpu"),
+     "16 components, userdata in device memory: fail %d on the %s, every "
+     "component within its tolerance", fail, gcuba_last_backend());
+  cudaFree(d);
+  battery_backend();
+}
+
 int main(void)
 {
   gpu_required_or_skip();
@@ -116,6 +145,7 @@ int main(void)
   check(9, 1e-6);
   check(64, 1e-5);
   check(1024, 1e-4);
+  check_devud();
   /* GCUBA_DEVICE=gpu with more than 8 components runs there (it once
      gave GCUBA_FAIL_NOTAVAIL); without it, on the CPU threads */
   {

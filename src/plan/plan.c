@@ -284,7 +284,10 @@ static int member_device(gcuba_call *c)
 }
 
 /* gCuhre's executor; on the GPU with more components than its rule
-   kernels hold, the CPU backend with the integrand's points on the GPU */
+   kernels hold, the CPU backend with the integrand's points on the GPU.
+   Its search for where to cut (gcuba/detail/cut.h) calls the integrand
+   on the CPU threads, which cannot read userdata in device memory: no
+   search then. */
 static const gcuba_cuhre_ops *cuhre_ops(gcuba_call *c)
 {
   c->points = NULL;
@@ -292,6 +295,12 @@ static const gcuba_cuhre_ops *cuhre_ops(gcuba_call *c)
   if (c->backend == GCUBA_BK_GPU) {
     if (c->ncomp <= GCUBA_CUHRE_GPU_MAXCOMP) return &gcuba_cuhre_cuda;
     c->points = &gcuba_points_cuda;
+    if (c->ud.dev >= 0 && c->set.cuts) {
+      gcuba_log(c, 1, "userdata is in the memory of GPU %d, which the CPU "
+                "threads that search for features cannot read: no search "
+                "(as GCUBA_CUTS=0)", c->ud.dev);
+      c->set.cuts = 0;
+    }
   }
 #endif
   return &gcuba_cuhre_cpu;
