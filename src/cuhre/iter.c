@@ -27,7 +27,6 @@
    The result is always the final total and its error (Cuba's flags bit 2
    behaviour); prob is Cuba's chi^2 probability of the sequence of
    iteration totals.  This file is part of gcuba. */
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
