@@ -76,17 +76,23 @@ double gcuba_vegas_beta(const gcuba_call *c)
 
 /* ---- the loop ----------------------------------------------------------- */
 
-static void run(vegas *v)
+/* The loop in steps, so that a batch can sample the iterations of many
+   calls at once (gcuba_vegas_step): begin, then per iteration prepare
+   (the iteration to sample in v->it, or the end), the backend's iterate
+   into v->sums and v->d, and consume (the end, or the next iteration);
+   finish writes the results. */
+
+/* the run state at the start of a call, from a state file or fresh;
+   1 when the call ends at once */
+static int begin(vegas *v)
 {
   gcuba_call *c = v->c;
-  const int nc = v->ncomp;
-  int rc, comp, resumed;
-  gcuba_vegas_iter it;
+  int resumed;
 
   resumed = v->cont                      ? 1
             : c->statefile || c->resume ? gcuba_vegas_load_state(v)
                                         : 0;
-  if (resumed < 0) return;
+  if (resumed < 0) return 1;
   if (resumed && !v->cont && !c->resume && (c->flags & GCUBA_RESETSTATE)) {
     gcuba_log(c, 1, "flags bit 5: state reset, grid kept");
     resumed = 0;
@@ -113,157 +119,182 @@ static void run(vegas *v)
     if (v->warm < 0) v->warm = v->wstart = v->k;
   }
   v->grid_changed = 1;
-  memset(&it, 0, sizeof it);
-  it.seed = (uint64_t)(uint32_t)c->seed;
-  it.sobol = v->sobol;
-  it.grid = v->grid;
+  memset(&v->it, 0, sizeof v->it);
+  v->it.seed = (uint64_t)(uint32_t)c->seed;
+  v->it.sobol = v->sobol;
+  v->it.grid = v->grid;
   gcuba_vegas_params(v);
   gcuba_vegas_results(v);
+  v->begun = 1;
+  v->done = 0;
+  return 0;
+}
 
-  for (;;) {
-    long long ncall;
-    const double t0 = gcuba_now_ms();
-    if (c->flags & GCUBA_VEGASAUTO) gcuba_vegas_autosize(v);
-    ncall = v->nsamples;
-    if (v->beta > 0 ? gcuba_vegas_alloc_units(v, ncall, &it)
-                    : (gcuba_vegas_iter_strat(v, ncall, &it.strat), 0))
-      break;
-    if (c->neval + it.strat.calls > c->maxeval) {
-      if (v->k > 0) {
-        c->fail = 1;
-        gcuba_log(c, 1, "maxeval %lld reached (the next iteration needs "
-                  "%lld more)", c->maxeval, (long long)it.strat.calls);
-        break;
-      }
-      ncall = c->maxeval - c->neval;
-      if (ncall < 2) ncall = 2;
-      if (v->beta > 0 ? gcuba_vegas_alloc_units(v, ncall, &it)
-                      : (gcuba_vegas_iter_strat(v, ncall, &it.strat), 0))
-        break;
+/* the next iteration into v->it; 1 when the call ends instead */
+static int prepare(vegas *v)
+{
+  gcuba_call *c = v->c;
+  gcuba_vegas_iter *it = &v->it;
+  long long ncall;
+  v->t0 = gcuba_now_ms();
+  if (c->flags & GCUBA_VEGASAUTO) gcuba_vegas_autosize(v);
+  ncall = v->nsamples;
+  if (v->beta > 0 ? gcuba_vegas_alloc_units(v, ncall, it)
+                  : (gcuba_vegas_iter_strat(v, ncall, &it->strat), 0))
+    return 1;
+  if (c->neval + it->strat.calls > c->maxeval) {
+    if (v->k > 0) {
+      c->fail = 1;
+      gcuba_log(c, 1, "maxeval %lld reached (the next iteration needs "
+                "%lld more)", c->maxeval, (long long)it->strat.calls);
+      return 1;
     }
-    if (it.strat.npg > GCUBA_VEGAS_SLICE_SAMPLES) {
-      gcuba_fail(c, GCUBA_FAIL_PARAM, "%lld samples per cube: too many",
-                 (long long)it.strat.npg);
-      break;
-    }
-    if (gcuba_vegas_hist_reserve(v, v->k + 1)) {
-      gcuba_fail(c, GCUBA_FAIL_NOMEM, "iteration history");
-      break;
-    }
-    gcuba_vegas_plan(&it.strat, nc, &it.plan);
-    if (v->sobol)
-      gcuba_vegas_cube_k_iid(it.strat.calls, it.ck);
-    else
-      gcuba_vegas_cube_k(it.strat.npg, it.strat.ncubes, it.ck);
-    if (v->beta > 0 && (v->cold & 2) && v->frozen && v->k > v->settled_at &&
-        v->wstart < v->k) {
-      gcuba_log(c, 2, "iteration %lld sampled new cubes with the allocation "
-                "of others: the combination restarts", v->k);
-      v->wstart = v->k;
-    }
-    it.iter = (uint32_t)v->k;
-    it.qoff = (uint64_t)c->neval;
-    it.grid_changed = v->grid_changed;
-    it.epow = gcuba_vegas_epow(v);
-    it.bins = !v->frozen || v->frozen == POLISHING || v->frozen == POLISHED;
-    if (it.bins || v->beta > 0) gcuba_vegas_bin_weights(v);
-    it.qw = v->qw;
-    rc = gcuba_coll_status(c, v->ops->iterate(v->ctx, &it, v->sums, v->d));
-    v->grid_changed = 0;
-    if (rc) {
-      if (rc == GCUBA_FAIL_DEVMEM && v->k > 0) {
-        c->fail = 1;
-        gcuba_log(c, 1, "device memory exhausted at iteration %lld: the "
-                  "estimate so far is returned", v->k + 1);
-      } else
-        gcuba_fail(c, rc, "at iteration %lld", v->k + 1);
-      break;
-    }
-    c->neval += it.strat.calls;
-    for (comp = 0; comp < nc; ++comp) {
-      v->hI[v->k * nc + comp] = v->sums[comp];
-      v->hV[v->k * nc + comp] =
-          v->sobol ? gcuba_vegas_iid_var(v->sums[nc + comp], v->sums[comp],
-                                         it.strat.calls)
-                   : v->sums[nc + comp];
-      {
-        const double hi = v->sums[2 * nc + comp] - v->sums[comp],
-                     lo = v->sums[comp] - v->sums[3 * nc + comp];
-        v->hX[v->k * nc + comp] = hi > lo ? hi : lo;
-      }
-    }
-    v->hcalls[v->k] = it.strat.calls;
-    if (it.R) {
-      /* the cubes' units and variances for the next allocation */
-      int64_t *R = v->Rp;
-      double *q = v->cvp;
-      v->Rp = v->R;
-      v->R = R;
-      v->cvp = v->cv;
-      v->cv = q;
-    }
-    if (it.nreal > 0) { /* (in the backend without it.R) */
-      v->nrp = it.nreal;
-      v->cold = (v->cold & 1) << 1;
-    }
-    ++v->k;
-    if (it.bins) gcuba_vegas_settle(v);
-    gcuba_vegas_update_window(v);
-    gcuba_vegas_results(v);
-    gcuba_vegas_report(v, &it);
-    if (gcuba_vegas_converged(v)) break;
+    ncall = c->maxeval - c->neval;
+    if (ncall < 2) ncall = 2;
+    if (v->beta > 0 ? gcuba_vegas_alloc_units(v, ncall, it)
+                    : (gcuba_vegas_iter_strat(v, ncall, &it->strat), 0))
+      return 1;
+  }
+  if (it->strat.npg > GCUBA_VEGAS_SLICE_SAMPLES) {
+    gcuba_fail(c, GCUBA_FAIL_PARAM, "%lld samples per cube: too many",
+               (long long)it->strat.npg);
+    return 1;
+  }
+  if (gcuba_vegas_hist_reserve(v, v->k + 1)) {
+    gcuba_fail(c, GCUBA_FAIL_NOMEM, "iteration history");
+    return 1;
+  }
+  gcuba_vegas_plan(&it->strat, v->ncomp, &it->plan);
+  if (v->sobol)
+    gcuba_vegas_cube_k_iid(it->strat.calls, it->ck);
+  else
+    gcuba_vegas_cube_k(it->strat.npg, it->strat.ncubes, it->ck);
+  if (v->beta > 0 && (v->cold & 2) && v->frozen && v->k > v->settled_at &&
+      v->wstart < v->k) {
+    gcuba_log(c, 2, "iteration %lld sampled new cubes with the allocation "
+              "of others: the combination restarts", v->k);
+    v->wstart = v->k;
+  }
+  it->iter = (uint32_t)v->k;
+  it->qoff = (uint64_t)c->neval;
+  it->grid_changed = v->grid_changed;
+  it->epow = gcuba_vegas_epow(v);
+  it->bins = !v->frozen || v->frozen == POLISHING || v->frozen == POLISHED;
+  if (it->bins || v->beta > 0) gcuba_vegas_bin_weights(v);
+  it->qw = v->qw;
+  return 0;
+}
 
-    if (v->frozen == POLISHING || v->frozen == POLISHED) {
-      if (gcuba_vegas_polish(v)) break;
-    } else if (!v->frozen) {
-      /* the refinement that freezes the grid floors it instead of mixing
-         (grid.h): the mixture protects the adaptation from a map that
-         has not yet found part of the integrand; the frozen map, which
-         takes most of the samples at large budgets, keeps the learned
-         density wherever it is above the floor (f2 6D at 1024 bins: a
-         thirtieth of the variance per sample; Genz's protocol: more
-         honest answers, the same false claims) */
-      const int nbto = gcuba_vegas_grow_target(v, v->hcalls[v->k - 1]);
-      const int last = nbto == v->nb &&
-                       (v->adapt_max >= 0 ? v->nadapt + 1 >= v->adapt_max
-                                          : v->settled_at >= 0);
-      gcuba_vegas_refine(v, last);
-      ++v->nadapt;
-      if (!last) gcuba_vegas_edge_powers(v);
-      if (nbto != v->nb) {
-        gcuba_log(c, 2, "grid settled with %d bins per axis: rebinned to "
-                  "%d, adapting on", v->nb, nbto);
-        if (gcuba_vegas_set_nb(v, nbto, 1)) break;
-        it.grid = v->grid;
-        v->settled_at = -1;
-        v->stall = 0;
-      } else if (v->adapt_max >= 0 ? v->nadapt >= v->adapt_max
-                                   : v->settled_at >= 0) {
-        v->frozen = FROZEN;
-        if (v->settled_at < 0) v->settled_at = v->k;
-        if (v->warm < 0) v->warm = v->wstart = v->k; /* forced by the knob */
-        gcuba_log(c, 2, "grid frozen after %lld refinements", v->nadapt);
-      }
-    }
-    v->nsamples += c->nincrease;
-    if (c->statefile && gcuba_vegas_save_state(v)) break;
-    /* GCUBA_DEVICES=auto: the call has run long enough; it goes on from
-       here on several GPUs (gcuba_vegas_run) */
-    if (v->ngrow >= 2 && v->k >= GROW_ITER) {
-      const double now = gcuba_now_ms();
-      if (now >= v->grow_at && gcuba_calls_running() == 1 &&
-          (v->grow_any || now - t0 >= GROW_MS)) {
-        if (!gcuba_vegas_state_payload(v, &v->grow_state, 0)) {
-          v->grown = 1;
-          break;
-        }
-        c->fail = 0; /* no memory for the state: it stays */
-        v->ngrow = 0;
-      }
+/* the sampled iteration (the backend's return code rc, its sums in
+   v->sums and v->d) into the run; 1 when the call ends */
+static int consume(vegas *v, int rc)
+{
+  gcuba_call *c = v->c;
+  gcuba_vegas_iter *it = &v->it;
+  const int nc = v->ncomp;
+  int comp;
+  v->grid_changed = 0;
+  if (rc) {
+    if (rc == GCUBA_FAIL_DEVMEM && v->k > 0) {
+      c->fail = 1;
+      gcuba_log(c, 1, "device memory exhausted at iteration %lld: the "
+                "estimate so far is returned", v->k + 1);
+    } else
+      gcuba_fail(c, rc, "at iteration %lld", v->k + 1);
+    return 1;
+  }
+  c->neval += it->strat.calls;
+  for (comp = 0; comp < nc; ++comp) {
+    v->hI[v->k * nc + comp] = v->sums[comp];
+    v->hV[v->k * nc + comp] =
+        v->sobol ? gcuba_vegas_iid_var(v->sums[nc + comp], v->sums[comp],
+                                       it->strat.calls)
+                 : v->sums[nc + comp];
+    {
+      const double hi = v->sums[2 * nc + comp] - v->sums[comp],
+                   lo = v->sums[comp] - v->sums[3 * nc + comp];
+      v->hX[v->k * nc + comp] = hi > lo ? hi : lo;
     }
   }
+  v->hcalls[v->k] = it->strat.calls;
+  if (it->R) {
+    /* the cubes' units and variances for the next allocation */
+    int64_t *R = v->Rp;
+    double *q = v->cvp;
+    v->Rp = v->R;
+    v->R = R;
+    v->cvp = v->cv;
+    v->cv = q;
+  }
+  if (it->nreal > 0) { /* (in the backend without it->R) */
+    v->nrp = it->nreal;
+    v->cold = (v->cold & 1) << 1;
+  }
+  ++v->k;
+  if (it->bins) gcuba_vegas_settle(v);
+  gcuba_vegas_update_window(v);
+  gcuba_vegas_results(v);
+  gcuba_vegas_report(v, it);
+  if (gcuba_vegas_converged(v)) return 1;
 
-  for (comp = 0; comp < nc; ++comp) {
+  if (v->frozen == POLISHING || v->frozen == POLISHED) {
+    if (gcuba_vegas_polish(v)) return 1;
+  } else if (!v->frozen) {
+    /* the refinement that freezes the grid floors it instead of mixing
+       (grid.h): the mixture protects the adaptation from a map that
+       has not yet found part of the integrand; the frozen map, which
+       takes most of the samples at large budgets, keeps the learned
+       density wherever it is above the floor (f2 6D at 1024 bins: a
+       thirtieth of the variance per sample; Genz's protocol: more
+       honest answers, the same false claims) */
+    const int nbto = gcuba_vegas_grow_target(v, v->hcalls[v->k - 1]);
+    const int last = nbto == v->nb &&
+                     (v->adapt_max >= 0 ? v->nadapt + 1 >= v->adapt_max
+                                        : v->settled_at >= 0);
+    gcuba_vegas_refine(v, last);
+    ++v->nadapt;
+    if (!last) gcuba_vegas_edge_powers(v);
+    if (nbto != v->nb) {
+      gcuba_log(c, 2, "grid settled with %d bins per axis: rebinned to "
+                "%d, adapting on", v->nb, nbto);
+      if (gcuba_vegas_set_nb(v, nbto, 1)) return 1;
+      it->grid = v->grid;
+      v->settled_at = -1;
+      v->stall = 0;
+    } else if (v->adapt_max >= 0 ? v->nadapt >= v->adapt_max
+                                 : v->settled_at >= 0) {
+      v->frozen = FROZEN;
+      if (v->settled_at < 0) v->settled_at = v->k;
+      if (v->warm < 0) v->warm = v->wstart = v->k; /* forced by the knob */
+      gcuba_log(c, 2, "grid frozen after %lld refinements", v->nadapt);
+    }
+  }
+  v->nsamples += c->nincrease;
+  if (c->statefile && gcuba_vegas_save_state(v)) return 1;
+  /* GCUBA_DEVICES=auto: the call has run long enough; it goes on from
+     here on several GPUs (gcuba_vegas_run) */
+  if (v->ngrow >= 2 && v->k >= GROW_ITER) {
+    const double now = gcuba_now_ms();
+    if (now >= v->grow_at && gcuba_calls_running() == 1 &&
+        (v->grow_any || now - v->t0 >= GROW_MS)) {
+      if (!gcuba_vegas_state_payload(v, &v->grow_state, 0)) {
+        v->grown = 1;
+        return 1;
+      }
+      c->fail = 0; /* no memory for the state: it stays */
+      v->ngrow = 0;
+    }
+  }
+  return 0;
+}
+
+/* the results into the call */
+static void finish(vegas *v)
+{
+  gcuba_call *c = v->c;
+  int comp;
+  v->done = 1;
+  for (comp = 0; comp < v->ncomp; ++comp) {
     c->integral[comp] = v->res[comp];
     c->error[comp] = v->err[comp];
     c->prob[comp] = v->prob[comp] == GCUBA_CHISQ_NODOF ? 0 : v->prob[comp];
@@ -271,6 +302,17 @@ static void run(vegas *v)
   if (v->grown) return;
   gcuba_vegas_slot_put(v);
   if (c->fail == 0 && c->statefile) gcuba_state_remove(c);
+}
+
+static void run(vegas *v)
+{
+  if (begin(v)) return;
+  while (!prepare(v) &&
+         !consume(v, gcuba_coll_status(v->c, v->ops->iterate(
+                                                 v->ctx, &v->it, v->sums,
+                                                 v->d))))
+    ;
+  finish(v);
 }
 
 /* GCUBA_DEVICES=auto: call v, stopped after an iteration, goes on on the
@@ -291,101 +333,172 @@ static int grow(vegas *v)
   return back;
 }
 
-void gcuba_vegas_drive(gcuba_call *c, const gcuba_vegas_ops *ops)
+/* the run of call c over ops: its buffers and the backend's context;
+   NULL when that failed (c->fail set) */
+static vegas *open_run(gcuba_call *c, const gcuba_vegas_ops *ops)
 {
-  vegas v;
-  gcuba_vegas_setup s;
+  vegas *v = (vegas *)calloc(1, sizeof *v);
+  gcuba_vegas_setup *s;
   int fail = 0;
   size_t ng;
-  memset(&v, 0, sizeof v);
-  v.c = c;
-  v.ndim = c->ndim;
-  v.ncomp = c->ncomp;
-  v.shared = (c->flags & GCUBA_VEGAS1D) != 0;
-  v.ngrids = v.shared ? 1 : c->ndim;
-  v.last = (c->flags & GCUBA_LAST) != 0;
-  v.smooth = !(c->flags & GCUBA_SHARPEDGES);
-  knobs(&v);
-  if (v.beta > 0 && c->seed == 0) {
+  if (gcuba_coll_status(c, v ? 0 : GCUBA_FAIL_NOMEM)) {
+    if (c->fail == 0 || c->fail == GCUBA_FAIL_NOMEM)
+      gcuba_fail(c, GCUBA_FAIL_NOMEM, "driver state");
+    free(v);
+    return NULL;
+  }
+  s = &v->setup_store;
+  v->c = c;
+  v->ndim = c->ndim;
+  v->ncomp = c->ncomp;
+  v->shared = (c->flags & GCUBA_VEGAS1D) != 0;
+  v->ngrids = v->shared ? 1 : c->ndim;
+  v->last = (c->flags & GCUBA_LAST) != 0;
+  v->smooth = !(c->flags & GCUBA_SHARPEDGES);
+  knobs(v);
+  if (v->beta > 0 && c->seed == 0) {
     gcuba_log(c, 1, "seed 0 samples Sobol points, which have no cubes: no "
               "adaptive stratification (GCUBA_VEGASPLUS, "
               "GCUBA_VEGAS_BETA)");
-    v.beta = 0;
+    v->beta = 0;
   }
-  v.ops = ops;
-  ng = (size_t)v.ngrids * (v.nb + 1);
-  v.grid = (double *)malloc(sizeof(double) * ng);
-  v.d = (double *)malloc(sizeof(double) * (size_t)v.ndim * v.nb);
-  v.scratch = (double *)malloc(sizeof(double) *
-                               GCUBA_VEGAS_GRID_SCRATCH_PAR(v.nb, v.ndim));
-  v.sums = (double *)malloc(sizeof(double) * 9 * v.ncomp);
-  v.epow = (int *)calloc((size_t)2 * v.ndim, sizeof(int));
-  if (gcuba_coll_status(c, !v.grid || !v.d || !v.scratch || !v.sums ||
-                               !v.epow ||
-                               gcuba_vegas_hist_reserve(&v, 64)
+  v->ops = ops;
+  ng = (size_t)v->ngrids * (v->nb + 1);
+  v->grid = (double *)malloc(sizeof(double) * ng);
+  v->d = (double *)malloc(sizeof(double) * (size_t)v->ndim * v->nb);
+  v->scratch = (double *)malloc(sizeof(double) *
+                                GCUBA_VEGAS_GRID_SCRATCH_PAR(v->nb, v->ndim));
+  v->sums = (double *)malloc(sizeof(double) * 9 * v->ncomp);
+  v->epow = (int *)calloc((size_t)2 * v->ndim, sizeof(int));
+  if (gcuba_coll_status(c, !v->grid || !v->d || !v->scratch || !v->sums ||
+                               !v->epow ||
+                               gcuba_vegas_hist_reserve(v, 64)
                            ? GCUBA_FAIL_NOMEM : 0)) {
     if (c->fail == 0 || c->fail == GCUBA_FAIL_NOMEM)
       gcuba_fail(c, GCUBA_FAIL_NOMEM, "driver state");
-    goto out;
+    goto fail;
   }
-  v.res = v.sums + 4 * v.ncomp;
-  v.err = v.res + v.ncomp;
-  v.prob = v.err + v.ncomp;
-  v.chi2 = v.prob + v.ncomp;
-  v.qw = v.chi2 + v.ncomp;
-  s.ndim = v.ndim;
-  s.ncomp = v.ncomp;
-  s.nb = v.nb;
-  s.nbmax = v.nb_fixed || v.adapt_max >= 0 || v.nb >= NBINS_MAX ? v.nb
-                                                                : NBINS_MAX;
-  s.shared = v.shared;
-  s.max_calls = c->maxeval;
-  s.sobol = NULL;
+  v->res = v->sums + 4 * v->ncomp;
+  v->err = v->res + v->ncomp;
+  v->prob = v->err + v->ncomp;
+  v->chi2 = v->prob + v->ncomp;
+  v->qw = v->chi2 + v->ncomp;
+  s->ndim = v->ndim;
+  s->ncomp = v->ncomp;
+  s->nb = v->nb;
+  s->nbmax = v->nb_fixed || v->adapt_max >= 0 || v->nb >= NBINS_MAX
+                 ? v->nb
+                 : NBINS_MAX;
+  s->shared = v->shared;
+  s->max_calls = c->maxeval;
+  s->sobol = NULL;
   if (c->seed == 0) {
     /* Cuba's Vegas samples Sobol points for seed 0: so does gVegas */
-    v.sobol = (uint64_t *)malloc(sizeof(uint64_t) * GCUBA_SOBOL_BITS *
-                                 (size_t)v.ndim);
-    if (gcuba_coll_status(c, !v.sobol || gcuba_sobol_dirs(v.ndim, v.sobol)
+    v->sobol = (uint64_t *)malloc(sizeof(uint64_t) * GCUBA_SOBOL_BITS *
+                                  (size_t)v->ndim);
+    if (gcuba_coll_status(c, !v->sobol || gcuba_sobol_dirs(v->ndim, v->sobol)
                                  ? GCUBA_FAIL_NOMEM : 0)) {
       if (c->fail == 0 || c->fail == GCUBA_FAIL_NOMEM)
         gcuba_fail(c, GCUBA_FAIL_NOMEM, "Sobol direction numbers");
-      goto out;
+      goto fail;
     }
-    s.sobol = v.sobol;
+    s->sobol = v->sobol;
   }
-  v.ctx = v.ops->create(c, &s, &fail);
-  if (gcuba_coll_status(c, v.ctx ? 0 : fail ? fail : GCUBA_FAIL_NOMEM) &&
-      v.ctx) {
-    v.ops->destroy(v.ctx);
-    v.ctx = NULL;
+  v->setup = s;
+  v->ctx = v->ops->create(c, s, &fail);
+  if (gcuba_coll_status(c, v->ctx ? 0 : fail ? fail : GCUBA_FAIL_NOMEM)) {
+    if (v->ctx) v->ops->destroy(v->ctx);
+    v->ctx = NULL;
+    goto fail;
   }
-  v.setup = &s;
-  if (v.ctx) {
-    if (c->grow && !c->coll && !(v.beta > 0)) {
-      /* GCUBA_DEVICES=auto: the plan says where and when it may grow */
-      v.ngrow = c->grow->n;
-      v.grow_at = gcuba_now_ms() + c->grow->after;
-      v.grow_any = c->grow->after == 0;
-    }
-    run(&v);
-    while (v.grown && grow(&v)) run(&v);
-    if (v.ctx) v.ops->destroy(v.ctx);
+  return v;
+fail:
+  gcuba_vegas_end(v);
+  return NULL;
+}
+
+void gcuba_vegas_end(vegas *v)
+{
+  if (!v) return;
+  if (v->begun && !v->done) finish(v);
+  if (v->ctx) v->ops->destroy(v->ctx);
+  free(v->grid);
+  free(v->gold);
+  free(v->d);
+  free(v->scratch);
+  free(v->sums);
+  free(v->epow);
+  free(v->hI);
+  free(v->hV);
+  free(v->hX);
+  free(v->hcalls);
+  free(v->sobol);
+  free(v->R);
+  free(v->Rp);
+  free(v->cv);
+  free(v->cvp);
+  free(v->ws);
+  free(v);
+}
+
+void gcuba_vegas_drive(gcuba_call *c, const gcuba_vegas_ops *ops)
+{
+  vegas *v = open_run(c, ops);
+  if (!v) return;
+  if (c->grow && !c->coll && !(v->beta > 0)) {
+    /* GCUBA_DEVICES=auto: the plan says where and when it may grow */
+    v->ngrow = c->grow->n;
+    v->grow_at = gcuba_now_ms() + c->grow->after;
+    v->grow_any = c->grow->after == 0;
   }
-out:
-  free(v.grid);
-  free(v.gold);
-  free(v.d);
-  free(v.scratch);
-  free(v.sums);
-  free(v.epow);
-  free(v.hI);
-  free(v.hV);
-  free(v.hX);
-  free(v.hcalls);
-  free(v.sobol);
-  free(v.R);
-  free(v.Rp);
-  free(v.cv);
-  free(v.cvp);
-  free(v.ws);
+  run(v);
+  while (v->grown && grow(v)) run(v);
+  gcuba_vegas_end(v);
+}
+
+/* ---- the steps, for a batch -------------------------------------------- */
+
+vegas *gcuba_vegas_start(gcuba_call *c, const gcuba_vegas_ops *ops)
+{
+  vegas *v = open_run(c, ops);
+  if (v && begin(v)) {
+    gcuba_vegas_end(v);
+    return NULL;
+  }
+  return v;
+}
+
+const gcuba_vegas_iter *gcuba_vegas_want(vegas *v, double **sums, double **d)
+{
+  if (prepare(v)) return NULL;
+  *sums = v->sums;
+  *d = v->d;
+  return &v->it;
+}
+
+int gcuba_vegas_took(vegas *v, int rc)
+{
+  return consume(v, rc);
+}
+
+void gcuba_vegas_resume(vegas *v, const gcuba_vegas_ops *ops)
+{
+  gcuba_call *c = v->c;
+  int fail = 0;
+  v->ops->destroy(v->ctx);
+  v->ops = ops;
+  v->ctx = ops->create(c, v->setup, &fail);
+  if (!v->ctx) {
+    gcuba_fail(c, fail ? fail : GCUBA_FAIL_NOMEM, "at iteration %lld",
+               v->k + 1);
+    gcuba_vegas_end(v);
+    return;
+  }
+  /* the new context has no grid yet */
+  v->it.grid_changed = 1;
+  if (!consume(v, ops->iterate(v->ctx, &v->it, v->sums, v->d)))
+    while (!prepare(v) &&
+           !consume(v, ops->iterate(v->ctx, &v->it, v->sums, v->d)))
+      ;
+  gcuba_vegas_end(v);
 }

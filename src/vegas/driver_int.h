@@ -73,11 +73,13 @@
 #define VP_GROW 8.0 /* most growth of an iteration's size
                        (gcuba_vegas_autosize) */
 
-typedef struct {
+typedef struct gcuba_vegas_run {
   gcuba_call *c;
   const gcuba_vegas_ops *ops;
   void *ctx;
-  gcuba_vegas_setup *setup; /* the backend's (nb changes when bins grow) */
+  gcuba_vegas_setup *setup; /* the backend's (nb changes when bins grow):
+                              &setup_store */
+  gcuba_vegas_setup setup_store;
   int nb0;                 /* the bins per axis the call starts with */
   int nb_fixed;            /* GCUBA_VEGAS_NBINS set: the bins never grow */
   int ndim, ncomp, nb, shared, ngrids, last, smooth;
@@ -132,6 +134,11 @@ typedef struct {
   long long nrcap, nrp;
   int units_put;           /* Rp and cvp came from a state file: the
                               backend's units op starts from them */
+  gcuba_vegas_iter it;     /* the iteration being sampled (driver.c's
+                              steps) */
+  double t0;               /* when it was prepared (gcuba_now_ms) */
+  int begun, done;         /* begin() started the run, finish() wrote its
+                              outputs */
 } vegas;
 
 /* ---- slots.c: grid slots (Cuba's gridno) ------------------------------- */

@@ -10,6 +10,28 @@ extern "C" {
 /* Integrates c (arguments checked, backend chosen by the plan) over the
    backend ops; sets the outputs and c->fail. */
 void gcuba_vegas_drive(gcuba_call *c, const gcuba_vegas_ops *ops);
+/* The driver in steps, for a batch that samples the iterations of many
+   calls at once (cuda/vegas_batch.cu): gcuba_vegas_start sets up call c
+   as gcuba_vegas_drive does (NULL when it ended at once: its outputs and
+   c->fail are then set); gcuba_vegas_want gives the next iteration to
+   sample and where its sums (9 ncomp doubles, of which the iterate op's
+   4 ncomp are written) and bin contributions (ndim nb doubles) go, or
+   NULL when the call has ended; gcuba_vegas_took hands the sampled
+   iteration back with the sampler's return code (0 or a fail code), and
+   says 1 when the call has ended; gcuba_vegas_end writes the outputs and
+   frees the run.  ops serves the call's set-up (create; its iterate is
+   used only by gcuba_vegas_resume). */
+typedef struct gcuba_vegas_run gcuba_vegas_run;
+gcuba_vegas_run *gcuba_vegas_start(gcuba_call *c, const gcuba_vegas_ops *ops);
+const gcuba_vegas_iter *gcuba_vegas_want(gcuba_vegas_run *v, double **sums,
+                                         double **d);
+int gcuba_vegas_took(gcuba_vegas_run *v, int rc);
+/* the rest of the call on the backend ops (its iterations one at a time,
+   as gcuba_vegas_drive samples them), then gcuba_vegas_end; for a call
+   whose next iteration the batch cannot sample: gcuba_vegas_want was
+   called last */
+void gcuba_vegas_resume(gcuba_vegas_run *v, const gcuba_vegas_ops *ops);
+void gcuba_vegas_end(gcuba_vegas_run *v);
 /* adaptive stratification's beta for call c (flags GCUBA_VEGASPLUS,
    GCUBA_VEGAS_BETA); 0: none */
 double gcuba_vegas_beta(const gcuba_call *c);
