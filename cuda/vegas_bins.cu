@@ -44,25 +44,13 @@ __device__ __forceinline__ void gcuba_vk_add128_32(unsigned *L, int ncell,
   }
 }
 
-struct bins_args {
-  gcuba_vegas_strat_t s;
-  unsigned long long seed;
-  unsigned int iter;
-  const ull *sobol; /* quasi-random points (gcuba_vegas_y), or NULL */
-  unsigned long long qoff;
-  int nb, ag;
-  long long cube0, ncubes; /* the slice's cubes */
-  long long s0, ns;        /* its first sample, its samples */
-  const double *fj;
-  const ull *qmax;
-  ull *hi, *lo;
-  const long long *R; /* adaptive stratification: the cubes' units */
-  long long nreal;
-};
-
-/* bin sums of the slice for axes a0 .. a0+na-1 (a0 = blockIdx.y * ag) */
-__global__ void __launch_bounds__(BIN_THREADS)
-gcuba_vk_bins(const struct bins_args b)
+/* bin sums of a slice's cubes q0, q0 + qstep, ... (of b.ncubes from
+   b.cube0) for axes a0 .. a0+na-1 (a0 = blockIdx.y * ag), into b.hi,
+   b.lo: the block's cells in shared memory first */
+__device__ __forceinline__ void gcuba_vk_bins_block(const struct
+                                                    gcuba_vk_bins_args &b,
+                                                    long long q0,
+                                                    long long qstep)
 {
   extern __shared__ unsigned gcuba_vk_cells_[];
   const gcuba_vegas_strat_t s = b.s;
@@ -77,8 +65,7 @@ gcuba_vk_bins(const struct bins_args b)
     gcuba_vk_cells_[i] = 0;
   __syncthreads();
   if (E != GCUBA_VEGAS_FX_NONE)
-    for (long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-         q < b.ncubes; q += (long long)gridDim.x * blockDim.x) {
+    for (long long q = q0; q < b.ncubes; q += qstep) {
       long long cube = b.cube0 + q, rest = cube;
       if (b.R) /* (a unit: the coordinates of its cube) */
         rest = gcuba_vegas_unit_cube((const int64_t *)b.R, b.nreal, cube);
@@ -126,6 +113,33 @@ gcuba_vk_bins(const struct bins_args b)
   }
 }
 
+/* bin sums of the slice for axes a0 .. a0+na-1 (a0 = blockIdx.y * ag) */
+__global__ void __launch_bounds__(BIN_THREADS)
+gcuba_vk_bins(const struct gcuba_vk_bins_args b)
+{
+  gcuba_vk_bins_block(b, (long long)blockIdx.x * blockDim.x + threadIdx.x,
+                      (long long)gridDim.x * blockDim.x);
+}
+
+/* The pipeline's (cuda/vegas_batch.cu): the bin sums of nb members'
+   iterations, member m's with blocks bbeg[m] .. bbeg[m+1]-1 along x;
+   blockIdx.y beyond a member's axes has nothing to do */
+__global__ void __launch_bounds__(BIN_THREADS)
+gcuba_vk_bins_members(const struct gcuba_vk_bins_args *B,
+                      const long long *bbeg, int n)
+{
+  const long long g = blockIdx.x;
+  int lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (bbeg[mid] <= g) lo = mid;
+    else hi = mid - 1;
+  }
+  if ((int)blockIdx.y * B[lo].ag >= B[lo].s.ndim) return;
+  gcuba_vk_bins_block(B[lo], (g - bbeg[lo]) * blockDim.x + threadIdx.x,
+                      (bbeg[lo + 1] - bbeg[lo]) * blockDim.x);
+}
+
 /* d += the slice's bin sums as doubles (first: d = 0 before); the sums
    are cleared */
 __global__ void gcuba_vk_bins_finish(ull *hi, ull *lo, double *d, int ncell,
@@ -144,6 +158,21 @@ __global__ void gcuba_vk_bins_finish(ull *hi, ull *lo, double *d, int ncell,
   }
 }
 
+/* the pipeline's: member blockIdx.x's bin sums as doubles into its d (a
+   slice's first: gcuba_vk_bins_finish with first set) */
+__global__ void gcuba_vk_bins_finish_members(
+    const struct gcuba_vk_bins_args *B)
+{
+  const struct gcuba_vk_bins_args &b = B[blockIdx.x];
+  const int E = gcuba_vegas_fx_exp(__longlong_as_double((long long)*b.qmax),
+                                   b.ns);
+  const int ncell = b.s.ndim * b.nb;
+  for (int i = threadIdx.x; i < ncell; i += blockDim.x)
+    b.d[i] = E != GCUBA_VEGAS_FX_NONE
+                 ? 0.0 + gcuba_vegas_fx_value(b.hi[i], b.lo[i], E)
+                 : 0.0;
+}
+
 /* the bin sums of cubes cube0 .. cube0+ncubes-1 (samples from s0) into
    t->hi, t->lo; ns: the samples that set the fixed-point exponent (the
    whole slice's) */
@@ -151,7 +180,7 @@ int gcuba_vc_launch_bins(struct vctx *t, const gcuba_vegas_iter *it,
                          long long cube0, long long ncubes, long long s0,
                          long long ns)
 {
-  struct bins_args b;
+  struct gcuba_vk_bins_args b;
   const int na = t->ndim < t->ag ? t->ndim : t->ag;
   long long bx;
   if (ncubes <= 0) return 0;

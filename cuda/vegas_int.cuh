@@ -97,8 +97,37 @@ __global__ void gcuba_vk_accum(double *tot, const double *src, int ncol);
 __global__ void gcuba_vk_tree_all(const double *src, long long n,
                                   double *dst, long long m, double *tot,
                                   unsigned int *cnt);
+/* the pipeline's (cuda/vegas_batch.cu): member blockIdx.x's tree of
+   column blockIdx.y */
+struct gcuba_vk_seg {
+  const double *part; /* [ncol][n] chunk sums */
+  long long n;
+  double *t;          /* [ncol][tree_next(n)] scratch */
+  double *tot;        /* [ncol] += the tree's result */
+};
+__global__ void gcuba_vk_tree_members(const struct gcuba_vk_seg *sg);
 
 /* ---- vegas_bins.cu: the exact bin sums ------------------------------- */
+struct gcuba_vk_bins_args {
+  gcuba_vegas_strat_t s;
+  unsigned long long seed;
+  unsigned int iter;
+  const ull *sobol; /* quasi-random points (gcuba_vegas_y), or NULL */
+  unsigned long long qoff;
+  int nb, ag;
+  long long cube0, ncubes; /* the slice's cubes */
+  long long s0, ns;        /* its first sample, its samples */
+  const double *fj;
+  const ull *qmax;
+  ull *hi, *lo;
+  const long long *R; /* adaptive stratification: the cubes' units */
+  long long nreal;
+  double *d;          /* the pipeline's: the bin contributions */
+};
+__global__ void gcuba_vk_bins_finish_members(
+    const struct gcuba_vk_bins_args *B);
+__global__ void gcuba_vk_bins_members(const struct gcuba_vk_bins_args *B,
+                                      const long long *bbeg, int n);
 int gcuba_vc_launch_bins(struct vctx *t, const gcuba_vegas_iter *it,
                          long long cube0, long long ncubes, long long s0,
                          long long ns);

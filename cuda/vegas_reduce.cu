@@ -83,3 +83,39 @@ __global__ void gcuba_vk_tree_all(const double *src, long long n,
   }
   if (t == 0) *cnt = 0;
 }
+
+/* The pipeline's trees (cuda/vegas_batch.cu): block (m, col) reduces
+   column col of member m's chunk sums as gcuba_vk_tree_all does (the
+   same additions in the same order: the same bits), level by level in
+   its scratch */
+__global__ void gcuba_vk_tree_members(const struct gcuba_vk_seg *sg)
+{
+  __shared__ double v[TREE_THREADS];
+  const struct gcuba_vk_seg q = sg[blockIdx.x];
+  const int col = blockIdx.y, t = threadIdx.x;
+  const double *src = q.part + (long long)col * q.n;
+  const long long m = gcuba_vegas_tree_next(q.n);
+  double *dst = q.t + (long long)col * m;
+  long long nn = q.n, gg;
+  if (q.n == 1) { /* no tree: the value itself */
+    if (t == 0) q.tot[col] = q.tot[col] + src[0];
+    return;
+  }
+  while (nn > 1) {
+    const long long mm = gcuba_vegas_tree_next(nn);
+    for (gg = 0; gg < mm; ++gg) {
+      const long long j = gg * TREE_THREADS + t;
+      v[t] = j < nn ? src[j] : 0.0;
+      __syncthreads();
+      for (int h = TREE_THREADS / 2; h > 0; h /= 2) {
+        if (t < h) v[t] = v[t] + v[t + h];
+        __syncthreads();
+      }
+      if (t == 0) dst[gg] = v[0];
+      __syncthreads();
+    }
+    src = dst;
+    nn = mm;
+  }
+  if (t == 0) q.tot[col] = q.tot[col] + dst[0];
+}

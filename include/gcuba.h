@@ -34,8 +34,10 @@
    8: the GPU Cuhre and cut launch blocks carry the integral of each
       region (gCuhreBatch's pipeline runs on the rule kernel of single
       calls), and the GPU table has no batch kernel.
-   9: the GPU Vegas launch block carries the map's edge powers. */
-#define GCUBA_ABI_VERSION 9
+   9: the GPU Vegas launch block carries the map's edge powers.
+  10: the GPU Vegas launch block carries a table of launches (gVegasBatch's
+      pipeline samples many integrals' iterations in one launch). */
+#define GCUBA_ABI_VERSION 10
 
 #include <stddef.h>
 

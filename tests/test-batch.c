@@ -33,22 +33,6 @@ GCUBA_INTEGRAND(gpeak)(const int *ndim, const double x[], const int *ncomp,
 GCUBA_DECLARE_INTEGRAND(gpeak_cu);
 #endif
 
-TAP_UNUSED static double peak_truth(const struct peak *p, int ndim)
-{
-  const double h = 0.5 * sqrt(M_PI) * p->w;
-  double v = 1;
-  int i;
-  for (i = 0; i < ndim; ++i)
-    if (i == 0 && p->mode == 3)
-      /* full weight below the step at s, half above */
-      v *= h * (erf((p->s - p->c[0]) / p->w) + erf(p->c[0] / p->w)) +
-           0.5 * h * (erf((1 - p->c[0]) / p->w) -
-                      erf((p->s - p->c[0]) / p->w));
-    else
-      v *= h * (erf((1 - p->c[i]) / p->w) + erf(p->c[i] / p->w));
-  return v;
-}
-
 static unsigned long long rng = 12345;
 static double rnd(void)
 {

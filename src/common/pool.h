@@ -14,11 +14,17 @@
 
 /* item i on thread tid; returns status bits (GCUBA_ST_*), OR-ed over the
    loop */
+#ifdef __cplusplus
+extern "C" {
+#endif
 typedef int (*gcuba_pool_fn)(void *ctx, long long i, int tid);
 
 /* fn(ctx, i, tid) for every i in [0, n) on at most nthreads threads;
    returns the OR of the status bits */
 int gcuba_pool_for(int nthreads, long long n, long long grab,
                    gcuba_pool_fn fn, void *ctx);
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -42,7 +42,7 @@ typedef struct {
   long long *neval;
 } batch;
 
-enum { ON_CPU = 0, ON_GPU = 1, PIPELINE = 2 };
+enum { ON_CPU = 0, ON_GPU = 1, PIPELINE = 2, VPIPELINE = 3 };
 
 /* integral b, on the calling thread, on backend bk with threads CPU
    threads */
@@ -56,31 +56,82 @@ static int member_item(void *ctx, long long i, int tid)
   return 0;
 }
 
-static void one(const batch *B, int b, int bk, int threads)
+/* the call of integral b (named name, 48 bytes) as its single call
+   would get it, on backend bk with threads CPU threads */
+static void member(const batch *B, int b, int bk, int threads, gcuba_call *c,
+                   char *name)
 {
-  gcuba_call c = *B->proto;
-  char name[48];
   void *p = B->proto->ud.p ? (char *)B->proto->ud.p + (size_t)b * B->stride
                            : NULL;
-  snprintf(name, sizeof name, "%s[%d]", B->proto->routine, b);
-  c.routine = name;
-  c.integral += (size_t)b * c.ncomp;
-  c.error += (size_t)b * c.ncomp;
-  c.prob += (size_t)b * c.ncomp;
-  gcuba_plan_zero(&c);
-  c.backend = bk;
-  c.threads = threads;
+  *c = *B->proto;
+  snprintf(name, 48, "%s[%d]", B->proto->routine, b);
+  c->routine = name;
+  c->integral += (size_t)b * c->ncomp;
+  c->error += (size_t)b * c->ncomp;
+  c->prob += (size_t)b * c->ncomp;
+  gcuba_plan_zero(c);
+  c->backend = bk;
+  c->threads = threads;
   /* a GPU copies the block: userstride bytes, else what
      gcuba_userdata_size says */
-  gcuba_plan_userdata(&c, p, B->stride ? B->stride
-                                       : gcuba_plan_userdata_size());
+  gcuba_plan_userdata(c, p, B->stride ? B->stride
+                                      : gcuba_plan_userdata_size());
+}
+
+/* the counts of integral b from its call */
+static void counts(const batch *B, int b, const gcuba_call *c)
+{
+  if (B->nregions)
+    B->nregions[b] = c->nregions > INT_MAX ? INT_MAX : (int)c->nregions;
+  B->neval[b] = c->neval;
+  B->fail[b] = c->fail;
+}
+
+static void one(const batch *B, int b, int bk, int threads)
+{
+  gcuba_call c;
+  char name[48];
+  member(B, b, bk, threads, &c, name);
   if (B->r == GCUBA_ROUTINE_CUHRE) gcuba_plan_member_cuhre(&c);
   else gcuba_plan_member_vegas(&c);
-  if (B->nregions)
-    B->nregions[b] = c.nregions > INT_MAX ? INT_MAX : (int)c.nregions;
-  B->neval[b] = c.neval;
-  B->fail[b] = c.fail;
+  counts(B, b, &c);
 }
+
+#ifdef HAVE_CUDA
+/* gVegasBatch's pipeline: every integral's call, then the pipeline (or,
+   without one, single GPU calls) */
+static void vegas_pipeline(const batch *B, gcuba_call *c)
+{
+  const int n = B->n;
+  gcuba_call *calls = (gcuba_call *)malloc(sizeof *calls * (size_t)n);
+  char *names = (char *)malloc((size_t)48 * n);
+  int b, rc;
+  if (!calls || !names) {
+    rc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "the batch's calls");
+    for (b = 0; b < n; ++b) {
+      B->fail[b] = rc;
+      B->neval[b] = 0;
+    }
+  } else {
+    for (b = 0; b < n; ++b) {
+      member(B, b, GCUBA_BK_GPU, 1, &calls[b], names + 48 * b);
+      /* verbosity 2 says where the pipeline's time goes; the integrals'
+         iterations only at 3 */
+      if (calls[b].verbose == 2) calls[b].verbose = 1;
+    }
+    rc = gcuba_vegas_batch_gpu(c, calls, n, B->stride);
+    for (b = 0; b < n; ++b)
+      if (rc == 1) one(B, b, GCUBA_BK_GPU, c->threads);
+      else if (rc) {
+        B->fail[b] = rc;
+        B->neval[b] = 0;
+      } else
+        counts(B, b, &calls[b]);
+  }
+  free(calls);
+  free(names);
+}
+#endif
 
 #ifdef HAVE_CUDA
 /* the fail code of integral b of the pipeline, said as its single call
@@ -124,6 +175,14 @@ static int where(gcuba_call *c, int r)
       c->ncomp <= GCUBA_CUHRE_GPU_MAXCOMP) {
     bk = gcuba_plan_backend(c, 0);
     return bk < 0 ? bk : bk == GCUBA_BK_GPU ? PIPELINE : ON_CPU;
+  }
+  /* gVegas where a single call would run on the GPU: the pipeline, but
+     for adaptive stratification, shared grid slots, more components or
+     dimensions than its kernel holds (cuda/vegas_batch.cu) */
+  if (r == GCUBA_ROUTINE_VEGAS && c->ncomp <= 8 && c->ndim <= 64 &&
+      c->gridno == 0 && !(gcuba_vegas_beta(c) > 0)) {
+    bk = gcuba_plan_backend(c, 0);
+    return bk < 0 ? bk : bk == GCUBA_BK_GPU ? VPIPELINE : ON_CPU;
   }
 #endif
   /* otherwise the GPU only when asked for: one integral per thread of
@@ -180,7 +239,7 @@ void gcuba_plan_batch(int r, gcuba_call *proto, int n, size_t stride,
     return;
   }
   gcuba_log(c, 1, "%d integrals on %s", n,
-            at == PIPELINE ? "the GPU, in one pipeline"
+            at == PIPELINE || at == VPIPELINE ? "the GPU, in one pipeline"
             : at == ON_GPU ? "the GPU, one after another"
                            : "CPU threads");
   gcuba_plan_hooks_begin();
@@ -217,6 +276,12 @@ void gcuba_plan_batch(int r, gcuba_call *proto, int n, size_t stride,
         else
           fail[b] = pipeline_outcome(c, b, neval[b], &out[b], w);
     free(out);
+  } else if (at == VPIPELINE) {
+    c->backend = GCUBA_BK_GPU;
+    /* every block, as the pipeline copies them */
+    gcuba_plan_userdata(c, c->ud.p, stride ? (size_t)n * stride
+                                           : gcuba_plan_userdata_size());
+    vegas_pipeline(&B, c);
   } else
 #endif
   if (at == ON_GPU) {

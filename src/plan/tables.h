@@ -30,6 +30,13 @@ extern const gcuba_points_ops gcuba_points_cuda;
 int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
                           long long maxregions, long long *neval,
                           int *nregions, gcuba_cuhre_bout *out);
+/* gVegasBatch's GPU pipeline (cuda/vegas_batch.cu): the n integrals of c,
+   each with its own call calls[b] as its single call would get it
+   (userdata c->ud.p + b * stride on the device); their outputs and fail
+   in calls[b].  0, 1 when there is no pipeline for them (single calls),
+   or a fail code (then every calls[b] that did not end has it). */
+int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
+                          size_t stride);
 #endif
 #ifdef __cplusplus
 }

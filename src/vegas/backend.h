@@ -45,6 +45,7 @@ typedef struct gcuba_vegas_iter {
                                  gcuba_vegas_cube_k_iid(calls) with sobol */
   const double *grid;         /* host copy: ndim (or 1 when shared) grids
                                  of nb+1 edges */
+  int nb;                     /* their bins per axis (the setup's) */
   int grid_changed;           /* grid differs from the previous call's */
   const int *epow;            /* [2*ndim] the edge powers of the map
                                  (gcuba_vegas_map), NULL when all are 0;

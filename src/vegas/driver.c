@@ -178,6 +178,7 @@ static int prepare(vegas *v)
   it->iter = (uint32_t)v->k;
   it->qoff = (uint64_t)c->neval;
   it->grid_changed = v->grid_changed;
+  it->nb = v->nb;
   it->epow = gcuba_vegas_epow(v);
   it->bins = !v->frozen || v->frozen == POLISHING || v->frozen == POLISHED;
   if (it->bins || v->beta > 0) gcuba_vegas_bin_weights(v);

@@ -13,6 +13,9 @@
 /* v[a*64 + b] = direction number b (the 2^-(b+1) bit first) of axis a,
    a 64-bit binary fraction, for axes 0..ndim-1.  0, or -1 when ndim is
    outside 1..GCUBA_SOBOL_MAXDIM. */
+#ifdef __cplusplus
+extern "C"
+#endif
 int gcuba_sobol_dirs(int ndim, uint64_t *v);
 
 #endif

@@ -69,7 +69,201 @@ struct gcuba_vegas_launch {
   const long long *R;
   long long nreal;
   double *uv;
+  /* gVegasBatch's pipeline (cuda/vegas_batch.cu): when members is not
+     NULL, the launch samples nmembers iterations of different calls at
+     once: chunks 0 .. nchunk-1 of this launch are chunk g - cbeg[m] of
+     member m's launch members[m] (cbeg[m] <= g < cbeg[m+1]), which holds
+     that call's own arguments and buffers; this launch's other fields
+     are unused but nsm */
+  const struct gcuba_vegas_launch *members;
+  const long long *cbeg;
+  int nmembers;
 };
+
+/* chunk ch of launch a (cubes ch*cpt .. from the launch's chunk0): its
+   samples, the chunk's sums into a.part, the extremes of F into hi, lo
+   and the largest q's bits into qm (not reset), status bits into st; ck
+   from a.strat (gcuba_vegas_cube_k, or _iid with Sobol points) */
+template <class F, int NC, int ND>
+__device__ __forceinline__ void gcuba_vegas_chunk(
+    const struct gcuba_vegas_launch &a, const double *grid, long long ch,
+    const double *ck, double *x, int *c, double *f, double *s1, double *s2,
+    double *cI, double *cV, double *hi, double *lo, unsigned long long &qm,
+    int &st)
+{
+  const gcuba_vegas_strat_t s = a.strat;
+  const int nc = NC == 1 ? 1 : a.ncomp;
+  const long long s0 = a.chunk0 * a.cpt * s.npg; /* first sample */
+  int ndim = a.ndim, ncomp = a.ncomp;
+  double rho = 1, kk[3] = {ck[0], ck[1], ck[2]};
+  const int64_t *R = (const int64_t *)a.R;
+  const long long u0 = a.chunk0 * a.cpt; /* the slice's first unit */
+  long long h = 0, hend = 0;             /* with R: the unit's cube */
+  long long cube = (a.chunk0 + ch) * a.cpt, end = cube + a.cpt;
+  if (end > s.ncubes) end = s.ncubes;
+  if (R) {
+    h = gcuba_vegas_unit_cube(R, a.nreal, cube);
+    hend = R[h + 1];
+    gcuba_vegas_unit_k(s.npg, a.nreal, hend - R[h], s.ncubes, kk, &rho);
+    gcuba_vegas_cube_coords(&s, h, c);
+  } else
+    gcuba_vegas_cube_coords(&s, cube, c);
+  for (int k = 0; k < nc; ++k) cI[k] = cV[k] = 0;
+  for (; cube < end; ++cube) {
+    for (int k = 0; k < nc; ++k) s1[k] = s2[k] = 0;
+    for (long long j = 0; j < s.npg; ++j) {
+      const double jac =
+          gcuba_vegas_sample(a.seed, a.iter, (const uint64_t *)a.sobol,
+                             a.qoff, &s, cube, j, c, grid, a.nb, a.shared,
+                             a.epow, x, (int *)0);
+      if (F::call(&ndim, x, &ncomp, f, a.userdata) == -999)
+        st |= GCUBA_ST_ABORT;
+      double q = 0;
+      for (int k = 0; k < nc; ++k) {
+        const double v = gcuba_vegas_acc(f[k], jac, &s1[k], &s2[k]);
+        if (!isfinite(f[k])) st |= GCUBA_ST_NONFINITE;
+        /* (a unit's F weighs rho in the extremes and the bins) */
+        if (v * rho > hi[k]) hi[k] = v * rho;
+        if (v * rho < lo[k]) lo[k] = v * rho;
+        if (a.store) q = gcuba_vegas_q(q, v, a.qw[k]);
+      }
+      if (a.store) {
+        q = gcuba_vegas_qfix(q) * rho;
+        const unsigned long long b =
+            (unsigned long long)__double_as_longlong(q);
+        a.fj[cube * s.npg + j - s0] = q;
+        if (b > qm) qm = b;
+      }
+    }
+    for (int k = 0; k < nc; ++k) {
+      double ci, vi;
+      gcuba_vegas_cube_estimate_k(s1[k], s2[k], kk, &ci, &vi);
+      cI[k] += ci;
+      cV[k] += vi;
+    }
+    if (!R) {
+      gcuba_vegas_cube_next(&s, c);
+      continue;
+    }
+    double u = 0;
+    for (int k = 0; k < nc; ++k)
+      u = gcuba_vegas_unit_var(u, s1[k], s2[k], kk[2], a.qw[k]);
+    a.uv[cube - u0] = u;
+    if (cube + 1 == hend && cube + 1 < s.ncubes) {
+      hend = R[++h + 1];
+      gcuba_vegas_unit_k(s.npg, a.nreal, hend - R[h], s.ncubes, kk, &rho);
+      gcuba_vegas_cube_next(&s, c);
+    }
+  }
+  for (int k = 0; k < nc; ++k) {
+    a.part[(long long)k * a.pstride + ch] = cI[k];
+    a.part[(long long)(ncomp + k) * a.pstride + ch] = cV[k];
+  }
+}
+
+/* the extremes of F (hi, lo: nc values of this lane; none when !have), the largest q (qm) and the status bits (st) of a warp's
+   lanes into launch a's: one atomic per warp and value (all 32 lanes call
+   it) */
+template <int NC>
+__device__ __forceinline__ void gcuba_vegas_flush_warp(
+    const struct gcuba_vegas_launch &a, int nc, const double *hi,
+    const double *lo, unsigned long long qm, int st, bool have)
+{
+  for (int k = 0; k < nc; ++k) {
+    unsigned long long kh = have ? gcuba_vegas_okey(hi[k])
+                                 : gcuba_vegas_okey(-INFINITY),
+                       kl = have ? gcuba_vegas_okey(lo[k])
+                                 : gcuba_vegas_okey(INFINITY);
+    for (int o = 16; o > 0; o /= 2) {
+      const unsigned long long yh = __shfl_xor_sync(0xffffffffu, kh, o),
+                               yl = __shfl_xor_sync(0xffffffffu, kl, o);
+      if (yh > kh) kh = yh;
+      if (yl < kl) kl = yl;
+    }
+    if ((threadIdx.x & 31) == 0) {
+      atomicMax(a.fext + k, kh);
+      atomicMin(a.fext + a.ncomp + k, kl);
+    }
+  }
+  if (a.store) {
+    for (int o = 16; o > 0; o /= 2) {
+      unsigned long long y = __shfl_xor_sync(0xffffffffu, qm, o);
+      if (y > qm) qm = y;
+    }
+    if ((threadIdx.x & 31) == 0 && qm) atomicMax(a.qmax, qm);
+  }
+  st = __reduce_or_sync(0xffffffffu, (unsigned)st);
+  if ((threadIdx.x & 31) == 0 && st) atomicOr(a.status, st);
+}
+
+/* the same for a lane alone (its warp's lanes are in other members) */
+__device__ __forceinline__ void gcuba_vegas_flush_lane(
+    const struct gcuba_vegas_launch &a, int nc, const double *hi,
+    const double *lo, unsigned long long qm, int st)
+{
+  for (int k = 0; k < nc; ++k) {
+    atomicMax(a.fext + k, gcuba_vegas_okey(hi[k]));
+    atomicMin(a.fext + a.ncomp + k, gcuba_vegas_okey(lo[k]));
+  }
+  if (a.store && qm) atomicMax(a.qmax, qm);
+  if (st) atomicOr(a.status, st);
+}
+
+/* The pipeline's launch (a.members): each warp takes a contiguous range
+   of the launch's chunks, 32 consecutive ones at a time, so that its
+   lanes mostly sample one member (whose extremes they combine before the
+   atomics) and find the next chunk's member a step ahead of the last */
+template <class F, int NC, int ND>
+__device__ __forceinline__ void gcuba_vegas_members(
+    const struct gcuba_vegas_launch &A, double *x, int *c, double *f,
+    double *s1, double *s2, double *cI, double *cV, double *hi, double *lo)
+{
+  const long long nwarps = ((long long)gridDim.x * blockDim.x) / 32;
+  const long long wid = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+  const int lane = threadIdx.x & 31;
+  const long long per = ((A.nchunk + nwarps - 1) / nwarps + 31) & ~31LL;
+  const long long end = (wid + 1) * per < A.nchunk ? (wid + 1) * per
+                                                   : A.nchunk;
+  int m = 0;
+  for (long long base = wid * per; base < end; base += 32) {
+    const long long g = base + lane;
+    const bool valid = g < end;
+    unsigned long long qm = 0;
+    int st = 0, nc, m0;
+    if (valid) {
+      /* the member of chunk g: the last one's, or one after it */
+      if (A.cbeg[m + 1] <= g || A.cbeg[m] > g) {
+        int lo_m = A.cbeg[m] <= g ? m + 1 : 0, hi_m = A.nmembers - 1;
+        while (lo_m < hi_m) {
+          const int mid = (lo_m + hi_m + 1) / 2;
+          if (A.cbeg[mid] <= g) lo_m = mid;
+          else hi_m = mid - 1;
+        }
+        m = lo_m;
+      }
+    }
+    m0 = __shfl_sync(0xffffffffu, m, 0);
+    const struct gcuba_vegas_launch &a = A.members[valid ? m : m0];
+    nc = NC == 1 ? 1 : a.ncomp;
+    for (int k = 0; k < nc; ++k) {
+      hi[k] = -INFINITY;
+      lo[k] = INFINITY;
+    }
+    if (valid && !(*(volatile int *)a.status & GCUBA_ST_ABORT)) {
+      double ck[3];
+      if (a.sobol)
+        gcuba_vegas_cube_k_iid(a.strat.calls, ck);
+      else
+        gcuba_vegas_cube_k(a.strat.npg, a.strat.ncubes, ck);
+      gcuba_vegas_chunk<F, NC, ND>(a, a.grid, g - A.cbeg[m], ck, x, c, f, s1,
+                                   s2, cI, cV, hi, lo, qm, st);
+    }
+    if (__all_sync(0xffffffffu, !valid || m == m0))
+      gcuba_vegas_flush_warp<NC>(a, nc, hi, lo, qm, st, true);
+    else if (valid)
+      gcuba_vegas_flush_lane(a, nc, hi, lo, qm, st);
+  }
+}
 
 template <class F, int NC, int ND>
 __global__ void __launch_bounds__(GCUBA_VEGAS_THREADS)
@@ -81,13 +275,9 @@ gcuba_k_vegas(const struct gcuba_vegas_launch a)
   const long long nthr = (long long)gridDim.x * blockDim.x;
   const gcuba_vegas_strat_t s = a.strat;
   const int nc = NC == 1 ? 1 : a.ncomp;
-  const long long s0 = a.chunk0 * a.cpt * s.npg; /* first sample */
   int ndim = a.ndim, ncomp = a.ncomp, st = 0;
   unsigned long long qm = 0;
-  double ck[3], rho = 1;
-  const int64_t *R = (const int64_t *)a.R;
-  const long long u0 = a.chunk0 * a.cpt; /* the slice's first unit */
-  long long h = 0, hend = 0;             /* with R: the unit's cube */
+  double ck[3];
   double xl[ND > 0 ? ND : 1], fl[NC > 0 ? NC : 1], s1l[NC > 0 ? NC : 1],
       s2l[NC > 0 ? NC : 1], cIl[NC > 0 ? NC : 1], cVl[NC > 0 ? NC : 1],
       hil[NC > 0 ? NC : 1], lol[NC > 0 ? NC : 1];
@@ -95,6 +285,11 @@ gcuba_k_vegas(const struct gcuba_vegas_launch a)
   double *x, *f, *s1, *s2, *cI, *cV, *hi, *lo;
   int *c;
 
+  if (ND > 0 && NC > 0 && a.members) {
+    gcuba_vegas_members<F, NC, ND>(a, xl, cl, fl, s1l, s2l, cIl, cVl, hil,
+                                   lol);
+    return;
+  }
   if (a.sobol)
     gcuba_vegas_cube_k_iid(s.calls, ck);
   else
@@ -137,95 +332,13 @@ gcuba_k_vegas(const struct gcuba_vegas_launch a)
     }
 
   for (long long ch = active ? tid : a.nchunk; ch < a.nchunk; ch += nthr) {
-    long long cube = (a.chunk0 + ch) * a.cpt, end = cube + a.cpt;
     if (*(volatile int *)a.status & GCUBA_ST_ABORT) break;
-    if (end > s.ncubes) end = s.ncubes;
-    if (R) {
-      h = gcuba_vegas_unit_cube(R, a.nreal, cube);
-      hend = R[h + 1];
-      gcuba_vegas_unit_k(s.npg, a.nreal, hend - R[h], s.ncubes, ck, &rho);
-      gcuba_vegas_cube_coords(&s, h, c);
-    } else
-      gcuba_vegas_cube_coords(&s, cube, c);
-    for (int k = 0; k < nc; ++k) cI[k] = cV[k] = 0;
-    for (; cube < end; ++cube) {
-      for (int k = 0; k < nc; ++k) s1[k] = s2[k] = 0;
-      for (long long j = 0; j < s.npg; ++j) {
-        const double jac =
-            gcuba_vegas_sample(a.seed, a.iter, (const uint64_t *)a.sobol,
-                               a.qoff, &s, cube, j, c, grid, a.nb,
-                               a.shared, a.epow, x, (int *)0);
-        if (F::call(&ndim, x, &ncomp, f, a.userdata) == -999)
-          st |= GCUBA_ST_ABORT;
-        double q = 0;
-        for (int k = 0; k < nc; ++k) {
-          const double v = gcuba_vegas_acc(f[k], jac, &s1[k], &s2[k]);
-          if (!isfinite(f[k])) st |= GCUBA_ST_NONFINITE;
-          /* (a unit's F weighs rho in the extremes and the bins) */
-          if (v * rho > hi[k]) hi[k] = v * rho;
-          if (v * rho < lo[k]) lo[k] = v * rho;
-          if (a.store) q = gcuba_vegas_q(q, v, a.qw[k]);
-        }
-        if (a.store) {
-          q = gcuba_vegas_qfix(q) * rho;
-          const unsigned long long b =
-              (unsigned long long)__double_as_longlong(q);
-          a.fj[cube * s.npg + j - s0] = q;
-          if (b > qm) qm = b;
-        }
-      }
-      for (int k = 0; k < nc; ++k) {
-        double ci, vi;
-        gcuba_vegas_cube_estimate_k(s1[k], s2[k], ck, &ci, &vi);
-        cI[k] += ci;
-        cV[k] += vi;
-      }
-      if (!R) {
-        gcuba_vegas_cube_next(&s, c);
-        continue;
-      }
-      double u = 0;
-      for (int k = 0; k < nc; ++k)
-        u = gcuba_vegas_unit_var(u, s1[k], s2[k], ck[2], a.qw[k]);
-      a.uv[cube - u0] = u;
-      if (cube + 1 == hend && cube + 1 < s.ncubes) {
-        hend = R[++h + 1];
-        gcuba_vegas_unit_k(s.npg, a.nreal, hend - R[h], s.ncubes, ck, &rho);
-        gcuba_vegas_cube_next(&s, c);
-      }
-    }
-    for (int k = 0; k < nc; ++k) {
-      a.part[(long long)k * a.pstride + ch] = cI[k];
-      a.part[(long long)(ncomp + k) * a.pstride + ch] = cV[k];
-    }
+    gcuba_vegas_chunk<F, NC, ND>(a, grid, ch, ck, x, c, f, s1, s2, cI, cV,
+                                 hi, lo, qm, st);
   }
-  if (st) atomicOr(a.status, st);
-  /* the largest and smallest F: warp extremes first, one atomic per warp
-     and component (an inactive thread holds -inf and +inf) */
-  for (int k = 0; k < nc; ++k) {
-    unsigned long long kh = active ? gcuba_vegas_okey(hi[k])
-                                   : gcuba_vegas_okey(-INFINITY),
-                       kl = active ? gcuba_vegas_okey(lo[k])
-                                   : gcuba_vegas_okey(INFINITY);
-    for (int o = 16; o > 0; o /= 2) {
-      const unsigned long long yh = __shfl_xor_sync(0xffffffffu, kh, o),
-                               yl = __shfl_xor_sync(0xffffffffu, kl, o);
-      if (yh > kh) kh = yh;
-      if (yl < kl) kl = yl;
-    }
-    if ((threadIdx.x & 31) == 0) {
-      atomicMax(a.fext + k, kh);
-      atomicMin(a.fext + ncomp + k, kl);
-    }
-  }
-  if (a.store) {
-    /* warp maximum first: one atomic per warp */
-    for (int o = 16; o > 0; o /= 2) {
-      unsigned long long y = __shfl_xor_sync(0xffffffffu, qm, o);
-      if (y > qm) qm = y;
-    }
-    if ((threadIdx.x & 31) == 0 && qm) atomicMax(a.qmax, qm);
-  }
+  /* the largest and smallest F, the largest q, the status: warp extremes
+     first, one atomic per warp and value (an inactive thread has none) */
+  gcuba_vegas_flush_warp<NC>(a, nc, hi, lo, qm, st, active);
 }
 
 /* blocks for a kernel: enough for the chunks, at most 8 waves of the
