@@ -240,5 +240,6 @@ int main(void)
   check_maxeval();
   check_vector();
   check_alone();
+  gcuba_release(); /* (the single calls' cached device buffers) */
   return done();
 }

@@ -8,6 +8,11 @@
        neval are those of its single call on the CPU; an integral whose
        partition outgrows the pipeline's memory runs as a single GPU
        call;
+     - gVegas with at most 8 components and 64 dimensions, gridno 0 and
+       no adaptive stratification, where a single call would run on the
+       GPU: the GPU pipeline (cuda/vegas_batch.cu), each integral's
+       driver in steps, their iterations sampled in one launch, so that
+       each integral's answer is its single GPU call's, bit for bit;
      - otherwise each integral is one run of the driver with exactly the
        arguments a single call would get, so its answer is the single
        call's, bit for bit:
