@@ -253,7 +253,8 @@ static int took_item(void *ctx, long long jj, int tid)
 
 /* sample the iterations of members w[0 .. n-1] and hand them to their
    drivers; 0 or a fail code (P->broken: every member of this wave and
-   later ones failed with it) */
+   later ones failed with it), but GCUBA_FAIL_DEVMEM when the wave's
+   buffers did not fit (then nothing was done) */
 static int wave(pipe *P, member **w, int n)
 {
   gcuba_call *c = P->c;
@@ -324,8 +325,15 @@ static int wave(pipe *P, member **w, int n)
     }
   if ((rc = grow(P, &P->din, &P->hin, &P->incap, in)) ||
       (rc = grow(P, &P->dout, &P->hout, &P->outcap, out)) ||
-      (rc = grow(P, &P->dscr, NULL, &P->scrcap, scr ? scr : 8)))
+      (rc = grow(P, &P->dscr, NULL, &P->scrcap, scr ? scr : 8))) {
+    /* no memory for the wave's buffers: smaller waves (the members are
+       not touched) */
+    if (rc == GCUBA_FAIL_DEVMEM) {
+      c->fail = 0;
+      return rc;
+    }
     goto step;
+  }
   /* the chunk and bin-block starts, the bins' shapes */
   cbeg = (long long *)(P->hin + W.o_cbeg);
   bbeg = (long long *)(P->hin + W.o_bbeg);
@@ -547,7 +555,14 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
         mem += mb;
         ++j1;
       }
-      wave(&P, act + j0, j1 - j0);
+      if (wave(&P, act + j0, j1 - j0) == GCUBA_FAIL_DEVMEM) {
+        /* half the memory, the same members again; one member alone goes
+           on as a single call, which meets the shortage its own way */
+        P.memcap = mem / 2;
+        if (j1 - j0 > 1) continue;
+        gcuba_vegas_resume(act[j0]->v, &gcuba_vegas_cuda);
+        act[j0]->v = NULL;
+      }
       j0 = j1;
     }
     for (i = k = 0; i < nact; ++i)
