@@ -17,9 +17,11 @@
    integral goes on there alone (gcuba_vegas_resume); a batch with
    adaptive stratification, more than 8 components or 64 dimensions is
    not sent here (src/plan/batch.c).  Integrals are sampled in waves of at
-   most WAVE_SAMPLES samples and WAVE_CHUNKS chunks, so that the device
-   memory a step takes is bounded whatever the batch's size.  This file is
-   part of gcuba. */
+   most WAVE_SAMPLES samples, WAVE_CHUNKS chunks and WAVE_MEM of the free
+   device memory, so that the device memory a step takes is bounded
+   whatever the batch's size; at most ADMIT integrals run at once (their
+   drivers' grids and histories are host memory), more enter as others
+   leave.  This file is part of gcuba. */
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -37,6 +39,7 @@
 #define WAVE_MEM 0.25            /* and at most this share of the free
                                     device memory in its buffers */
 #define BIN_CUBES 4096           /* cubes per block of the bin sums */
+#define ADMIT (1 << 16)          /* integrals in the pipeline at once */
 
 /* the members' executor: the pipeline samples their iterations */
 static int token;
@@ -462,7 +465,7 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
 {
   pipe P;
   member *ms = NULL, **act = NULL;
-  int nact = 0, b, rc = 0, dev = 0;
+  int nact = 0, next = 0, b, rc = 0, dev = 0;
   double t0 = gcuba_now_ms();
   size_t freeb = 0, totalb = 0;
 
@@ -514,13 +517,21 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
     ms[b].b = b;
     ms[b].c = &calls[b];
   }
-  gcuba_pool_for(P.threads, n, 16, start_item, ms);
-  for (b = 0; b < n; ++b)
-    if (ms[b].v) act[nact++] = &ms[b];
-  P.t_start = gcuba_now_ms() - t0;
-  while (nact > 0) {
+  while (nact > 0 || next < n) {
     int i, k = 0, j0;
     double t = gcuba_now_ms();
+    /* integrals enter while fewer than ADMIT run (each driver holds its
+       grids and history in host memory) */
+    if (next < n && nact < ADMIT) {
+      const int add = ADMIT - nact < n - next ? ADMIT - nact : n - next;
+      gcuba_pool_for(P.threads, add, 16, start_item, ms + next);
+      for (b = next; b < next + add; ++b)
+        if (ms[b].v) act[nact++] = &ms[b];
+      next += add;
+      P.t_start += gcuba_now_ms() - t;
+      t = gcuba_now_ms();
+    }
+    if (nact == 0) continue;
     /* the next iteration of every member that goes on (in parallel: each
        member's driver is its own) */
     gcuba_pool_for(P.threads, nact, 16, want_item, act);
