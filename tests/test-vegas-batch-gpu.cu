@@ -259,6 +259,40 @@ static void check_admit(void)
      "have their single calls' bits (%d of 5)", N, conv, within, alike);
 }
 
+/* userstride 0 and no gcuba_userdata_size: one block in host memory of
+   unknown size.  The batch goes where a single call with that block
+   goes: CPU threads when this GPU cannot read host memory in place
+   (fail -6 with GCUBA_DEVICE=gpu), the GPU when it can */
+static void check_nosize(void)
+{
+  static struct peak q;
+  long long nev[2], n1;
+  int fail[2], f1, good = 1;
+  double I[2], E[2], P[2], i1, e1, p1;
+  char bb[2][16], b1[2][16];
+  make(&q, 1);
+  for (int forced = 0; forced < 2; ++forced) {
+    if (forced) setenv("GCUBA_DEVICE", "gpu", 1);
+    llgVegasBatch(2, 5, 1, vpeak, &q, 0, 1, 1e-3, 0, 0, 1, 0, 1000000, 10000,
+                  5000, 1000, 0, nev, fail, I, E, P);
+    snprintf(bb[forced], sizeof bb[0], "%s", gcuba_last_backend());
+    llgVegas(5, 1, vpeak, &q, 1, 1e-3, 0, 0, 1, 0, 1000000, 10000, 5000,
+             1000, 0, NULL, NULL, &n1, &f1, &i1, &e1, &p1);
+    snprintf(b1[forced], sizeof b1[0], "%s", gcuba_last_backend());
+    unsetenv("GCUBA_DEVICE");
+    if (fail[0] != f1 || fail[1] != f1 || strcmp(bb[forced], b1[forced]) ||
+        (f1 == 0 && (I[0] != I[1] || fabs(I[0] - i1) > 4 * e1)) ||
+        (forced == 0 && f1 != 0) ||
+        (forced == 1 && f1 != 0 && f1 != GCUBA_FAIL_PARAM))
+      good = 0;
+    diag("%s: batch fail %d %d on %s, single call fail %d on %s",
+         forced ? "GCUBA_DEVICE=gpu" : "auto", fail[0], fail[1], bb[forced],
+         f1, b1[forced]);
+  }
+  ok(good, "userstride 0, no size: the batch where its single call goes "
+     "(%s; with GCUBA_DEVICE=gpu %s), with its fail", bb[0], bb[1]);
+}
+
 int main(void)
 {
   gpu_required_or_skip();
@@ -270,6 +304,7 @@ int main(void)
   check_vector();
   check_alone();
   check_admit();
+  check_nosize();
   gcuba_release(); /* (the single calls' cached device buffers) */
   return done();
 }

@@ -35,6 +35,7 @@
 #include "vegas/vegas.h"
 #include "plan/tables.h"
 #include "common/pool.h"
+#include "cuda/device.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -170,16 +171,37 @@ static int pipeline_outcome(const gcuba_call *proto, int b, long long nev,
 }
 #endif
 
-/* where the batch runs: ON_CPU, ON_GPU, PIPELINE; or a negative fail code
-   (logged) */
-static int where(gcuba_call *c, int r)
+#ifdef HAVE_CUDA
+/* a pipeline, or the CPU threads when the integrals' parameter blocks are
+   host memory of unknown size (userstride 0, no gcuba_userdata_size)
+   that this GPU cannot read in place, as for a single call (plan.c's
+   begin); GCUBA_DEVICE=gpu keeps the GPU, which refuses such userdata
+   with fail -6 */
+static int pipeline(gcuba_call *c, size_t stride, int at)
+{
+  if (c->ud.p && !stride && !gcuba_plan_userdata_size() &&
+      c->set.device != GCUBA_WANT_GPU &&
+      !gcuba_cuda_reads_in_place(c->ud.p)) {
+    gcuba_log(c, 1, "userdata is host memory of unknown size (userstride "
+              "0, no gcuba_userdata_size), which this GPU cannot read in "
+              "place: the integrals run on CPU threads");
+    return ON_CPU;
+  }
+  return at;
+}
+#endif
+
+/* where the batch runs: ON_CPU, ON_GPU, PIPELINE, VPIPELINE; or a
+   negative fail code (logged) */
+static int where(gcuba_call *c, int r, size_t stride)
 {
   int bk;
 #ifdef HAVE_CUDA
   if (r == GCUBA_ROUTINE_CUHRE && c->ndim >= 2 &&
       c->ncomp <= GCUBA_CUHRE_GPU_MAXCOMP) {
     bk = gcuba_plan_backend(c, 0);
-    return bk < 0 ? bk : bk == GCUBA_BK_GPU ? PIPELINE : ON_CPU;
+    return bk < 0 ? bk : bk == GCUBA_BK_GPU ? pipeline(c, stride, PIPELINE)
+                                            : ON_CPU;
   }
   /* gVegas where a single call would run on the GPU: the pipeline, but
      for adaptive stratification, shared grid slots, more components or
@@ -187,9 +209,11 @@ static int where(gcuba_call *c, int r)
   if (r == GCUBA_ROUTINE_VEGAS && c->ncomp <= 8 && c->ndim <= 64 &&
       c->gridno == 0 && !(gcuba_vegas_beta(c) > 0)) {
     bk = gcuba_plan_backend(c, 0);
-    return bk < 0 ? bk : bk == GCUBA_BK_GPU ? VPIPELINE : ON_CPU;
+    return bk < 0 ? bk : bk == GCUBA_BK_GPU ? pipeline(c, stride, VPIPELINE)
+                                            : ON_CPU;
   }
 #endif
+  (void)stride;
   /* otherwise the GPU only when asked for: one integral per thread of
      the CPU uses the machine better than single GPU calls */
   if (c->set.device == GCUBA_WANT_GPU) {
@@ -235,7 +259,7 @@ void gcuba_plan_batch(int r, gcuba_call *proto, int n, size_t stride,
   }
   if (gcuba_plan_settings(c) ||
       (c->threads = gcuba_plan_threads(c), gcuba_plan_check(c, r)) ||
-      (at = where(c, r)) < 0) {
+      (at = where(c, r, stride)) < 0) {
     for (b = 0; b < n; ++b) {
       fail[b] = c->fail;
       neval[b] = 0;
