@@ -5,12 +5,17 @@
    gcuba/detail/vegas_kernels.cuh), one of the canonical trees (one block
    per integral and sum), and, for the integrals whose grids adapt, one of
    the exact bin sums and one to turn them into doubles; one copy to the
-   device before, one back after.  Each integral's launch holds exactly
+   device before, one back after; then, for the integrals whose drivers
+   ask for it, one launch that refines their grids where the bin sums are
+   (cuda/vegas_refine.cu, the driver's own refinement, vegas/refine.h)
+   and one copy of the grids back.  Each integral's launch holds exactly
    what its single call's CUDA backend (vegas_sample.cu) would give the
-   kernel, and its sums are taken in the same order, so an integral's
-   answer, fail and neval are those of its single call on the GPU, bit for
-   bit, whatever else is in the batch.  An integral converges and leaves;
-   the others go on with the next launch.
+   kernel, and its sums are taken in the same order, so that an
+   integral's answer is that of its single call on the GPU up to the
+   rounding of the device's log1p in its grid's weights (the last bits
+   of its edges), with its fail and neval, whatever else is in the
+   batch: an integral's bits depend on it alone.  An integral converges
+   and leaves; others go on with the next launch.
 
    An iteration that one launch cannot hold (more than one slice, or
    beyond a wave's buffers) is sampled by the single-call backend, and the
@@ -29,6 +34,7 @@
 #include "cuda/vegas_int.cuh"
 #include "vegas/vegas.h"
 #include "vegas/sobol.h"
+#include "vegas/refine.h"
 #include "plan/tables.h"
 #include "common/pool.h"
 #include "gcuba/detail/gpu_ops.h"
@@ -68,18 +74,21 @@ typedef struct {
   gcuba_vegas_run *v;
   const gcuba_vegas_iter *it;
   double *sums, *d;
-  int b;    /* its index in the batch */
-  int solo; /* its iteration goes to the single-call backend */
+  int b;      /* its index in the batch */
+  int solo;   /* its iteration goes to the single-call backend */
+  int refine; /* its driver asked for a refinement (GCUBA_VEGAS_REFINE) */
 } member;
 
 /* where a member's data lie in a wave's buffers (byte offsets) */
 typedef struct {
   size_t grid, qw, epow;   /* in */
-  size_t head, d;          /* out */
+  size_t head, ds, d;      /* out (d beyond the part copied back, but
+                              for an iteration that says hostd) */
   size_t part, t, fj, hl;  /* scratch */
   long long nch, cells;
   int ib, ag;              /* its bin arguments' index (-1: none), axes
                               per block */
+  int r0;                  /* its first refinement (gcuba_vk_refine) */
 } place;
 
 typedef struct {
@@ -88,7 +97,7 @@ typedef struct {
   cudaStream_t st;
   int ndim, ncomp, ngrids, shared, nsm, broken, threads;
   /* verbosity 2: where the time goes (ms), rounds and waves */
-  double t_start, t_want, t_pack, t_gpu, t_took;
+  double t_start, t_want, t_pack, t_gpu, t_took, t_ref;
   int rounds, waves;
   double memcap; /* bytes of the buffers of one wave, at most (more for
                     one member alone) */
@@ -96,29 +105,28 @@ typedef struct {
   void *ud, *ucopy;    /* userdata on the device; the copy made */
   size_t ucap, stride;
   char *din, *hin, *dout, *hout, *dscr;
-  size_t incap, outcap, scrcap;
+  size_t incap, hincap, outcap, houtcap, scrcap;
   place *pl;
   long long plcap;
 } pipe;
 
 static size_t up8(size_t n) { return (n + 7) & ~(size_t)7; }
 
-/* a device (and pinned host) buffer of at least n bytes */
-static int grow(pipe *P, char **d, char **h, size_t *cap, size_t n)
+/* a device (host = 0) or pinned host buffer *p of at least n bytes (its
+   capacity *cap, doubled from 1 MiB) */
+static int grow(pipe *P, char **p, size_t *cap, size_t n, int host)
 {
   size_t m = *cap ? *cap : 1 << 20;
   int rc;
   if (n <= *cap) return 0;
   while (m < n) m *= 2;
-  cudaFree(*d);
-  *d = NULL;
-  if (h) {
-    cudaFreeHost(*h);
-    *h = NULL;
-  }
+  if (host) cudaFreeHost(*p);
+  else cudaFree(*p);
+  *p = NULL;
   *cap = 0;
-  if ((rc = GCUBA_CK(P->c, cudaMalloc((void **)d, m)))) return rc;
-  if (h && (rc = GCUBA_CK(P->c, cudaMallocHost((void **)h, m)))) return rc;
+  if ((rc = GCUBA_CK(P->c, host ? cudaMallocHost((void **)p, m)
+                                : cudaMalloc((void **)p, m))))
+    return rc;
   *cap = m;
   return 0;
 }
@@ -135,7 +143,7 @@ typedef struct {
   pipe *P;
   member **w;
   int n;
-  size_t o_L, o_cbeg, o_seg, o_B, o_bbeg;
+  size_t o_L, o_cbeg, o_seg, o_B, o_bbeg, o_R, o_ins, in, o_left;
 } wavej;
 
 /* pack member j's launch, tree, bin arguments, grid, qw, edge powers and
@@ -217,6 +225,7 @@ static int pack_item(void *ctx, long long jj, int tid)
     b->hi = (ull *)(P->dscr + p->hl);
     b->lo = b->hi + p->cells;
     b->d = (double *)(P->dout + p->d);
+    b->ds = (double *)(P->dout + p->ds);
   }
   return 0;
 }
@@ -229,6 +238,7 @@ static int took_item(void *ctx, long long jj, int tid)
   const pipe *P = W->P;
   const int j = (int)jj, nc2 = 2 * P->ncomp;
   member *m = W->w[j];
+  const double *ds = NULL;
   int rc = P->broken;
   (void)tid;
   if (!rc) {
@@ -243,15 +253,96 @@ static int took_item(void *ctx, long long jj, int tid)
       memcpy(m->sums, hf + nc2, sizeof(double) * nc2);
       for (k = 0; k < nc2; ++k)
         m->sums[nc2 + k] = gcuba_vegas_okey_value(hf[k]);
-      if (m->it->bins)
+      if (m->it->hostd)
         memcpy(m->d, P->hout + p->d, sizeof(double) * (size_t)p->cells);
+      if (m->it->bins) ds = (const double *)(P->hout + p->ds);
     }
   }
-  if (gcuba_vegas_took(m->v, rc)) {
+  m->refine = 0;
+  switch (gcuba_vegas_took(m->v, rc, ds)) {
+  case 0:
+    break;
+  case GCUBA_VEGAS_REFINE:
+    m->refine = 1;
+    break;
+  default:
     gcuba_vegas_end(m->v);
     m->v = NULL;
   }
   return 0;
+}
+
+/* member j's refined grid to its driver (a pool item) */
+static int refined_item(void *ctx, long long jj, int tid)
+{
+  const wavej *W = (const wavej *)ctx;
+  const pipe *P = W->P;
+  member *m = W->w[jj];
+  const place *p = &P->pl[jj];
+  int g, nleft = P->ngrids;
+  (void)tid;
+  if (!m->refine) return 0;
+  m->refine = 0;
+  if (!P->broken) { /* (else the grid as it was: the call fails next) */
+    const int *left = (const int *)(P->hout + W->o_left) + p->r0;
+    for (g = nleft = 0; g < P->ngrids; ++g) nleft += left[g];
+  }
+  if (gcuba_vegas_refined(m->v, (const double *)(P->hin + p->grid), nleft)) {
+    gcuba_vegas_end(m->v);
+    m->v = NULL;
+  }
+  return 0;
+}
+
+/* the refinements the drivers of wave W asked for, on the device: their
+   grids (still in the wave's input buffer) refined from their bin
+   contributions (still in its output buffer), one thread per grid, and
+   copied back; then each driver goes on */
+static void refine(pipe *P, wavej *W)
+{
+  gcuba_call *c = P->c;
+  struct gcuba_vk_refine *R = (struct gcuba_vk_refine *)(P->hin + W->o_R);
+  size_t so = 0;
+  int j, nr = 0, rc = P->broken;
+  const double t = gcuba_now_ms();
+  for (j = 0; j < W->n; ++j) {
+    const member *m = W->w[j];
+    place *p = &P->pl[j];
+    int g;
+    if (!m->refine) continue;
+    p->r0 = nr;
+    for (g = 0; g < P->ngrids; ++g, ++nr) {
+      const int nb = m->it->nb;
+      R[nr].e = (double *)(P->din + p->grid) + (size_t)g * (nb + 1);
+      R[nr].d = (const double *)(P->dout + p->d) + (size_t)g * nb;
+      R[nr].scratch = (double *)P->dscr + so;
+      so += GCUBA_VEGAS_GRID_SCRATCH(nb);
+      R[nr].left = (int *)(P->dout + W->o_left) + nr;
+      R[nr].nb = nb;
+      R[nr].nrows = P->shared ? P->ndim : 1;
+      R[nr].mode = gcuba_vegas_refine_mode(m->v);
+    }
+  }
+  if (nr == 0) return;
+  if (!rc &&
+      !(rc = GCUBA_CK(c, cudaMemcpyAsync(P->din + W->o_R, R, sizeof *R * nr,
+                                         cudaMemcpyHostToDevice, P->st)))) {
+    gcuba_vk_refine<<<(nr + 127) / 128, 128, 0, P->st>>>(
+        (const struct gcuba_vk_refine *)(P->din + W->o_R), nr);
+    if (!(rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_refine")) &&
+        !(rc = GCUBA_CK(c, cudaMemcpyAsync(P->hin + W->o_ins,
+                                           P->din + W->o_ins,
+                                           W->in - W->o_ins,
+                                           cudaMemcpyDeviceToHost, P->st))) &&
+        !(rc = GCUBA_CK(c, cudaMemcpyAsync(P->hout + W->o_left,
+                                           P->dout + W->o_left,
+                                           sizeof(int) * nr,
+                                           cudaMemcpyDeviceToHost, P->st))))
+      rc = GCUBA_CK(c, cudaStreamSynchronize(P->st));
+  }
+  if (rc) P->broken = rc;
+  gcuba_pool_for(P->threads, W->n, 4, refined_item, W);
+  P->t_ref += gcuba_now_ms() - t;
 }
 
 /* sample the iterations of members w[0 .. n-1] and hand them to their
@@ -263,7 +354,7 @@ static int wave(pipe *P, member **w, int n)
   gcuba_call *c = P->c;
   const int nc = P->ncomp, nc2 = 2 * nc, ndim = P->ndim;
   const size_t hb = head_bytes(P);
-  size_t in = 0, out = 0, scr = 0, o_ins, o_hl, smem = 0;
+  size_t in = 0, out = 0, outc, scr = 0, o_ins, o_hl, smem = 0, sref = 0;
   long long nchunk = 0, *cbeg, *bbeg;
   int j, nbw = 0, gy = 1, rc = P->broken;
   struct gcuba_vegas_launch A;
@@ -292,7 +383,9 @@ static int wave(pipe *P, member **w, int n)
   W.o_seg = up8(W.o_cbeg + sizeof(long long) * (size_t)(n + 1));
   W.o_B = up8(W.o_seg + sizeof(struct gcuba_vk_seg) * (size_t)n);
   W.o_bbeg = up8(W.o_B + sizeof(struct gcuba_vk_bins_args) * (size_t)nbw);
-  o_ins = up8(W.o_bbeg + sizeof(long long) * (size_t)(nbw + 1));
+  W.o_R = up8(W.o_bbeg + sizeof(long long) * (size_t)(nbw + 1));
+  o_ins = up8(W.o_R + sizeof(struct gcuba_vk_refine) * (size_t)nbw *
+                          P->ngrids);
   in = o_ins;
   out = hb * (size_t)n;
   for (j = 0; j < n; ++j) {
@@ -314,21 +407,42 @@ static int wave(pipe *P, member **w, int n)
     nchunk += p->nch;
     p->ib = -1;
     if (it->bins) {
-      p->d = out;
-      out += sizeof(double) * (size_t)p->cells;
+      p->ds = out;
+      out += sizeof(double) * 2 * (size_t)ndim;
+      if (it->hostd) {
+        p->d = out;
+        out += sizeof(double) * (size_t)p->cells;
+      }
       p->fj = scr;
       scr += sizeof(double) * (size_t)it->strat.calls;
+      sref += sizeof(double) * P->ngrids * GCUBA_VEGAS_GRID_SCRATCH(it->nb);
     }
   }
+  /* the refinements' flags (out) and scratch (over the bins' scratch,
+     which they follow); what is copied back ends there, the other bin
+     contributions lie beyond */
+  W.o_left = up8(out);
+  out = W.o_left + up8(sizeof(int) * (size_t)nbw * P->ngrids);
+  outc = out;
+  for (j = 0; j < n; ++j)
+    if (w[j]->it->bins && !w[j]->it->hostd) {
+      P->pl[j].d = out;
+      out += sizeof(double) * (size_t)P->pl[j].cells;
+    }
+  W.o_ins = o_ins;
   o_hl = scr;
   for (j = 0; j < n; ++j)
     if (w[j]->it->bins) {
       P->pl[j].hl = scr;
       scr += 2 * sizeof(ull) * (size_t)P->pl[j].cells;
     }
-  if ((rc = grow(P, &P->din, &P->hin, &P->incap, in)) ||
-      (rc = grow(P, &P->dout, &P->hout, &P->outcap, out)) ||
-      (rc = grow(P, &P->dscr, NULL, &P->scrcap, scr ? scr : 8))) {
+  W.in = in;
+  if ((rc = grow(P, &P->din, &P->incap, in, 0)) ||
+      (rc = grow(P, &P->hin, &P->hincap, in, 1)) ||
+      (rc = grow(P, &P->dout, &P->outcap, out, 0)) ||
+      (rc = grow(P, &P->hout, &P->houtcap, outc, 1)) ||
+      (rc = grow(P, &P->dscr, &P->scrcap,
+                 scr > sref ? scr : sref > 0 ? sref : 8, 0))) {
     /* no memory for the wave's buffers: smaller waves (the members are
        not touched) */
     if (rc == GCUBA_FAIL_DEVMEM) {
@@ -400,7 +514,7 @@ static int wave(pipe *P, member **w, int n)
     if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_bins_finish_members")))
       goto step;
   }
-  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(P->hout, P->dout, out,
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(P->hout, P->dout, outc,
                                         cudaMemcpyDeviceToHost, P->st))) ||
       (rc = GCUBA_CK(c, cudaStreamSynchronize(P->st))))
     goto step;
@@ -410,6 +524,7 @@ step:
   t = gcuba_now_ms();
   gcuba_pool_for(P->threads, n, 4, took_item, &W);
   P->t_took += gcuba_now_ms() - t;
+  refine(P, &W);
   ++P->waves;
   return rc;
 }
@@ -425,7 +540,9 @@ static double member_bytes(const pipe *P, const gcuba_vegas_iter *it)
              8.0 * nc2 * (it->plan.nchunks + it->plan.nchunks / 256.0 + 1);
   if (it->bins)
     b += sizeof(struct gcuba_vk_bins_args) + 8.0 * cells +
-         8.0 * it->strat.calls + 16.0 * cells;
+         8.0 * it->strat.calls + 16.0 * cells +
+         16.0 * P->ndim +
+         (sizeof(struct gcuba_vk_refine) + 4.0) * P->ngrids;
   return b;
 }
 
@@ -583,9 +700,10 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
   rc = 0;
   gcuba_log(c, 2, "pipeline: %d integrals in %.1f ms: %d rounds, %d waves; "
             "set-up %.1f ms, the drivers' steps %.1f + %.1f ms, packing "
-            "%.1f ms, the GPU (copies, launches) %.1f ms", n,
-            gcuba_now_ms() - t0, P.rounds, P.waves, P.t_start, P.t_want,
-            P.t_took, P.t_pack, P.t_gpu);
+            "%.1f ms, the GPU (copies, launches) %.1f ms, the refinements "
+            "(GPU and drivers) %.1f ms", n, gcuba_now_ms() - t0, P.rounds,
+            P.waves, P.t_start, P.t_want, P.t_took, P.t_pack, P.t_gpu,
+            P.t_ref);
 done:
   if (ms)
     for (b = 0; b < n; ++b)

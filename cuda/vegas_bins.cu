@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "cuda/vegas_int.cuh"
 #include "gcuba/detail/vegas_kernels.cuh"
+#include "vegas/refine.h"
 
 /* (hi, lo) += (h, l), exactly, with atomics (shared or global memory) */
 __device__ __forceinline__ void gcuba_vk_add128(ull *hi, ull *lo, ull h,
@@ -159,7 +160,8 @@ __global__ void gcuba_vk_bins_finish(ull *hi, ull *lo, double *d, int ncell,
 }
 
 /* the pipeline's: member blockIdx.x's bin sums as doubles into its d (a
-   slice's first: gcuba_vk_bins_finish with first set) */
+   slice's first: gcuba_vk_bins_finish with first set), and what the
+   driver's settling test reads of them into its ds */
 __global__ void gcuba_vk_bins_finish_members(
     const struct gcuba_vk_bins_args *B)
 {
@@ -171,6 +173,9 @@ __global__ void gcuba_vk_bins_finish_members(
     b.d[i] = E != GCUBA_VEGAS_FX_NONE
                  ? 0.0 + gcuba_vegas_fx_value(b.hi[i], b.lo[i], E)
                  : 0.0;
+  __syncthreads();
+  for (int a = threadIdx.x; a < b.s.ndim; a += blockDim.x)
+    gcuba_vegas_bin_sums(b.d + a * b.nb, b.nb, b.ds + 2 * a);
 }
 
 /* the bin sums of cubes cube0 .. cube0+ncubes-1 (samples from s0) into

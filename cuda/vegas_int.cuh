@@ -1,6 +1,6 @@
 /* cuda/vegas_int.cuh -- what the files of gVegas's CUDA backend share
    (vegas.cu, vegas_sample.cu, vegas_reduce.cu, vegas_bins.cu,
-   vegas_strat.cu): the sampler's context (vctx) with its buffers, and
+   vegas_strat.cu, vegas_refine.cu, vegas_batch.cu): the sampler's context (vctx) with its buffers, and
    the kernels (gcuba_vk_) and host functions (gcuba_vc_) that one file
    calls in another.  This file is part of gcuba. */
 #ifndef GCUBA_CUDA_VEGAS_INT_CUH
@@ -123,6 +123,7 @@ struct gcuba_vk_bins_args {
   const long long *R; /* adaptive stratification: the cubes' units */
   long long nreal;
   double *d;          /* the pipeline's: the bin contributions */
+  double *ds;         /* ... and their gcuba_vegas_bin_sums per axis */
 };
 __global__ void gcuba_vk_bins_finish_members(
     const struct gcuba_vk_bins_args *B);
@@ -134,6 +135,16 @@ int gcuba_vc_launch_bins(struct vctx *t, const gcuba_vegas_iter *it,
 __global__ void gcuba_vk_bins_finish(ull *hi, ull *lo, double *d, int ncell,
                                      const ull *qmax, long long ns,
                                      int first);
+
+/* ---- vegas_refine.cu: the pipeline's refinements of its members' grids */
+struct gcuba_vk_refine {
+  double *e;        /* the grid, nb + 1 edges, refined in place */
+  const double *d;  /* nrows x nb bin contributions */
+  double *scratch;  /* GCUBA_VEGAS_GRID_SCRATCH(nb) doubles */
+  int *left;        /* 1: left unchanged (no information) */
+  int nb, nrows, mode;
+};
+__global__ void gcuba_vk_refine(const struct gcuba_vk_refine *r, int n);
 
 /* ---- vegas_sample.cu: an iteration (the ops' iterate) ----------------- */
 int gcuba_vc_iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,

@@ -6,6 +6,42 @@
 #include <cuda_runtime.h>
 #include "cuda/vegas_int.cuh"
 
+/* v[0] = the canonical sum of the block's v[0 .. TREE_THREADS-1] (all
+   threads call it; v is written by the caller, before, without a
+   barrier) */
+__device__ __forceinline__ void gcuba_vk_halve(double *v)
+{
+  const int t = threadIdx.x;
+  __syncthreads();
+  for (int h = TREE_THREADS / 2; h > 0; h /= 2) {
+    if (t < h) v[t] = v[t] + v[t + h];
+    __syncthreads();
+  }
+}
+
+/* the levels of the canonical tree over src[0 .. n-1] by one block, each
+   level's groups written to dst[0 ..] in group order (dst may be src: a
+   group's result goes to its index, which a group before it has read);
+   returns the root, to every thread */
+__device__ double gcuba_vk_levels(double *v, const double *src, long long n,
+                                  double *dst)
+{
+  const int t = threadIdx.x;
+  while (n > 1) {
+    const long long m = gcuba_vegas_tree_next(n);
+    for (long long g = 0; g < m; ++g) {
+      const long long j = g * TREE_THREADS + t;
+      v[t] = j < n ? __ldcg(src + j) : 0.0;
+      gcuba_vk_halve(v);
+      if (t == 0) dst[g] = v[0];
+      __syncthreads();
+    }
+    src = dst;
+    n = m;
+  }
+  return __ldcg(src);
+}
+
 /* one level of the canonical tree: group g of column col of src (n values
    per column) into dst[col*m + g] */
 __global__ void gcuba_vk_tree(const double *src, long long n, double *dst,
@@ -15,11 +51,7 @@ __global__ void gcuba_vk_tree(const double *src, long long n, double *dst,
   const long long g = blockIdx.x, i = g * TREE_THREADS + threadIdx.x;
   const int col = blockIdx.y, t = threadIdx.x;
   v[t] = i < n ? src[(long long)col * n + i] : 0.0;
-  __syncthreads();
-  for (int h = TREE_THREADS / 2; h > 0; h /= 2) {
-    if (t < h) v[t] = v[t] + v[t + h];
-    __syncthreads();
-  }
+  gcuba_vk_halve(v);
   if (t == 0) dst[(long long)col * m + g] = v[0];
 }
 
@@ -49,11 +81,7 @@ __global__ void gcuba_vk_tree_all(const double *src, long long n,
     return;
   }
   v[t] = i < n ? src[(long long)col * n + i] : 0.0;
-  __syncthreads();
-  for (int h = TREE_THREADS / 2; h > 0; h /= 2) {
-    if (t < h) v[t] = v[t] + v[t + h];
-    __syncthreads();
-  }
+  gcuba_vk_halve(v);
   if (t == 0) {
     dst[(long long)col * m + g] = v[0];
     __threadfence();
@@ -63,23 +91,8 @@ __global__ void gcuba_vk_tree_all(const double *src, long long n,
   if (!last) return;
   for (int k = 0; k < ncol; ++k) {
     double *col_v = dst + (long long)k * m;
-    long long nn = m;
-    while (nn > 1) {
-      const long long mm = (nn + TREE_THREADS - 1) / TREE_THREADS;
-      for (long long gg = 0; gg < mm; ++gg) {
-        const long long j = gg * TREE_THREADS + t;
-        v[t] = j < nn ? __ldcg(col_v + j) : 0.0;
-        __syncthreads();
-        for (int h = TREE_THREADS / 2; h > 0; h /= 2) {
-          if (t < h) v[t] = v[t] + v[t + h];
-          __syncthreads();
-        }
-        if (t == 0) col_v[gg] = v[0];
-        __syncthreads();
-      }
-      nn = mm;
-    }
-    if (t == 0) tot[k] = tot[k] + __ldcg(col_v);
+    const double r = gcuba_vk_levels(v, col_v, m, col_v);
+    if (t == 0) tot[k] = tot[k] + r;
   }
   if (t == 0) *cnt = 0;
 }
@@ -92,30 +105,9 @@ __global__ void gcuba_vk_tree_members(const struct gcuba_vk_seg *sg)
 {
   __shared__ double v[TREE_THREADS];
   const struct gcuba_vk_seg q = sg[blockIdx.x];
-  const int col = blockIdx.y, t = threadIdx.x;
-  const double *src = q.part + (long long)col * q.n;
-  const long long m = gcuba_vegas_tree_next(q.n);
-  double *dst = q.t + (long long)col * m;
-  long long nn = q.n, gg;
-  if (q.n == 1) { /* no tree: the value itself */
-    if (t == 0) q.tot[col] = q.tot[col] + src[0];
-    return;
-  }
-  while (nn > 1) {
-    const long long mm = gcuba_vegas_tree_next(nn);
-    for (gg = 0; gg < mm; ++gg) {
-      const long long j = gg * TREE_THREADS + t;
-      v[t] = j < nn ? src[j] : 0.0;
-      __syncthreads();
-      for (int h = TREE_THREADS / 2; h > 0; h /= 2) {
-        if (t < h) v[t] = v[t] + v[t + h];
-        __syncthreads();
-      }
-      if (t == 0) dst[gg] = v[0];
-      __syncthreads();
-    }
-    src = dst;
-    nn = mm;
-  }
-  if (t == 0) q.tot[col] = q.tot[col] + dst[0];
+  const int col = blockIdx.y;
+  const double r = gcuba_vk_levels(
+      v, q.part + (long long)col * q.n, q.n,
+      q.t + (long long)col * gcuba_vegas_tree_next(q.n));
+  if (threadIdx.x == 0) q.tot[col] = q.tot[col] + r;
 }

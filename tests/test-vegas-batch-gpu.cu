@@ -1,12 +1,13 @@
 /* tests/test-vegas-batch-gpu.cu -- gVegasBatch's GPU pipeline
-   (cuda/vegas_batch.cu): every integral of a batch gives the bits of its
-   single gVegas call on the GPU (integral, error, prob, neval, fail),
-   whatever else is in the batch, with Philox and Sobol points, vector
-   integrands and one shared grid; members that fail (NaN, -999, maxeval)
-   fail alone; an iteration beyond one launch (more than one slice) goes
-   on the single-call backend with the same bits; more integrals than run
-   at once enter as others leave; the answers are within 4 errors of the
-   truth.  This file is part of gcuba. */
+   (cuda/vegas_batch.cu): every integral of a batch gives its single gVegas
+   call on the GPU (neval and fail; integral, error and prob up to
+   rounding: the batch refines its grids on the device, the single call
+   on the host) and the same bits whatever else is in the batch, with
+   Philox and Sobol points, vector integrands and one shared grid;
+   members that fail (NaN, -999, maxeval) fail alone; an iteration beyond
+   one launch (more than one slice) goes on the single-call backend; more
+   integrals than run at once enter as others leave; the answers are
+   within 4 errors of the truth.  This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,13 +86,34 @@ static void single(const struct args *a, struct peak *p, struct out *o)
   gcuba_userdata_size(0);
 }
 
-static int same(const struct args *a, const struct out *x,
+/* x and y bit for bit (two batches: both refine their grids on the
+   device) */
+static int bits(const struct args *a, const struct out *x,
                 const struct out *y)
 {
   if (x->nev != y->nev || x->fail != y->fail) return 0;
   for (int k = 0; k < a->ncomp; ++k)
     if (x->fail >= 0 && (x->I[k] != y->I[k] || x->E[k] != y->E[k] ||
                          x->P[k] != y->P[k]))
+      return 0;
+  return 1;
+}
+
+/* a member y against its single call x, whose grid the host refines:
+   the same neval and fail, the answers up to rounding (the device's and
+   the host's log1p differ in the last bits of the grids' weights) */
+#define ROUNDING 1e-12
+static int near(double u, double v)
+{
+  return fabs(u - v) <= ROUNDING * fabs(u);
+}
+static int same(const struct args *a, const struct out *x,
+                const struct out *y)
+{
+  if (x->nev != y->nev || x->fail != y->fail) return 0;
+  for (int k = 0; k < a->ncomp; ++k)
+    if (x->fail >= 0 && (!near(x->I[k], y->I[k]) || !near(x->E[k], y->E[k])
+                         || fabs(x->P[k] - y->P[k]) > 1e-9))
       return 0;
   return 1;
 }
@@ -137,10 +159,10 @@ static void check_peaks(int seed)
      "1e-3, %d converged, %d of them within 4 errors of the truth (mean "
      "neval %lld)", seed, N, conv, within, tot / N);
   alike = against_single(&a, p, o, M);
-  ok(alike == M, "seed %d: the first %d members have the bits of their "
-     "single GPU calls (%d)", seed, M, alike);
+  ok(alike == M, "seed %d: the first %d members agree with their "
+     "single GPU calls up to rounding (%d)", seed, M, alike);
   batch(&a, p + S0, NS, o2);
-  for (int b = 0; b < NS; ++b) sub += same(&a, &o2[b], &o[S0 + b]);
+  for (int b = 0; b < NS; ++b) sub += bits(&a, &o2[b], &o[S0 + b]);
   ok(sub == NS, "seed %d: %d members run as a batch of their own: the same "
      "bits (%d)", seed, NS, sub);
 }
@@ -189,7 +211,7 @@ static void check_maxeval(void)
   for (int b = 0; b < N; ++b)
     stopped += o[b].fail == 1 && o[b].nev <= 42000;
   ok(alike == N && stopped == N, "maxeval 42000 on narrow peaks: %d of %d "
-     "stop with fail 1 within it, %d with their single calls' bits",
+     "stop with fail 1 within it, %d as their single calls",
      stopped, N, alike);
 }
 
@@ -211,7 +233,7 @@ static void check_vector(void)
         ++within;
     }
   ok(alike == N && conv >= N / 2 && within == conv, "3 components, one "
-     "grid: %d of %d members with their single calls' bits, %d converged, "
+     "grid: %d of %d members as their single calls, %d converged, "
      "%d of them within 4 errors", alike, N, conv, within);
 }
 
@@ -227,7 +249,7 @@ static void check_alone(void)
   batch(&a, p, N, o);
   alike = against_single(&a, p, o, N);
   ok(alike == N && o[0].nev >= 20000000, "iterations of 2e7 samples: %d of "
-     "%d members with their single calls' bits (neval %lld)", alike, N,
+     "%d members as their single calls (neval %lld)", alike, N,
      o[0].nev);
 }
 
@@ -256,7 +278,7 @@ static void check_admit(void)
   ok(alike == 5 && conv >= N - N / 1000 && within >= conv - N / 1000,
      "%d 1-D peaks: %d "
      "converged, %d within 4 errors; members 0, 65535 .. 65537 and 69999 "
-     "have their single calls' bits (%d of 5)", N, conv, within, alike);
+     "agree with their single calls (%d of 5)", N, conv, within, alike);
 }
 
 /* userstride 0 and no gcuba_userdata_size: one block in host memory of

@@ -174,20 +174,13 @@ static int pipeline_outcome(const gcuba_call *proto, int b, long long nev,
 #ifdef HAVE_CUDA
 /* a pipeline, or the CPU threads when the integrals' parameter blocks are
    host memory of unknown size (userstride 0, no gcuba_userdata_size)
-   that this GPU cannot read in place, as for a single call (plan.c's
-   begin); GCUBA_DEVICE=gpu keeps the GPU, which refuses such userdata
-   with fail -6 */
+   that this GPU cannot read in place, as for a single call */
 static int pipeline(gcuba_call *c, size_t stride, int at)
 {
-  if (c->ud.p && !stride && !gcuba_plan_userdata_size() &&
-      c->set.device != GCUBA_WANT_GPU &&
-      !gcuba_cuda_reads_in_place(c->ud.p)) {
-    gcuba_log(c, 1, "userdata is host memory of unknown size (userstride "
-              "0, no gcuba_userdata_size), which this GPU cannot read in "
-              "place: the integrals run on CPU threads");
-    return ON_CPU;
-  }
-  return at;
+  return gcuba_plan_ud_on_cpu(c, stride ? stride : gcuba_plan_userdata_size(),
+                              "the integrals run", ", or a userstride")
+             ? ON_CPU
+             : at;
 }
 #endif
 

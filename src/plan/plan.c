@@ -138,6 +138,19 @@ int gcuba_plan_backend(gcuba_call *c, int cpu_only)
   return GCUBA_BK_CPU;
 }
 
+int gcuba_plan_ud_on_cpu(gcuba_call *c, size_t known, const char *what,
+                         const char *how)
+{
+  if (!c->ud.p || known || c->set.device == GCUBA_WANT_GPU || c->coll ||
+      gcuba_cuda_reads_in_place(c->ud.p))
+    return 0;
+  gcuba_log(c, 1, "userdata is host memory of unknown size, which this GPU "
+            "cannot read in place: %s on CPU threads "
+            "(gcuba_userdata_size(sizeof *userdata)%s before the call lets "
+            "it run on the GPU)", what, how);
+  return 1;
+}
+
 void gcuba_plan_userdata(gcuba_call *c, void *p, size_t bytes)
 {
   c->ud.p = p;
@@ -388,17 +401,8 @@ static int begin(gcuba_call *c, int r)
   if (!rc && bk < 0) rc = bk;
   if (rc) return c->fail = rc;
   gcuba_plan_userdata(c, c->ud.p, userdata_bytes);
-  /* host userdata of no known size that this GPU cannot read in place:
-     the call runs on CPU threads (GCUBA_DEVICE=gpu keeps it on the GPU,
-     which refuses it with fail -6; collective calls stay where every
-     process agreed) */
-  if (c->backend == GCUBA_BK_GPU && c->ud.p && !c->ud.bytes && c->ud.dev < 0 &&
-      c->set.device != GCUBA_WANT_GPU && !c->coll &&
-      !gcuba_cuda_reads_in_place(c->ud.p)) {
-    gcuba_log(c, 1, "userdata is host memory of unknown size, which this "
-              "GPU cannot read in place: the call runs on CPU threads "
-              "(gcuba_userdata_size(sizeof *userdata) before the call lets "
-              "it run on the GPU)");
+  if (c->backend == GCUBA_BK_GPU &&
+      gcuba_plan_ud_on_cpu(c, c->ud.bytes, "the call runs", "")) {
     c->backend = GCUBA_BK_CPU;
     gcuba_plan_userdata(c, c->ud.p, userdata_bytes);
   }

@@ -33,6 +33,15 @@ int gcuba_plan_backend(gcuba_call *c, int cpu_only);
 void gcuba_plan_userdata(gcuba_call *c, void *p, size_t bytes);
 /* this thread's gcuba_userdata_size */
 size_t gcuba_plan_userdata_size(void);
+/* 1 (said at verbosity 1) when userdata, host memory of no size known to
+   the call (known: its size or stride, 0), cannot be read in place by
+   this GPU and nothing keeps the call there: it then runs on CPU threads,
+   a single call or a batch alike (GCUBA_DEVICE=gpu keeps the GPU, which
+   refuses such userdata with fail -6; a collective call stays where
+   every process agreed).  what: "the call runs" or the like; how: what
+   else would let it run on the GPU ("" or ", or a userstride") */
+int gcuba_plan_ud_on_cpu(gcuba_call *c, size_t known, const char *what,
+                         const char *how);
 /* GCUBA_DEVICES: the GPUs of a team into dev, their number (>= 2), 1
    for one GPU, -1 on a bad setting (c->fail set) */
 int gcuba_plan_team(gcuba_call *c, int *dev);

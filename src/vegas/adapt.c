@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include "vegas/driver_int.h"
 #include "vegas/grid.h"
+#include "vegas/refine.h"
 #include "common/coll.h"
 
 /* After an adapting iteration (before its refinement): has the grid
@@ -29,14 +30,16 @@ void gcuba_vegas_settle(vegas *v)
 {
   const long long j = v->k - 1;
   double I2 = 0, gain = 1, f2 = 0, U;
-  int a, b;
+  int a;
   for (a = 0; a < v->ndim; ++a) {
-    const double *d = v->d + (size_t)a * v->nb;
-    double s1 = 0, s2 = 0;
-    for (b = 0; b < v->nb; ++b) {
-      s1 += sqrt(d[b]);
-      s2 += d[b];
-    }
+    double s[2], s1, s2;
+    if (v->ds) {
+      s[0] = v->ds[2 * a];
+      s[1] = v->ds[2 * a + 1];
+    } else
+      gcuba_vegas_bin_sums(v->d + (size_t)a * v->nb, v->nb, s);
+    s1 = s[0];
+    s2 = s[1];
     if (a == 0) f2 = s2;
     if (s2 > 0 && s1 * s1 / (v->nb * s2) < gain) gain = s1 * s1 / (v->nb * s2);
   }
@@ -93,17 +96,32 @@ void gcuba_vegas_bin_weights(vegas *v)
     v->qw[comp] = wmax > 0 && v->ncomp > 1 ? v->qw[comp] / wmax : comp == 0;
 }
 
+/* the mode bits (refine.h) of a refinement, floored (floor) or mixed */
+int gcuba_vegas_refine_bits(const vegas *v, int floor)
+{
+  return (v->smooth ? GCUBA_VEGAS_GRID_SMOOTH : 0) |
+         (floor ? GCUBA_VEGAS_GRID_FLOOR : 0);
+}
+
 /* one refinement of the grid from the latest bin contributions, floored
    (floor) or mixed (grid.h) */
 void gcuba_vegas_refine(vegas *v, int floor)
 {
-  const int n = gcuba_vegas_grid_refine_par(
-      v->grid, v->nb, v->ndim, v->shared, v->d, GCUBA_VEGAS_ALPHA,
-      (v->smooth ? GCUBA_VEGAS_GRID_SMOOTH : 0) |
-          (floor ? GCUBA_VEGAS_GRID_FLOOR : 0),
-      v->scratch, v->c->threads > 0 ? v->c->threads : 1);
-  if (n)
-    gcuba_log(v->c, 3, "%d grid(s) left unchanged (no information)", n);
+  gcuba_vegas_refine_note(
+      v, floor,
+      gcuba_vegas_grid_refine_par(v->grid, v->nb, v->ndim, v->shared, v->d,
+                                  GCUBA_VEGAS_ALPHA,
+                                  gcuba_vegas_refine_bits(v, floor),
+                                  v->scratch,
+                                  v->c->threads > 0 ? v->c->threads : 1));
+}
+
+/* what follows a refinement of v->grid in which nleft grids were left
+   as they were */
+void gcuba_vegas_refine_note(vegas *v, int floor, int nleft)
+{
+  if (nleft)
+    gcuba_log(v->c, 3, "%d grid(s) left unchanged (no information)", nleft);
   v->grid_changed = 1;
   if (!floor) gcuba_vegas_chase_record(v);
 }

@@ -51,6 +51,9 @@ typedef struct gcuba_vegas_iter {
                                  (gcuba_vegas_map), NULL when all are 0;
                                  they change only with the grid */
   int bins;                   /* accumulate the bin contributions */
+  int hostd;                  /* ... which the driver reads itself (a
+                                 polish), not only their sums and the
+                                 refinement (gcuba_vegas_took) */
   const double *qw;           /* [ncomp] their weights (gcuba_vegas_q) */
   /* adaptive stratification (gcuba/detail/vegas.h, "as units") when nreal > 0:
      strat.ncubes counts the units (of strat.npg samples), strat's g and r

@@ -181,10 +181,14 @@ static int prepare(vegas *v)
   it->nb = v->nb;
   it->epow = gcuba_vegas_epow(v);
   it->bins = !v->frozen || v->frozen == POLISHING || v->frozen == POLISHED;
+  it->hostd = it->bins && v->frozen;
   if (it->bins || v->beta > 0) gcuba_vegas_bin_weights(v);
   it->qw = v->qw;
   return 0;
 }
+
+static int adapted(vegas *v);
+static int next(vegas *v);
 
 /* the sampled iteration (the backend's return code rc, its sums in
    v->sums and v->d) into the run; 1 when the call ends */
@@ -248,28 +252,47 @@ static int consume(vegas *v, int rc)
        density wherever it is above the floor (f2 6D at 1024 bins: a
        thirtieth of the variance per sample; Genz's protocol: more
        honest answers, the same false claims) */
-    const int nbto = gcuba_vegas_grow_target(v, v->hcalls[v->k - 1]);
-    const int last = nbto == v->nb &&
-                     (v->adapt_max >= 0 ? v->nadapt + 1 >= v->adapt_max
-                                        : v->settled_at >= 0);
-    gcuba_vegas_refine(v, last);
-    ++v->nadapt;
-    if (!last) gcuba_vegas_edge_powers(v);
-    if (nbto != v->nb) {
-      gcuba_log(c, 2, "grid settled with %d bins per axis: rebinned to "
-                "%d, adapting on", v->nb, nbto);
-      if (gcuba_vegas_set_nb(v, nbto, 1)) return 1;
-      it->grid = v->grid;
-      v->settled_at = -1;
-      v->stall = 0;
-    } else if (v->adapt_max >= 0 ? v->nadapt >= v->adapt_max
-                                 : v->settled_at >= 0) {
-      v->frozen = FROZEN;
-      if (v->settled_at < 0) v->settled_at = v->k;
-      if (v->warm < 0) v->warm = v->wstart = v->k; /* forced by the knob */
-      gcuba_log(c, 2, "grid frozen after %lld refinements", v->nadapt);
-    }
+    v->nbto = gcuba_vegas_grow_target(v, v->hcalls[v->k - 1]);
+    v->rlast = v->nbto == v->nb &&
+               (v->adapt_max >= 0 ? v->nadapt + 1 >= v->adapt_max
+                                  : v->settled_at >= 0);
+    if (v->defer) return GCUBA_VEGAS_REFINE;
+    gcuba_vegas_refine(v, v->rlast);
+    return adapted(v);
   }
+  return next(v);
+}
+
+/* after the refinement of consume: the edge powers, the bins per axis,
+   the freeze; then next; 1 when the call ends */
+static int adapted(vegas *v)
+{
+  gcuba_call *c = v->c;
+  const int nbto = v->nbto;
+  ++v->nadapt;
+  if (!v->rlast) gcuba_vegas_edge_powers(v);
+  if (nbto != v->nb) {
+    gcuba_log(c, 2, "grid settled with %d bins per axis: rebinned to "
+              "%d, adapting on", v->nb, nbto);
+    if (gcuba_vegas_set_nb(v, nbto, 1)) return 1;
+    v->it.grid = v->grid;
+    v->settled_at = -1;
+    v->stall = 0;
+  } else if (v->adapt_max >= 0 ? v->nadapt >= v->adapt_max
+                               : v->settled_at >= 0) {
+    v->frozen = FROZEN;
+    if (v->settled_at < 0) v->settled_at = v->k;
+    if (v->warm < 0) v->warm = v->wstart = v->k; /* forced by the knob */
+    gcuba_log(c, 2, "grid frozen after %lld refinements", v->nadapt);
+  }
+  return next(v);
+}
+
+/* the end of an iteration: the next one's size, the state file, the
+   growth onto several GPUs; 1 when the call ends here */
+static int next(vegas *v)
+{
+  gcuba_call *c = v->c;
   v->nsamples += c->nincrease;
   if (c->statefile && gcuba_vegas_save_state(v)) return 1;
   /* GCUBA_DEVICES=auto: the call has run long enough; it goes on from
@@ -305,14 +328,25 @@ static void finish(vegas *v)
   if (c->fail == 0 && c->statefile) gcuba_state_remove(c);
 }
 
+/* the prepared iteration sampled by the backend: its return code (over
+   the processes of a collective call) */
+static int sample(vegas *v)
+{
+  return gcuba_coll_status(v->c, v->ops->iterate(v->ctx, &v->it, v->sums,
+                                                 v->d));
+}
+
+/* iterations until the call ends */
+static void iterate(vegas *v)
+{
+  while (!prepare(v) && !consume(v, sample(v)))
+    ;
+}
+
 static void run(vegas *v)
 {
   if (begin(v)) return;
-  while (!prepare(v) &&
-         !consume(v, gcuba_coll_status(v->c, v->ops->iterate(
-                                                 v->ctx, &v->it, v->sums,
-                                                 v->d))))
-    ;
+  iterate(v);
   finish(v);
 }
 
@@ -477,9 +511,31 @@ const gcuba_vegas_iter *gcuba_vegas_want(vegas *v, double **sums, double **d)
   return &v->it;
 }
 
-int gcuba_vegas_took(vegas *v, int rc)
+int gcuba_vegas_took(vegas *v, int rc, const double *ds)
 {
-  return consume(v, rc);
+  int r;
+  v->defer = 1;
+  v->ds = v->it.hostd ? NULL : ds;
+  r = consume(v, rc);
+  v->ds = NULL;
+  v->defer = 0;
+  return r;
+}
+
+int gcuba_vegas_refine_mode(const vegas *v)
+{
+  return gcuba_vegas_refine_bits(v, v->rlast);
+}
+
+int gcuba_vegas_refined(vegas *v, const double *grid, int nleft)
+{
+  if (!grid)
+    gcuba_vegas_refine(v, v->rlast);
+  else {
+    memcpy(v->grid, grid, sizeof(double) * (size_t)v->ngrids * (v->nb + 1));
+    gcuba_vegas_refine_note(v, v->rlast, nleft);
+  }
+  return adapted(v);
 }
 
 void gcuba_vegas_resume(vegas *v, const gcuba_vegas_ops *ops)
@@ -497,9 +553,6 @@ void gcuba_vegas_resume(vegas *v, const gcuba_vegas_ops *ops)
   }
   /* the new context has no grid yet */
   v->it.grid_changed = 1;
-  if (!consume(v, ops->iterate(v->ctx, &v->it, v->sums, v->d)))
-    while (!prepare(v) &&
-           !consume(v, ops->iterate(v->ctx, &v->it, v->sums, v->d)))
-      ;
+  if (!consume(v, sample(v))) iterate(v);
   gcuba_vegas_end(v);
 }

@@ -139,6 +139,12 @@ typedef struct gcuba_vegas_run {
   double t0;               /* when it was prepared (gcuba_now_ms) */
   int begun, done;         /* begin() started the run, finish() wrote its
                               outputs */
+  int defer;               /* consume leaves the refinement to the caller
+                              (gcuba_vegas_took) */
+  int nbto, rlast;         /* the refinement consume asked for: the bins
+                              per axis after it, and whether it floors */
+  const double *ds;        /* during gcuba_vegas_took: the caller's
+                              gcuba_vegas_bin_sums of d per axis, or NULL */
 } vegas;
 
 /* ---- slots.c: grid slots (Cuba's gridno) ------------------------------- */
@@ -160,6 +166,8 @@ int gcuba_vegas_converged(vegas *v);
 void gcuba_vegas_settle(vegas *v);
 void gcuba_vegas_bin_weights(vegas *v);
 void gcuba_vegas_refine(vegas *v, int floor);
+int gcuba_vegas_refine_bits(const vegas *v, int floor);
+void gcuba_vegas_refine_note(vegas *v, int floor, int nleft);
 void gcuba_vegas_chase_record(vegas *v);
 double gcuba_vegas_chase(const vegas *v);
 double gcuba_vegas_edge_depth(const vegas *v);

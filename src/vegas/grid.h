@@ -12,40 +12,7 @@
 #define GCUBA_VEGAS_GRID_H
 
 #include <stddef.h>
-
-/* Lepage's default damping exponent (also Cuba's and m-Cubes') */
-#define GCUBA_VEGAS_ALPHA 1.5
-
-/* The refined map's density p is mixed with the uniform one:
-   (1 - GCUBA_VEGAS_DEFENSIVE) p + GCUBA_VEGAS_DEFENSIVE (defensive
-   importance sampling), so that no bin is wider than 1/(nb DEFENSIVE).
-   0.01: with 0.003 one false claim in Genz's discontinuous family
-   remained, 0.03 cost more evaluations.  The mass of a bin of width w of
-   the unmixed map (mass 1/nb) under the mixture: */
-#define GCUBA_VEGAS_DEFENSIVE 0.01
-#define GCUBA_VEGAS_MIXIN(w, nb)                                            \
-  ((1 - GCUBA_VEGAS_DEFENSIVE) / (double)(nb) + GCUBA_VEGAS_DEFENSIVE * (w))
-
-/* The floored form (GCUBA_VEGAS_GRID_FLOOR): the density becomes
-   max(p, DEFENSIVE)/Z, Z its integral, which bounds the bins as the
-   mixture does (no bin wider than Z/(nb DEFENSIVE), Z <= 1 + DEFENSIVE)
-   but keeps p exactly wherever p stays above the floor.  The mixture
-   weights the samples of the bulk by 1/(1 - DEFENSIVE) and sends the
-   DEFENSIVE share to where the integrand is small: a relative variance
-   of about DEFENSIVE per axis of a product even when the map is perfect
-   (f2 6D, 1024 bins: 30 times the variance of the floored map).  The
-   unnormalised mass of a bin of width w of the unfloored map: */
-#define GCUBA_VEGAS_FLOORIN(w, nb)                                          \
-  (GCUBA_VEGAS_DEFENSIVE * (w) > 1 / (double)(nb) ?                         \
-   GCUBA_VEGAS_DEFENSIVE * (w) : 1 / (double)(nb))
-
-/* mode bits of the _ex refinements */
-#define GCUBA_VEGAS_GRID_SMOOTH 1 /* three-point smoothing (Cuba's) */
-#define GCUBA_VEGAS_GRID_FLOOR 2  /* the floored form instead of the
-                                     mixture */
-
-/* number of doubles of scratch that gcuba_vegas_grid_refine* need */
-#define GCUBA_VEGAS_GRID_SCRATCH(nb) (2 * (size_t)(nb) + 1)
+#include "vegas/refine.h" /* the mixture, the mode bits, the scratch */
 
 /* ngrids grids of nb bins set to the identity map e[i] = i/nb */
 void gcuba_vegas_grid_init(double *grid, int nb, int ngrids);

@@ -17,15 +17,29 @@ void gcuba_vegas_drive(gcuba_call *c, const gcuba_vegas_ops *ops);
    sample and where its sums (9 ncomp doubles, of which the iterate op's
    4 ncomp are written) and bin contributions (ndim nb doubles) go, or
    NULL when the call has ended; gcuba_vegas_took hands the sampled
-   iteration back with the sampler's return code (0 or a fail code), and
-   says 1 when the call has ended; gcuba_vegas_end writes the outputs and
+   iteration back with the sampler's return code (0 or a fail code) and,
+   when the caller has them (else NULL), the gcuba_vegas_bin_sums of each
+   axis' bin contributions (2 ndim doubles; then the driver reads its bin
+   contributions only when the iteration says hostd), and says 1 when the
+   call has ended; gcuba_vegas_end writes the outputs and
    frees the run.  ops serves the call's set-up (create; its iterate is
    used only by gcuba_vegas_resume). */
 typedef struct gcuba_vegas_run gcuba_vegas_run;
 gcuba_vegas_run *gcuba_vegas_start(gcuba_call *c, const gcuba_vegas_ops *ops);
 const gcuba_vegas_iter *gcuba_vegas_want(gcuba_vegas_run *v, double **sums,
                                          double **d);
-int gcuba_vegas_took(gcuba_vegas_run *v, int rc);
+int gcuba_vegas_took(gcuba_vegas_run *v, int rc, const double *ds);
+/* gcuba_vegas_took's third answer: the iteration asks for a refinement
+   of its grid (ngrids x (nb + 1) values, as the iteration gave it), which
+   the caller makes: each of its grids refined from its bin contributions
+   by gcuba_vegas_refine_axis (vegas/refine.h) with GCUBA_VEGAS_ALPHA and
+   gcuba_vegas_refine_mode's bits; then gcuba_vegas_refined(v, grid,
+   nleft) with the refined grid and the number of grids left unchanged
+   (refine_axis nonzero), or with grid NULL to have the driver refine on
+   the host; it says 1 when the call has ended, as gcuba_vegas_took */
+#define GCUBA_VEGAS_REFINE 2
+int gcuba_vegas_refine_mode(const gcuba_vegas_run *v);
+int gcuba_vegas_refined(gcuba_vegas_run *v, const double *grid, int nleft);
 /* the rest of the call on the backend ops (its iterations one at a time,
    as gcuba_vegas_drive samples them), then gcuba_vegas_end; for a call
    whose next iteration the batch cannot sample: gcuba_vegas_want was
