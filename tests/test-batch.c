@@ -123,7 +123,24 @@ static void check_1d(void)
      "backend %s", gcuba_last_backend());
 }
 
-/* gVegasBatch on 1-D peaks (the suite's integrand: CPU or GPU build) */
+/* gVegasBatch on 1-D peaks (the suite's integrand: CPU or GPU build).
+   On the CPU each integral is its single call, bit for bit; on the GPU
+   the pipeline refines the grids on the device, whose log1p rounds
+   differently from the host's in the last bits of a weight: the same
+   neval and fail, the answers up to rounding */
+#ifdef SUITE_GPU
+#define AGREE "answer up to rounding"
+static int agree(double u, double v)
+{
+  return fabs(u - v) <= 1e-12 * fabs(u);
+}
+#else
+#define AGREE "bits"
+static int agree(double u, double v)
+{
+  return u == v;
+}
+#endif
 static void check_vegas_1d(void)
 {
   enum { N = 20 };
@@ -148,12 +165,13 @@ static void check_vegas_1d(void)
     llgVegas(1, 1, S(f1d), &p[b], 1, 1e-3, 0, 0, 7, 0, 1000000, 10000, 5000,
              1000, 0, NULL, NULL, &n1, &f1, &i1, &e1, &p1);
     gcuba_userdata_size(0);
-    if (i1 != I[b] || e1 != E[b] || n1 != nev[b] || f1 != fail[b])
+    if (n1 != nev[b] || f1 != fail[b] || !agree(i1, I[b]) ||
+        !agree(e1, E[b]))
       same = 0;
     if (fail[b] == 0 && fabs(I[b] - t) <= 4 * E[b]) ++within;
   }
   ok(same && within == N, "gVegasBatch, %d 1-D peaks at 1e-3: each its "
-     "single call's bits, %d within 4 sigma", N, within);
+     "single call's %s, %d within 4 sigma", N, AGREE, within);
 }
 
 #ifndef SUITE_GPU
