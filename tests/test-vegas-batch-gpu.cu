@@ -101,19 +101,22 @@ static int bits(const struct args *a, const struct out *x,
 
 /* a member y against its single call x, whose grid the host refines:
    the same neval and fail, the answers up to rounding (the device's and
-   the host's log1p differ in the last bits of the grids' weights) */
-#define ROUNDING 1e-12
-static int near(double u, double v)
+   the host's log1p differ in the last bits of the grids' weights): the
+   integral within 1e-12, its error within 1e-8 (a variance is a
+   difference of sums that cancels: 2e-12 measured on 1-D peaks), prob
+   within 1e-9 */
+static int near(double u, double v, double rel)
 {
-  return fabs(u - v) <= ROUNDING * fabs(u);
+  return fabs(u - v) <= rel * fabs(u);
 }
 static int same(const struct args *a, const struct out *x,
                 const struct out *y)
 {
   if (x->nev != y->nev || x->fail != y->fail) return 0;
   for (int k = 0; k < a->ncomp; ++k)
-    if (x->fail >= 0 && (!near(x->I[k], y->I[k]) || !near(x->E[k], y->E[k])
-                         || fabs(x->P[k] - y->P[k]) > 1e-9))
+    if (x->fail >= 0 &&
+        (!near(x->I[k], y->I[k], 1e-12) || !near(x->E[k], y->E[k], 1e-8) ||
+         fabs(x->P[k] - y->P[k]) > 1e-9))
       return 0;
   return 1;
 }
