@@ -69,7 +69,9 @@ static int m_iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
 static const gcuba_vegas_ops member_ops = {"pipeline", m_create, m_destroy,
                                            m_iterate, NULL, NULL};
 
+struct pipe_s;
 typedef struct {
+  struct pipe_s *P;
   gcuba_call *c;
   gcuba_vegas_run *v;
   const gcuba_vegas_iter *it;
@@ -77,11 +79,15 @@ typedef struct {
   int b;      /* its index in the batch */
   int solo;   /* its iteration goes to the single-call backend */
   int refine; /* its driver asked for a refinement (GCUBA_VEGAS_REFINE) */
+  double *dg; /* its grid on the device (between iterations too), or NULL */
+  int gslot;  /* dg's slot in the pipeline's store, or -1: its own */
+  int gnb;    /* the bins per axis of the grid at dg */
+  int flat;   /* its driver's grid (not remote) is the uniform one */
 } member;
 
 /* where a member's data lie in a wave's buffers (byte offsets) */
 typedef struct {
-  size_t grid, qw, epow;   /* in */
+  size_t grid, qw, epow;   /* in (grid: when the driver's is sent) */
   size_t head, ds, d;      /* out (d beyond the part copied back, but
                               for an iteration that says hostd) */
   size_t part, t, fj, hl;  /* scratch */
@@ -91,7 +97,7 @@ typedef struct {
   int r0;                  /* its first refinement (gcuba_vk_refine) */
 } place;
 
-typedef struct {
+typedef struct pipe_s {
   gcuba_call *c;
   const struct gcuba_gpu_ops *g;
   cudaStream_t st;
@@ -101,6 +107,7 @@ typedef struct {
   int rounds, waves;
   double memcap; /* bytes of the buffers of one wave, at most (more for
                     one member alone) */
+  double memfree; /* free device memory at the start */
   ull *sobol;          /* device Sobol direction numbers (seed 0), or NULL */
   void *ud, *ucopy;    /* userdata on the device; the copy made */
   size_t ucap, stride;
@@ -108,6 +115,12 @@ typedef struct {
   size_t incap, hincap, outcap, houtcap, scrcap;
   place *pl;
   long long plcap;
+  /* the members' grids on the device: nslots slots of gsize doubles (the
+     grids of the first member's bins per axis), the free ones in gfree;
+     a grid of more bins has its own allocation */
+  double *gstore;
+  size_t gsize;
+  int nslots, ngfree, *gfree;
 } pipe;
 
 static size_t up8(size_t n) { return (n + 7) & ~(size_t)7; }
@@ -143,7 +156,8 @@ typedef struct {
   pipe *P;
   member **w;
   int n;
-  size_t o_L, o_cbeg, o_seg, o_B, o_bbeg, o_R, o_ins, in, o_left;
+  size_t o_L, o_cbeg, o_seg, o_B, o_bbeg, o_R, o_G, in, o_left, o_edge;
+  int ngin;                 /* grids sent or set to the uniform one */
 } wavej;
 
 /* pack member j's launch, tree, bin arguments, grid, qw, edge powers and
@@ -162,8 +176,9 @@ static int pack_item(void *ctx, long long jj, int tid)
   ull *hf = (ull *)(P->hout + p->head);
   int k;
   (void)tid;
-  memcpy(P->hin + p->grid, it->grid,
-         sizeof(double) * (size_t)P->ngrids * (it->nb + 1));
+  if (!it->remote && !W->w[j]->flat)
+    memcpy(P->hin + p->grid, it->grid,
+           sizeof(double) * (size_t)P->ngrids * (it->nb + 1));
   for (k = 0; k < nc; ++k) {
     ((double *)(P->hin + p->qw))[k] = it->qw ? it->qw[k] : 0;
     hf[k] = gcuba_vegas_okey(-HUGE_VAL);
@@ -190,7 +205,7 @@ static int pack_item(void *ctx, long long jj, int tid)
   l->chunk0 = 0;
   l->nchunk = p->nch;
   l->pstride = p->nch;
-  l->grid = (const double *)(P->din + p->grid);
+  l->grid = W->w[j]->dg;
   l->epow = it->epow ? (const int *)(P->din + p->epow) : NULL;
   l->userdata = P->ud ? (char *)P->ud + (size_t)W->w[j]->b * P->stride
                       : NULL;
@@ -272,22 +287,39 @@ static int took_item(void *ctx, long long jj, int tid)
   return 0;
 }
 
-/* member j's refined grid to its driver (a pool item) */
+/* a member's grid from the device into grid (its driver's fetch) */
+static int fetch(void *ctx, double *grid)
+{
+  member *m = (member *)ctx;
+  pipe *P = m->P;
+  int rc;
+  if (P->broken) return P->broken;
+  if (!(rc = GCUBA_CK(m->c, cudaMemcpyAsync(grid, m->dg,
+                                            sizeof(double) * P->ngrids *
+                                                (size_t)(m->gnb + 1),
+                                            cudaMemcpyDeviceToHost, P->st))))
+    rc = GCUBA_CK(m->c, cudaStreamSynchronize(P->st));
+  return rc;
+}
+
+/* member j's refined grid, which stays on the device, to its driver: the
+   grids left unchanged and the edge bins' widths (a pool item) */
 static int refined_item(void *ctx, long long jj, int tid)
 {
   const wavej *W = (const wavej *)ctx;
   const pipe *P = W->P;
   member *m = W->w[jj];
   const place *p = &P->pl[jj];
-  int g, nleft = P->ngrids;
+  const int *left = (const int *)(P->hout + W->o_left) + p->r0;
+  int g, nleft = 0;
   (void)tid;
   if (!m->refine) return 0;
   m->refine = 0;
-  if (!P->broken) { /* (else the grid as it was: the call fails next) */
-    const int *left = (const int *)(P->hout + W->o_left) + p->r0;
-    for (g = nleft = 0; g < P->ngrids; ++g) nleft += left[g];
-  }
-  if (gcuba_vegas_refined(m->v, (const double *)(P->hin + p->grid), nleft)) {
+  /* (a broken wave: whatever came back; the call fails next) */
+  for (g = 0; g < P->ngrids; ++g) nleft += left[g];
+  if (gcuba_vegas_refined_at(m->v,
+                             (const double *)(P->hout + W->o_edge) + 2 * p->r0,
+                             nleft, fetch, m)) {
     gcuba_vegas_end(m->v);
     m->v = NULL;
   }
@@ -295,9 +327,9 @@ static int refined_item(void *ctx, long long jj, int tid)
 }
 
 /* the refinements the drivers of wave W asked for, on the device: their
-   grids (still in the wave's input buffer) refined from their bin
-   contributions (still in its output buffer), one thread per grid, and
-   copied back; then each driver goes on */
+   grids refined in place from their bin contributions (still in the
+   wave's output buffer), one thread per grid; back come the grids left
+   unchanged and the edge bins' widths; then each driver goes on */
 static void refine(pipe *P, wavej *W)
 {
   gcuba_call *c = P->c;
@@ -313,11 +345,12 @@ static void refine(pipe *P, wavej *W)
     p->r0 = nr;
     for (g = 0; g < P->ngrids; ++g, ++nr) {
       const int nb = m->it->nb;
-      R[nr].e = (double *)(P->din + p->grid) + (size_t)g * (nb + 1);
+      R[nr].e = m->dg + (size_t)g * (nb + 1);
       R[nr].d = (const double *)(P->dout + p->d) + (size_t)g * nb;
       R[nr].scratch = (double *)P->dscr + so;
       so += GCUBA_VEGAS_GRID_SCRATCH(nb);
       R[nr].left = (int *)(P->dout + W->o_left) + nr;
+      R[nr].edge = (double *)(P->dout + W->o_edge) + 2 * nr;
       R[nr].nb = nb;
       R[nr].nrows = P->shared ? P->ndim : 1;
       R[nr].mode = gcuba_vegas_refine_mode(m->v);
@@ -330,19 +363,62 @@ static void refine(pipe *P, wavej *W)
     gcuba_vk_refine<<<(nr + 127) / 128, 128, 0, P->st>>>(
         (const struct gcuba_vk_refine *)(P->din + W->o_R), nr);
     if (!(rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_refine")) &&
-        !(rc = GCUBA_CK(c, cudaMemcpyAsync(P->hin + W->o_ins,
-                                           P->din + W->o_ins,
-                                           W->in - W->o_ins,
-                                           cudaMemcpyDeviceToHost, P->st))) &&
         !(rc = GCUBA_CK(c, cudaMemcpyAsync(P->hout + W->o_left,
                                            P->dout + W->o_left,
-                                           sizeof(int) * nr,
+                                           W->o_edge - W->o_left +
+                                               sizeof(double) * 2 * nr,
                                            cudaMemcpyDeviceToHost, P->st))))
       rc = GCUBA_CK(c, cudaStreamSynchronize(P->st));
   }
   if (rc) P->broken = rc;
   gcuba_pool_for(P->threads, W->n, 4, refined_item, W);
   P->t_ref += gcuba_now_ms() - t;
+}
+
+/* member m's grid off the device */
+static void release_grid(pipe *P, member *m)
+{
+  if (!m->dg) return;
+  if (m->gslot >= 0) P->gfree[P->ngfree++] = m->gslot;
+  else cudaFree(m->dg);
+  m->dg = NULL;
+}
+
+/* a place on the device for member m's grid of it->nb bins per axis (its
+   slot in the store, else its own): 0 or a fail code */
+static int place_grid(pipe *P, member *m)
+{
+  const int nb = m->it->nb;
+  const size_t need = (size_t)P->ngrids * (nb + 1);
+  int rc, i;
+  if (m->dg && m->gnb == nb) return 0;
+  release_grid(P, m);
+  if (!P->gstore) {
+    /* (slots for at most a quarter of the free memory; members beyond
+       get their own) */
+    const double fit = WAVE_MEM * P->memfree / (sizeof(double) * need);
+    if (fit < P->nslots) P->nslots = fit > 1 ? (int)fit : 1;
+    P->gsize = need;
+    P->gfree = (int *)malloc(sizeof(int) * (size_t)P->nslots);
+    if (!P->gfree) return gcuba_fail(P->c, GCUBA_FAIL_NOMEM, "pipeline");
+    if ((rc = GCUBA_CK(P->c, cudaMalloc((void **)&P->gstore,
+                                        sizeof(double) * need *
+                                            (size_t)P->nslots))))
+      return rc;
+    for (i = 0; i < P->nslots; ++i) P->gfree[i] = P->nslots - 1 - i;
+    P->ngfree = P->nslots;
+  }
+  if (need <= P->gsize && P->ngfree > 0) {
+    m->gslot = P->gfree[--P->ngfree];
+    m->dg = P->gstore + (size_t)m->gslot * P->gsize;
+  } else {
+    m->gslot = -1;
+    if ((rc = GCUBA_CK(P->c, cudaMalloc((void **)&m->dg,
+                                        sizeof(double) * need))))
+      return rc;
+  }
+  m->gnb = nb;
+  return 0;
 }
 
 /* sample the iterations of members w[0 .. n-1] and hand them to their
@@ -374,8 +450,16 @@ static int wave(pipe *P, member **w, int n)
     P->pl = q;
     P->plcap = n;
   }
+  /* every member's grid on the device, where its driver's is sent */
+  W.ngin = 0;
+  for (j = 0; j < n; ++j) {
+    if ((rc = place_grid(P, w[j]))) goto step;
+    W.ngin += !w[j]->it->remote;
+  }
   /* the layout: in = launches, chunk starts, trees, bin arguments, their
-     block starts, then grids, qw, edge powers; out = heads, then bin
+     block starts, refinements, grids in, then the grids sent, qw, edge
+     powers; out = heads, bin sums' totals (and bin contributions the
+     driver reads), refinements' flags and edges, then the other bin
      contributions; scratch = chunk sums, tree levels, q, exact bins */
   for (j = 0; j < n; ++j) nbw += w[j]->it->bins;
   W.o_L = 0;
@@ -384,8 +468,9 @@ static int wave(pipe *P, member **w, int n)
   W.o_B = up8(W.o_seg + sizeof(struct gcuba_vk_seg) * (size_t)n);
   W.o_bbeg = up8(W.o_B + sizeof(struct gcuba_vk_bins_args) * (size_t)nbw);
   W.o_R = up8(W.o_bbeg + sizeof(long long) * (size_t)(nbw + 1));
-  o_ins = up8(W.o_R + sizeof(struct gcuba_vk_refine) * (size_t)nbw *
-                          P->ngrids);
+  W.o_G = up8(W.o_R + sizeof(struct gcuba_vk_refine) * (size_t)nbw *
+                         P->ngrids);
+  o_ins = up8(W.o_G + sizeof(struct gcuba_vk_gridin) * (size_t)W.ngin);
   in = o_ins;
   out = hb * (size_t)n;
   for (j = 0; j < n; ++j) {
@@ -394,7 +479,8 @@ static int wave(pipe *P, member **w, int n)
     p->nch = it->plan.nchunks;
     p->cells = (long long)ndim * it->nb;
     p->grid = in;
-    in += sizeof(double) * (size_t)P->ngrids * (it->nb + 1);
+    if (!it->remote && !w[j]->flat)
+      in += sizeof(double) * (size_t)P->ngrids * (it->nb + 1);
     p->qw = in;
     in += sizeof(double) * nc;
     p->epow = in;
@@ -422,14 +508,14 @@ static int wave(pipe *P, member **w, int n)
      which they follow); what is copied back ends there, the other bin
      contributions lie beyond */
   W.o_left = up8(out);
-  out = W.o_left + up8(sizeof(int) * (size_t)nbw * P->ngrids);
+  W.o_edge = W.o_left + up8(sizeof(int) * (size_t)nbw * P->ngrids);
+  out = W.o_edge + sizeof(double) * 2 * (size_t)nbw * P->ngrids;
   outc = out;
   for (j = 0; j < n; ++j)
     if (w[j]->it->bins && !w[j]->it->hostd) {
       P->pl[j].d = out;
       out += sizeof(double) * (size_t)P->pl[j].cells;
     }
-  W.o_ins = o_ins;
   o_hl = scr;
   for (j = 0; j < n; ++j)
     if (w[j]->it->bins) {
@@ -477,6 +563,19 @@ static int wave(pipe *P, member **w, int n)
   }
   t = gcuba_now_ms();
   gcuba_pool_for(P->threads, n, 16, pack_item, &W);
+  {
+    struct gcuba_vk_gridin *G = (struct gcuba_vk_gridin *)(P->hin + W.o_G);
+    int k = 0;
+    for (j = 0; j < n; ++j)
+      if (!w[j]->it->remote) {
+        G[k].dst = w[j]->dg;
+        G[k].src = w[j]->flat ? NULL
+                              : (const double *)(P->din + P->pl[j].grid);
+        G[k].n = P->ngrids * (w[j]->it->nb + 1);
+        G[k].nb = w[j]->it->nb;
+        ++k;
+      }
+  }
   P->t_pack += gcuba_now_ms() - t;
   t = gcuba_now_ms();
 
@@ -496,9 +595,14 @@ static int wave(pipe *P, member **w, int n)
                                         cudaMemcpyHostToDevice, P->st))) ||
       (scr > o_hl &&
        (rc = GCUBA_CK(c, cudaMemsetAsync(P->dscr + o_hl, 0, scr - o_hl,
-                                         P->st)))) ||
-      (rc = GCUBA_CK(c, P->g->vegas_iter(&A, P->st))))
+                                         P->st)))))
     goto step;
+  if (W.ngin > 0) {
+    gcuba_vk_grid_in<<<(unsigned)W.ngin, 128, 0, P->st>>>(
+        (const struct gcuba_vk_gridin *)(P->din + W.o_G));
+    if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_grid_in"))) goto step;
+  }
+  if ((rc = GCUBA_CK(c, P->g->vegas_iter(&A, P->st)))) goto step;
   gcuba_vk_tree_members<<<dim3((unsigned)n, (unsigned)nc2), TREE_THREADS, 0,
                           P->st>>>(
       (const struct gcuba_vk_seg *)(P->din + W.o_seg));
@@ -563,6 +667,17 @@ static int start_item(void *ctx, long long i, int tid)
   return 0;
 }
 
+/* 1 when the ngrids grids of nb bins at e are the uniform ones (which
+   the device then sets itself, gcuba_vk_grid_in) */
+static int flat(const double *e, int nb, int ngrids)
+{
+  int g, i;
+  for (g = 0; g < ngrids; ++g, e += nb + 1)
+    for (i = 0; i <= nb; ++i)
+      if (e[i] != (double)i / (double)nb) return 0;
+  return 1;
+}
+
 /* member i's next iteration (a pool item) */
 static int want_item(void *ctx, long long i, int tid)
 {
@@ -572,8 +687,10 @@ static int want_item(void *ctx, long long i, int tid)
   if (!m->it) {
     gcuba_vegas_end(m->v);
     m->v = NULL;
-  } else
+  } else {
     m->solo = alone(m->it);
+    m->flat = !m->it->remote && flat(m->it->grid, m->it->nb, m->P->ngrids);
+  }
   return 0;
 }
 
@@ -608,7 +725,7 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
            &P.nsm, cudaDevAttrMultiProcessorCount, dev))) ||
       (rc = GCUBA_CK(c, cudaStreamCreateWithFlags(&P.st,
                                                   cudaStreamNonBlocking))) ||
-      (P.memcap = WAVE_MEM * (double)freeb, 0) ||
+      (P.memfree = (double)freeb, P.memcap = WAVE_MEM * P.memfree, 0) ||
       (rc = gcuba_device_userdata(c, c->ud.p, c->ud.bytes,
                                   " (or a nonzero userstride)", &P.ud,
                                   &P.ucopy, &P.ucap, P.st)))
@@ -630,9 +747,12 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
   }
 
   t0 = gcuba_now_ms();
+  P.nslots = n < ADMIT ? n : ADMIT;
   for (b = 0; b < n; ++b) {
+    ms[b].P = &P;
     ms[b].b = b;
     ms[b].c = &calls[b];
+    ms[b].gslot = -1;
   }
   while (nact > 0 || next < n) {
     int i, k = 0, j0;
@@ -661,6 +781,7 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
         /* (its iterations from here on one at a time, on its own) */
         gcuba_vegas_resume(m->v, &gcuba_vegas_cuda);
         m->v = NULL;
+        release_grid(&P, m);
       } else
         act[k++] = m;
     }
@@ -690,11 +811,13 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
         if (j1 - j0 > 1) continue;
         gcuba_vegas_resume(act[j0]->v, &gcuba_vegas_cuda);
         act[j0]->v = NULL;
+        release_grid(&P, act[j0]);
       }
       j0 = j1;
     }
     for (i = k = 0; i < nact; ++i)
       if (act[i]->v) act[k++] = act[i];
+      else release_grid(&P, act[i]);
     nact = k;
   }
   rc = 0;
@@ -706,8 +829,12 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
             P.t_ref);
 done:
   if (ms)
-    for (b = 0; b < n; ++b)
+    for (b = 0; b < n; ++b) {
       if (ms[b].v) gcuba_vegas_end(ms[b].v);
+      if (ms[b].gslot < 0) cudaFree(ms[b].dg);
+    }
+  cudaFree(P.gstore);
+  free(P.gfree);
   free(ms);
   free(act);
   free(P.pl);

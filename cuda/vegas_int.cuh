@@ -142,9 +142,18 @@ struct gcuba_vk_refine {
   const double *d;  /* nrows x nb bin contributions */
   double *scratch;  /* GCUBA_VEGAS_GRID_SCRATCH(nb) doubles */
   int *left;        /* 1: left unchanged (no information) */
+  double *edge;     /* the first and the last bin's widths after */
   int nb, nrows, mode;
 };
 __global__ void gcuba_vk_refine(const struct gcuba_vk_refine *r, int n);
+/* block i: grids G[i].dst (n values) from G[i].src, or, src NULL, the
+   uniform grids of nb bins (gcuba_vegas_grid_init's values) */
+struct gcuba_vk_gridin {
+  double *dst;
+  const double *src;
+  int n, nb;
+};
+__global__ void gcuba_vk_grid_in(const struct gcuba_vk_gridin *G);
 
 /* ---- vegas_sample.cu: an iteration (the ops' iterate) ----------------- */
 int gcuba_vc_iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,

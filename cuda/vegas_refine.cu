@@ -1,8 +1,9 @@
-/* cuda/vegas_refine.cu -- gVegasBatch's GPU pipeline refines its members'
-   grids where their bin contributions are: one thread per grid (an axis,
-   or a member's shared grid), each running the driver's refinement
-   (src/vegas/refine.h) on its own edges and scratch.  This file is part
-   of gcuba. */
+/* cuda/vegas_refine.cu -- gVegasBatch's GPU pipeline keeps its members'
+   grids on the device: it sets them there (sent by the drivers, or the
+   uniform ones) and refines them where their bin contributions are, one
+   thread per grid (an axis, or a member's shared grid), each running the
+   driver's refinement (src/vegas/refine.h) on its own edges and scratch;
+   the drivers get the edge bins' widths.  This file is part of gcuba. */
 #include <cuda_runtime.h>
 #include "cuda/vegas_int.cuh"
 #include "vegas/refine.h"
@@ -15,5 +16,14 @@ __global__ void gcuba_vk_refine(const struct gcuba_vk_refine *r, int n)
     *a.left = gcuba_vegas_refine_axis(a.e, a.nb, a.d, a.nrows,
                                       GCUBA_VEGAS_ALPHA, a.mode,
                                       a.scratch) != 0;
+    a.edge[0] = a.e[1] - a.e[0];
+    a.edge[1] = a.e[a.nb] - a.e[a.nb - 1];
   }
+}
+
+__global__ void gcuba_vk_grid_in(const struct gcuba_vk_gridin *G)
+{
+  const struct gcuba_vk_gridin g = G[blockIdx.x];
+  for (int i = threadIdx.x; i < g.n; i += blockDim.x)
+    g.dst[i] = g.src ? g.src[i] : (double)(i % (g.nb + 1)) / (double)g.nb;
 }

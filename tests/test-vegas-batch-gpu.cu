@@ -41,6 +41,7 @@ static void make(struct peak *p, int n)
 struct args {
   int ndim, ncomp, flags, seed;
   long long maxeval, nstart, nincrease;
+  double epsrel; /* (0: 1e-3) */
 };
 
 struct out {
@@ -57,8 +58,8 @@ static void batch(const struct args *a, struct peak *p, int n, struct out *o)
   double *I = (double *)malloc(sizeof *I * n * a->ncomp),
          *E = (double *)malloc(sizeof *E * n * a->ncomp),
          *P = (double *)malloc(sizeof *P * n * a->ncomp);
-  llgVegasBatch(n, a->ndim, a->ncomp, vpeak, p, sizeof p[0], 1, 1e-3, 0,
-                a->flags, a->seed, 0, a->maxeval, a->nstart, a->nincrease,
+  llgVegasBatch(n, a->ndim, a->ncomp, vpeak, p, sizeof p[0], 1,
+                a->epsrel > 0 ? a->epsrel : 1e-3, 0, a->flags, a->seed, 0, a->maxeval, a->nstart, a->nincrease,
                 1000, 0, nev, fail, I, E, P);
   for (int b = 0; b < n; ++b) {
     o[b].nev = nev[b];
@@ -80,7 +81,8 @@ static void batch(const struct args *a, struct peak *p, int n, struct out *o)
 static void single(const struct args *a, struct peak *p, struct out *o)
 {
   gcuba_userdata_size(sizeof *p);
-  llgVegas(a->ndim, a->ncomp, vpeak, p, 1, 1e-3, 0, a->flags, a->seed, 0,
+  llgVegas(a->ndim, a->ncomp, vpeak, p, 1, a->epsrel > 0 ? a->epsrel : 1e-3,
+           0, a->flags, a->seed, 0,
            a->maxeval, a->nstart, a->nincrease, 1000, 0, NULL, NULL, &o->nev,
            &o->fail, o->I, o->E, o->P);
   gcuba_userdata_size(0);
@@ -256,6 +258,36 @@ static void check_alone(void)
      o[0].nev);
 }
 
+/* 3-D peaks at 1e-5 with iterations of 20000 samples and more: their
+   grids settle and are rebinned to more bins (the driver takes its grid
+   back from the device, rebins it and sends it again), also with
+   GCUBA_VEGASAUTO; every member as its single call */
+static void check_rebin(void)
+{
+  enum { N = 4 };
+  static struct peak p[N];
+  static struct out o[N];
+  int alike = 0, conv = 0, within = 0, atmax = 0;
+  make(p, N);
+  for (int f = 0; f < 2; ++f) {
+    const struct args a = {3, 1, f ? GCUBA_VEGASAUTO : 0, 1, 50000000, 20000,
+                           10000, 1e-5};
+    for (int b = 0; b < N; ++b) p[b].w = 0.15 + 0.1 * rnd();
+    batch(&a, p, N, o);
+    alike += against_single(&a, p, o, N);
+    for (int b = 0; b < N; ++b) {
+      conv += o[b].fail == 0;
+      within += o[b].fail == 0 &&
+                fabs(o[b].I[0] - peak_truth(&p[b], 3)) <= 4 * o[b].E[0];
+      atmax += o[b].fail == 1;
+    }
+  }
+  ok(alike == 2 * N && conv >= N && within == conv && conv + atmax == 2 * N,
+     "3-D peaks at 1e-5, rebinned on the way, with and without "
+     "GCUBA_VEGASAUTO: %d of %d as their single calls, %d converged (%d "
+     "within 4 errors), the others at maxeval", alike, 2 * N, conv, within);
+}
+
 /* more integrals than the pipeline runs at once (2^16): those that enter
    late as others leave, the same bits */
 static void check_admit(void)
@@ -328,6 +360,7 @@ int main(void)
   check_maxeval();
   check_vector();
   check_alone();
+  check_rebin();
   check_admit();
   check_nosize();
   gcuba_release(); /* (the single calls' cached device buffers) */

@@ -107,6 +107,7 @@ int gcuba_vegas_refine_bits(const vegas *v, int floor)
    (floor) or mixed (grid.h) */
 void gcuba_vegas_refine(vegas *v, int floor)
 {
+  if (gcuba_vegas_grid_here(v) || gcuba_vegas_buffers(v)) return;
   gcuba_vegas_refine_note(
       v, floor,
       gcuba_vegas_grid_refine_par(v->grid, v->nb, v->ndim, v->shared, v->d,
@@ -153,6 +154,7 @@ void gcuba_vegas_refine_note(vegas *v, int floor, int nleft)
 static double edge_width(const vegas *v, int g, int side)
 {
   const double *e = v->grid + (size_t)g * (v->nb + 1);
+  if (v->remote) return v->edge[2 * g + side] * v->nb;
   return (side ? e[v->nb] - e[v->nb - 1] : e[1] - e[0]) * v->nb;
 }
 
@@ -248,7 +250,8 @@ int gcuba_vegas_set_nb(vegas *v, int nb, int rebin)
 {
   gcuba_call *c = v->c;
   const size_t ng = (size_t)v->ngrids * (nb + 1);
-  double *g = (double *)malloc(sizeof(double) * ng);
+  double *g = gcuba_vegas_grid_here(v) ? NULL
+                                       : (double *)malloc(sizeof(double) * ng);
   double *d = (double *)malloc(sizeof(double) * (size_t)v->ndim * nb);
   double *sc = (double *)malloc(sizeof(double) *
                                 GCUBA_VEGAS_GRID_SCRATCH_PAR(nb, v->ndim));

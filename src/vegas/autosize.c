@@ -159,6 +159,7 @@ int gcuba_vegas_polish(vegas *v)
 {
   gcuba_call *c = v->c;
   const size_t ng = (size_t)v->ngrids * (v->nb + 1);
+  if (gcuba_vegas_grid_here(v)) return c->fail;
   if (v->frozen == POLISHING) {
     /* (a call polishes once: gold is NULL here) */
     v->gold = (double *)malloc(sizeof(double) * ng);

@@ -54,6 +54,8 @@ typedef struct gcuba_vegas_iter {
   int hostd;                  /* ... which the driver reads itself (a
                                  polish), not only their sums and the
                                  refinement (gcuba_vegas_took) */
+  int remote;                 /* grid is stale: the batch's pipeline keeps
+                                 the current one (gcuba_vegas_refined_at) */
   const double *qw;           /* [ncomp] their weights (gcuba_vegas_q) */
   /* adaptive stratification (gcuba/detail/vegas.h, "as units") when nreal > 0:
      strat.ncubes counts the units (of strat.npg samples), strat's g and r

@@ -182,6 +182,7 @@ static int prepare(vegas *v)
   it->epow = gcuba_vegas_epow(v);
   it->bins = !v->frozen || v->frozen == POLISHING || v->frozen == POLISHED;
   it->hostd = it->bins && v->frozen;
+  it->remote = v->remote;
   if (it->bins || v->beta > 0) gcuba_vegas_bin_weights(v);
   it->qw = v->qw;
   return 0;
@@ -370,7 +371,8 @@ static int grow(vegas *v)
 
 /* the run of call c over ops: its buffers and the backend's context;
    NULL when that failed (c->fail set) */
-static vegas *open_run(gcuba_call *c, const gcuba_vegas_ops *ops)
+static vegas *open_run(gcuba_call *c, const gcuba_vegas_ops *ops,
+                       int stepped)
 {
   vegas *v = (vegas *)calloc(1, sizeof *v);
   gcuba_vegas_setup *s;
@@ -400,13 +402,18 @@ static vegas *open_run(gcuba_call *c, const gcuba_vegas_ops *ops)
   v->ops = ops;
   ng = (size_t)v->ngrids * (v->nb + 1);
   v->grid = (double *)malloc(sizeof(double) * ng);
-  v->d = (double *)malloc(sizeof(double) * (size_t)v->ndim * v->nb);
-  v->scratch = (double *)malloc(sizeof(double) *
-                                GCUBA_VEGAS_GRID_SCRATCH_PAR(v->nb, v->ndim));
+  /* (a batch's run in steps: the bin contributions and the refinement's
+     scratch when the driver needs them, gcuba_vegas_buffers; fewer pages
+     to touch for each of many runs started at once) */
+  if (!stepped) {
+    v->d = (double *)malloc(sizeof(double) * (size_t)v->ndim * v->nb);
+    v->scratch = (double *)malloc(
+        sizeof(double) * GCUBA_VEGAS_GRID_SCRATCH_PAR(v->nb, v->ndim));
+  }
   v->sums = (double *)malloc(sizeof(double) * 9 * v->ncomp);
   v->epow = (int *)calloc((size_t)2 * v->ndim, sizeof(int));
-  if (gcuba_coll_status(c, !v->grid || !v->d || !v->scratch || !v->sums ||
-                               !v->epow ||
+  if (gcuba_coll_status(c, !v->grid || (!stepped && (!v->d || !v->scratch)) ||
+                               !v->sums || !v->epow ||
                                gcuba_vegas_hist_reserve(v, 64)
                            ? GCUBA_FAIL_NOMEM : 0)) {
     if (c->fail == 0 || c->fail == GCUBA_FAIL_NOMEM)
@@ -458,6 +465,7 @@ void gcuba_vegas_end(vegas *v)
   if (v->begun && !v->done) finish(v);
   if (v->ctx) v->ops->destroy(v->ctx);
   free(v->grid);
+  free(v->edge);
   free(v->gold);
   free(v->d);
   free(v->scratch);
@@ -478,7 +486,7 @@ void gcuba_vegas_end(vegas *v)
 
 void gcuba_vegas_drive(gcuba_call *c, const gcuba_vegas_ops *ops)
 {
-  vegas *v = open_run(c, ops);
+  vegas *v = open_run(c, ops, 0);
   if (!v) return;
   if (c->grow && !c->coll && !(v->beta > 0)) {
     /* GCUBA_DEVICES=auto: the plan says where and when it may grow */
@@ -495,7 +503,7 @@ void gcuba_vegas_drive(gcuba_call *c, const gcuba_vegas_ops *ops)
 
 vegas *gcuba_vegas_start(gcuba_call *c, const gcuba_vegas_ops *ops)
 {
-  vegas *v = open_run(c, ops);
+  vegas *v = open_run(c, ops, 1);
   if (v && begin(v)) {
     gcuba_vegas_end(v);
     return NULL;
@@ -503,9 +511,20 @@ vegas *gcuba_vegas_start(gcuba_call *c, const gcuba_vegas_ops *ops)
   return v;
 }
 
+int gcuba_vegas_buffers(vegas *v)
+{
+  if (!v->d)
+    v->d = (double *)malloc(sizeof(double) * (size_t)v->ndim * v->nb);
+  if (!v->scratch)
+    v->scratch = (double *)malloc(
+        sizeof(double) * GCUBA_VEGAS_GRID_SCRATCH_PAR(v->nb, v->ndim));
+  return v->d && v->scratch ? 0
+                            : gcuba_fail(v->c, GCUBA_FAIL_NOMEM, "grid buffers");
+}
+
 const gcuba_vegas_iter *gcuba_vegas_want(vegas *v, double **sums, double **d)
 {
-  if (prepare(v)) return NULL;
+  if (prepare(v) || (v->it.hostd && gcuba_vegas_buffers(v))) return NULL;
   *sums = v->sums;
   *d = v->d;
   return &v->it;
@@ -533,15 +552,48 @@ int gcuba_vegas_refined(vegas *v, const double *grid, int nleft)
     gcuba_vegas_refine(v, v->rlast);
   else {
     memcpy(v->grid, grid, sizeof(double) * (size_t)v->ngrids * (v->nb + 1));
+    v->remote = 0;
     gcuba_vegas_refine_note(v, v->rlast, nleft);
   }
   return adapted(v);
+}
+
+int gcuba_vegas_refined_at(vegas *v, const double *edge, int nleft,
+                           int (*fetch)(void *ctx, double *grid), void *ctx)
+{
+  if (!v->edge) {
+    v->edge = (double *)malloc(sizeof(double) * 2 * (size_t)v->ngrids);
+    if (!v->edge) {
+      gcuba_fail(v->c, GCUBA_FAIL_NOMEM, "edge widths");
+      return 1;
+    }
+  }
+  memcpy(v->edge, edge, sizeof(double) * 2 * (size_t)v->ngrids);
+  v->remote = 1;
+  v->fetch = fetch;
+  v->fetch_ctx = ctx;
+  gcuba_vegas_refine_note(v, v->rlast, nleft);
+  return adapted(v);
+}
+
+int gcuba_vegas_grid_here(vegas *v)
+{
+  int rc;
+  if (!v->remote) return 0;
+  v->remote = 0;
+  if ((rc = v->fetch(v->fetch_ctx, v->grid)))
+    return gcuba_fail(v->c, rc, "copying the grid back");
+  return 0;
 }
 
 void gcuba_vegas_resume(vegas *v, const gcuba_vegas_ops *ops)
 {
   gcuba_call *c = v->c;
   int fail = 0;
+  if (gcuba_vegas_grid_here(v) || gcuba_vegas_buffers(v)) {
+    gcuba_vegas_end(v);
+    return;
+  }
   v->ops->destroy(v->ctx);
   v->ops = ops;
   v->ctx = ops->create(c, v->setup, &fail);

@@ -145,6 +145,14 @@ typedef struct gcuba_vegas_run {
                               per axis after it, and whether it floors */
   const double *ds;        /* during gcuba_vegas_took: the caller's
                               gcuba_vegas_bin_sums of d per axis, or NULL */
+  /* the grid kept by the caller of the steps (gVegasBatch's pipeline,
+     on the device) since its refinement: grid is stale, edge [2 ngrids]
+     holds each grid's first and last bin widths, and fetch(fetch_ctx,
+     grid) copies it in (gcuba_vegas_grid_here) */
+  int remote;
+  double *edge;
+  int (*fetch)(void *ctx, double *grid);
+  void *fetch_ctx;
 } vegas;
 
 /* ---- slots.c: grid slots (Cuba's gridno) ------------------------------- */
@@ -165,6 +173,10 @@ int gcuba_vegas_converged(vegas *v);
 /* ---- adapt.c: the grid's adaptation and the growth of its bins -------- */
 void gcuba_vegas_settle(vegas *v);
 void gcuba_vegas_bin_weights(vegas *v);
+int gcuba_vegas_grid_here(vegas *v);
+/* v->d and v->scratch, which a batch's run in steps allocates only when
+   its driver needs them: 0, or the fail code (set) */
+int gcuba_vegas_buffers(vegas *v);
 void gcuba_vegas_refine(vegas *v, int floor);
 int gcuba_vegas_refine_bits(const vegas *v, int floor);
 void gcuba_vegas_refine_note(vegas *v, int floor, int nleft);

@@ -53,7 +53,7 @@ void gcuba_vegas_slot_put(vegas *v)
   size_t n = (size_t)v->ngrids * (v->nb + 1);
   double *g;
   int *e;
-  if (s < 0 || s >= NSLOTS) return;
+  if (s < 0 || s >= NSLOTS || gcuba_vegas_grid_here(v)) return;
   pthread_mutex_lock(&slot_lock);
   g = (double *)realloc(slots[s].grid, sizeof(double) * n);
   if (g) slots[s].grid = g;

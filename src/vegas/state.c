@@ -31,6 +31,7 @@ int gcuba_vegas_state_payload(vegas *v, gcuba_buf *pb, int file)
   gcuba_buf b = {0};
   size_t nh = (size_t)v->k * v->ncomp;
   int rc;
+  if ((rc = gcuba_vegas_grid_here(v))) return rc;
   if (v->nrp > 0 && v->ops->units && !v->units_put) {
     /* (the backend keeps them) */
     if (gcuba_vegas_units_reserve(v, v->nrp))

@@ -40,6 +40,14 @@ int gcuba_vegas_took(gcuba_vegas_run *v, int rc, const double *ds);
 #define GCUBA_VEGAS_REFINE 2
 int gcuba_vegas_refine_mode(const gcuba_vegas_run *v);
 int gcuba_vegas_refined(gcuba_vegas_run *v, const double *grid, int nleft);
+/* ... or gcuba_vegas_refined_at(v, edge, nleft, fetch, ctx) when the
+   caller keeps the refined grid: edge holds each grid's first and last
+   bin widths (2 ngrids doubles), and whenever the driver needs the grid
+   itself (a rebinning, a polish, the rest of the call on a backend) it
+   calls fetch(ctx, grid) to copy it in (0, or a fail code); until then
+   the iterations it gives say remote, and their grid is stale */
+int gcuba_vegas_refined_at(gcuba_vegas_run *v, const double *edge, int nleft,
+                           int (*fetch)(void *ctx, double *grid), void *ctx);
 /* the rest of the call on the backend ops (its iterations one at a time,
    as gcuba_vegas_drive samples them), then gcuba_vegas_end; for a call
    whose next iteration the batch cannot sample: gcuba_vegas_want was
