@@ -73,6 +73,9 @@ typedef struct gcuba_call {
   double epsrel, epsabs;
   int flags;                    /* as passed */
   int verbose;                  /* effective verbosity 0..3 */
+  int report_at;                /* gVegas reports each iteration from this
+                                   verbosity on (0: 1; the integrals of
+                                   gVegasBatch's pipeline: 3) */
   long long mineval, maxeval;
   const char *statefile;        /* NULL when none */
   void *spin;

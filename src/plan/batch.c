@@ -121,9 +121,10 @@ static void vegas_pipeline(const batch *B, gcuba_call *c)
   } else {
     for (b = 0; b < n; ++b) {
       member(B, b, GCUBA_BK_GPU, 1, &calls[b], names + 48 * b);
-      /* verbosity 2 says where the pipeline's time goes; the integrals'
-         iterations only at 3 */
+      /* verbosity 2 says where the pipeline's time goes (and the
+         integrals' verbosity-1 messages); their iterations only at 3 */
       if (calls[b].verbose == 2) calls[b].verbose = 1;
+      calls[b].report_at = 3;
     }
     rc = gcuba_vegas_batch_gpu(c, calls, n, B->stride);
     for (b = 0; b < n; ++b)

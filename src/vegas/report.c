@@ -44,7 +44,7 @@ void gcuba_vegas_report(const vegas *v, const gcuba_vegas_iter *it)
   const gcuba_vegas_strat_t *s = &it->strat;
   const gcuba_call *c = v->c;
   int comp, ndof;
-  if (c->verbose < 1) return;
+  if (c->verbose < (c->report_at > 0 ? c->report_at : 1)) return;
   fprintf(stderr, "\nIteration %lld:  %lld integrand evaluations so far\n",
           v->k, c->neval);
   for (comp = 0; comp < v->ncomp; ++comp) {
