@@ -546,18 +546,6 @@ int gcuba_vegas_refine_mode(const vegas *v)
   return gcuba_vegas_refine_bits(v, v->rlast);
 }
 
-int gcuba_vegas_refined(vegas *v, const double *grid, int nleft)
-{
-  if (!grid)
-    gcuba_vegas_refine(v, v->rlast);
-  else {
-    memcpy(v->grid, grid, sizeof(double) * (size_t)v->ngrids * (v->nb + 1));
-    v->remote = 0;
-    gcuba_vegas_refine_note(v, v->rlast, nleft);
-  }
-  return adapted(v);
-}
-
 int gcuba_vegas_refined_at(vegas *v, const double *edge, int nleft,
                            int (*fetch)(void *ctx, double *grid), void *ctx)
 {

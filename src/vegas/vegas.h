@@ -30,22 +30,19 @@ const gcuba_vegas_iter *gcuba_vegas_want(gcuba_vegas_run *v, double **sums,
                                          double **d);
 int gcuba_vegas_took(gcuba_vegas_run *v, int rc, const double *ds);
 /* gcuba_vegas_took's third answer: the iteration asks for a refinement
-   of its grid (ngrids x (nb + 1) values, as the iteration gave it), which
-   the caller makes: each of its grids refined from its bin contributions
-   by gcuba_vegas_refine_axis (vegas/refine.h) with GCUBA_VEGAS_ALPHA and
-   gcuba_vegas_refine_mode's bits; then gcuba_vegas_refined(v, grid,
-   nleft) with the refined grid and the number of grids left unchanged
-   (refine_axis nonzero), or with grid NULL to have the driver refine on
-   the host; it says 1 when the call has ended, as gcuba_vegas_took */
+   of its grid (ngrids x (nb + 1) values: the iteration's, or the copy
+   the caller keeps), which the caller makes and keeps: each grid refined
+   from its bin contributions by gcuba_vegas_refine_axis (vegas/refine.h)
+   with GCUBA_VEGAS_ALPHA and gcuba_vegas_refine_mode's bits; then
+   gcuba_vegas_refined_at(v, edge, nleft, fetch, ctx): edge holds each
+   grid's first and last bin widths (2 ngrids doubles), nleft the grids
+   left unchanged (refine_axis nonzero), and whenever the driver needs
+   the grid itself (a rebinning, a polish, the rest of the call on a
+   backend) it calls fetch(ctx, grid) to copy it in (0, or a fail code);
+   until then the iterations it gives say remote, and their grid is
+   stale.  It says 1 when the call has ended, as gcuba_vegas_took */
 #define GCUBA_VEGAS_REFINE 2
 int gcuba_vegas_refine_mode(const gcuba_vegas_run *v);
-int gcuba_vegas_refined(gcuba_vegas_run *v, const double *grid, int nleft);
-/* ... or gcuba_vegas_refined_at(v, edge, nleft, fetch, ctx) when the
-   caller keeps the refined grid: edge holds each grid's first and last
-   bin widths (2 ngrids doubles), and whenever the driver needs the grid
-   itself (a rebinning, a polish, the rest of the call on a backend) it
-   calls fetch(ctx, grid) to copy it in (0, or a fail code); until then
-   the iterations it gives say remote, and their grid is stale */
 int gcuba_vegas_refined_at(gcuba_vegas_run *v, const double *edge, int nleft,
                            int (*fetch)(void *ctx, double *grid), void *ctx);
 /* the rest of the call on the backend ops (its iterations one at a time,
