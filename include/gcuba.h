@@ -52,6 +52,12 @@ typedef int (*gcuba_integrand_fn)(const int *ndim, const gcubareal x[],
 /* Cuba's integrand_t, the same type under gcuba's name. */
 typedef gcuba_integrand_fn gcuba_host_fn;
 
+/* gDivonne's peak finder, as Cuba's peakfinder_t: given the region
+   b[2 ndim] (lower and upper bound of each axis in turn), put at most *n
+   points into x[*n ndim] and set *n to their number. */
+typedef void (*gcuba_peakfinder_t)(const int *ndim, const gcubareal b[],
+                                   int *n, gcubareal x[], void *userdata);
+
 /* Integrand-dependent GPU entry points: host launchers of kernels that
    nvcc instantiated for one integrand (include/gcuba/kernels.cuh).
    Opaque to C code; NULL in a descriptor compiled by a C compiler. */
@@ -207,6 +213,35 @@ void llgSuave(const int ndim, const int ncomp, gintegrand_t integrand,
               const char *statefile, void *spin, int *nregions,
               long long int *neval, int *fail, gcubareal integral[],
               gcubareal error[], gcubareal prob[]);
+
+/* gDivonne, llgDivonne: Cuba's Divonne (partitioning by stratified
+   sampling, then final integration, then refinement), Cuba's arguments
+   (doc/divonne.md). */
+void gDivonne(const int ndim, const int ncomp, gintegrand_t integrand,
+              void *userdata, const int nvec, const gcubareal epsrel,
+              const gcubareal epsabs, const int flags, const int seed,
+              const int mineval, const int maxeval, const int key1,
+              const int key2, const int key3, const int maxpass,
+              const gcubareal border, const gcubareal maxchisq,
+              const gcubareal mindeviation, const int ngiven,
+              const int ldxgiven, gcubareal xgiven[], const int nextra,
+              gcuba_peakfinder_t peakfinder, const char *statefile,
+              void *spin, int *nregions, int *neval, int *fail,
+              gcubareal integral[], gcubareal error[], gcubareal prob[]);
+
+void llgDivonne(const int ndim, const int ncomp, gintegrand_t integrand,
+                void *userdata, const long long int nvec,
+                const gcubareal epsrel, const gcubareal epsabs,
+                const int flags, const int seed,
+                const long long int mineval, const long long int maxeval,
+                const int key1, const int key2, const int key3,
+                const int maxpass, const gcubareal border,
+                const gcubareal maxchisq, const gcubareal mindeviation,
+                const long long int ngiven, const int ldxgiven,
+                gcubareal xgiven[], const long long int nextra,
+                gcuba_peakfinder_t peakfinder, const char *statefile,
+                void *spin, int *nregions, long long int *neval, int *fail,
+                gcubareal integral[], gcubareal error[], gcubareal prob[]);
 
 /* gRomberg, llgRomberg: Romberg integration over [0, 1] (gcuba's own, not
    in Cuba; doc/romberg.md).  The integrand is called with ndim = 1.  The

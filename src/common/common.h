@@ -85,6 +85,12 @@ typedef struct gcuba_call {
   int gridno;                   /* Vegas */
   long long nnew, nmin;         /* Suave */
   double flatness;              /* Suave */
+  int key1, key2, key3, maxpass; /* Divonne */
+  double border, maxchisq, mindeviation; /* Divonne */
+  long long ngiven, nextra;     /* Divonne */
+  int ldxgiven;                 /* Divonne */
+  const double *xgiven;         /* Divonne: [ngiven][ldxgiven] */
+  gcuba_peakfinder_t peakfinder; /* Divonne */
   /* ---- decided once by the plan (src/plan/) */
   gcuba_settings set;           /* the GCUBA* settings of this call */
   int backend;                  /* GCUBA_BK_* */

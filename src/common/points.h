@@ -1,5 +1,5 @@
 /* src/common/points.h -- an executor that evaluates the integrand at a
-   list of points: gSuave's backends (src/cpu/suave_cpu.c, the GPU's
+   list of points: gSuave's and gDivonne's backends (src/cpu/suave_cpu.c, the GPU's
    cuda/points.cu), and the GPU's for gCuhre's CPU backend when the call
    has more components than the GPU's rule kernels hold (gcuba_call's
    points).  This file is part of gcuba. */
@@ -15,7 +15,9 @@ typedef struct gcuba_points_ops {
   /* f[i*ncomp + k] = component k of the integrand at x[i*ndim ...],
      0 <= i < n; w[i] the samples' weights and iter the iteration number
      that an nvec-form host integrand is passed (Cuba's Suave: the
-     region's splits + 1; NULL and 0 where they mean nothing).  0, or
+     region's splits + 1; NULL and 0 where they mean nothing).  gDivonne
+     passes w NULL and iter its phase: an nvec-form host integrand gets
+     the phase as its 8th argument, as under Cuba's Divonne.  0, or
      GCUBA_FAIL_ABORT, GCUBA_FAIL_NAN, GCUBA_FAIL_NOMEM, GCUBA_FAIL_CUDA. */
   int (*eval)(void *ctx, long long n, const double *x, const double *w,
               int iter, double *f);

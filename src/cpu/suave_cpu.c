@@ -1,4 +1,4 @@
-/* src/cpu/suave_cpu.c -- gSuave's CPU executor: the integrand at a list
+/* src/cpu/suave_cpu.c -- gSuave's and gDivonne's CPU executor: the integrand at a list
    of points on the CPU threads (src/common/pool.c), in pieces of CHUNK
    points.  Each value lands in its own slot, so the results do not depend
    on the thread count.  A step of gSuave evaluates about nnew points
@@ -13,6 +13,11 @@
 #include "gcuba/detail/gpu_ops.h"
 #include "common/pool.h"
 #include "cpu/work.h"
+
+/* Cuba's Divonne calls an nvec-form integrand with the phase last */
+typedef int (*divonne_fn)(const int *, const double *, const int *,
+                          double *, void *, const int *, const int *,
+                          const int *);
 
 /* points per item of a shared loop */
 #define CHUNK 64
@@ -59,9 +64,14 @@ static int points(cpu *t, long long i0, long long i1, int tid)
   if (in->kind == GCUBA_DESC_NVEC) {
     for (i = i0; i < i1; i += t->nv) {
       int m = (int)(i1 - i < t->nv ? i1 - i : t->nv);
-      if (((gcuba_vegas_nvec_fn)in->fn)(&t->ndim, t->x + i * nd, &t->ncomp,
-                                        t->f + i * nc, ud, &m, &tid,
-                                        t->w + i, &t->iter) == -999)
+      /* gSuave: weight and iteration, as Cuba's Suave; gDivonne (no
+         weights): the phase, as Cuba's Divonne */
+      if ((t->w ? ((gcuba_vegas_nvec_fn)in->fn)(&t->ndim, t->x + i * nd,
+                                                &t->ncomp, t->f + i * nc, ud,
+                                                &m, &tid, t->w + i, &t->iter)
+                : ((divonne_fn)in->fn)(&t->ndim, t->x + i * nd, &t->ncomp,
+                                       t->f + i * nc, ud, &m, &tid,
+                                       &t->iter)) == -999)
         return GCUBA_ST_ABORT;
     }
   } else

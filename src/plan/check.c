@@ -2,6 +2,7 @@
    work: each bad argument gives its own fail code and, at verbosity >= 1,
    a message; a collective call's arguments agree on every process.  This
    file is part of gcuba. */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 #include "plan/plan_int.h"
@@ -86,6 +87,30 @@ int gcuba_plan_check(gcuba_call *c, int r)
     return 0;
   }
   if ((rc = check_common(c, 1, GCUBA_MAXDIM))) return rc;
+  if (r == GCUBA_ROUTINE_DIVONNE) {
+    if (c->key1 == 0 || c->key2 == 0)
+      return gcuba_fail(c, GCUBA_FAIL_PARAM,
+                        "key1 = %d, key2 = %d: 0 selects no sampler (7, 9, "
+                        "11, 13: a rule; other values: points, doc/"
+                        "divonne.md)", c->key1, c->key2);
+    if (c->maxpass < 0 || !(c->border >= 0 && c->border < .5) ||
+        !(c->maxchisq >= 0) || !(c->mindeviation >= 0))
+      return gcuba_fail(c, GCUBA_FAIL_PARAM,
+                        "maxpass = %d (>= 0), border = %g (0 <= border < "
+                        "0.5), maxchisq = %g (>= 0), mindeviation = %g "
+                        "(>= 0)", c->maxpass, c->border, c->maxchisq,
+                        c->mindeviation);
+    if (c->ngiven < 0 || c->nextra < 0 ||
+        (c->ngiven > 0 && (!c->xgiven || c->ldxgiven < c->ndim)) ||
+        (c->nextra > 0 && !c->peakfinder) || c->nextra > INT_MAX)
+      return gcuba_fail(c, GCUBA_FAIL_PARAM,
+                        "ngiven = %lld with xgiven %s and ldxgiven = %d "
+                        "(>= ndim = %d), nextra = %lld with peakfinder %s",
+                        c->ngiven, c->xgiven ? "given" : "NULL",
+                        c->ldxgiven, c->ndim, c->nextra,
+                        c->peakfinder ? "given" : "NULL");
+    return 0;
+  }
   if (r == GCUBA_ROUTINE_SUAVE) {
     if (c->nnew < 2 || c->nmin < 0 || !(c->flatness > 0) ||
         !(c->flatness < 1e300))

@@ -482,6 +482,16 @@ static void suave(gcuba_call *c)
   gcuba_suave_drive(c, ops);
 }
 
+/* gDivonne evaluates lists of points as gSuave does: the same executors */
+static void divonne(gcuba_call *c)
+{
+  const gcuba_points_ops *ops = &gcuba_suave_cpu;
+#ifdef HAVE_CUDA
+  if (c->backend == GCUBA_BK_GPU) ops = &gcuba_points_cuda;
+#endif
+  gcuba_divonne_drive(c, ops);
+}
+
 /* Cuba's workers are processes, each with its own copy of userdata; CPU
    threads share memory.  When the block's size is known
    (gcuba_userdata_size) and at most GCUBA_UD_PRIVATE_MAX bytes, threads
@@ -523,14 +533,16 @@ void gcuba_plan_call(gcuba_call *c, int r, int nullout)
   c->verbose = c->flags & 3;
   /* a collective call: every process of libgcuba_mpi's group (gCuhre and
      gVegas) */
-  c->coll = r == GCUBA_ROUTINE_ROMBERG || r == GCUBA_ROUTINE_SUAVE
+  c->coll = r == GCUBA_ROUTINE_ROMBERG || r == GCUBA_ROUTINE_SUAVE ||
+                    r == GCUBA_ROUTINE_DIVONNE
                 ? NULL
                 : gcuba_coll_begin();
   if (gcuba_coll_status(c, gcuba_plan_settings(c)) == 0 &&
       (!c->coll || !gcuba_plan_agree_args(c, nullout))) {
     if (nullout)
       gcuba_fail(c, GCUBA_FAIL_NULL, "%s",
-                 r == GCUBA_ROUTINE_CUHRE || r == GCUBA_ROUTINE_SUAVE
+                 r == GCUBA_ROUTINE_CUHRE || r == GCUBA_ROUTINE_SUAVE ||
+                         r == GCUBA_ROUTINE_DIVONNE
                      ? "nregions, neval or fail is NULL"
                                           : "neval or fail is NULL");
     else if (!begin(c, r) && !private_userdata(c)) {
@@ -538,6 +550,7 @@ void gcuba_plan_call(gcuba_call *c, int r, int nullout)
       if (r == GCUBA_ROUTINE_CUHRE) cuhre(c);
       else if (r == GCUBA_ROUTINE_VEGAS) vegas(c);
       else if (r == GCUBA_ROUTINE_SUAVE) suave(c);
+      else if (r == GCUBA_ROUTINE_DIVONNE) divonne(c);
       else romberg(c);
       gcuba_plan_hooks_end();
       free(c->ud.priv);

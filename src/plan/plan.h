@@ -14,7 +14,8 @@ extern "C" {
 #endif
 
 enum { GCUBA_ROUTINE_CUHRE = 0, GCUBA_ROUTINE_VEGAS = 1,
-       GCUBA_ROUTINE_ROMBERG = 2, GCUBA_ROUTINE_SUAVE = 3 };
+       GCUBA_ROUTINE_ROMBERG = 2, GCUBA_ROUTINE_SUAVE = 3,
+       GCUBA_ROUTINE_DIVONNE = 4 };
 
 /* One public call of routine r (GCUBA_ROUTINE_*, any form): its
    arguments in c (userdata in c->ud.p), its outputs set there (c->fail,

@@ -9,6 +9,7 @@
 #include "vegas/backend.h"
 #include "romberg/romberg.h"
 #include "suave/suave.h"
+#include "divonne/divonne.h"
 
 #ifdef __cplusplus
 extern "C" {

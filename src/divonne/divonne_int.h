@@ -1,0 +1,130 @@
+/* src/divonne/divonne_int.h -- the gDivonne driver's data, shared by the
+   files of src/divonne/: driver.c (the three phases, the totals, the
+   stopping rules), sample.c (the samplers: lattices, quasi-random and
+   pseudo-random points, and the single points of the searches),
+   extremum.c (a region's smallest and largest values), split.c (where to
+   cut a region and the recursion over its pieces).  This file is part of
+   gcuba. */
+#ifndef GCUBA_DIVONNE_INT_H
+#define GCUBA_DIVONNE_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include "divonne/divonne.h"
+
+/* splits of the first region, of a region chosen in the partitioning
+   phase, and of a region re-split after the final integration */
+#define DIV_INIDEPTH 3
+#define DIV_DEPTH 5
+#define DIV_POSTDEPTH 15
+/* the largest lattice (points per region: half of it plus one) */
+#define DIV_MAXPRIME 9689
+/* a key's absolute value below this multiplies the points needed */
+#define DIV_KEYMULT 40
+
+/* a sampler: how a region's points are drawn */
+enum { DIV_LATTICE = 1, DIV_RANDOM = 2, DIV_RULE = 3 };
+
+typedef struct dsamp {
+  int kind;
+  long long n;     /* evaluations per region */
+  long long neff;  /* the points they stand for (a lattice: its prime) */
+  long long a;     /* a lattice's multiplier */
+  int key;         /* a rule's key */
+} dsamp;
+
+/* A region: its box, what its last sampling gave and where its extrema
+   lie.  depth > 0: splits still to do; < 0: a parent cut into -depth
+   pieces (removed once the pieces are in place). */
+typedef struct dreg {
+  int depth;
+  int isamp;          /* the sampler of its last sampling: 0, 1, 2 */
+  int cutcomp;        /* the component its cuts follow */
+  int major;          /* which extremum the cuts centre on: 2 comp + 1
+                         the maximum, 2 comp the minimum */
+  int df;             /* extra samplings in the final phase */
+  long long child;    /* a parent's first piece (the pieces follow) */
+  double fmajor, fminor, vol;
+  double *lo, *hi;    /* [ndim] */
+  double *avg, *err, *spread, *fmin, *fmax, *chisq; /* [ncomp] */
+  double *xext;       /* [2 ncomp][ndim]: minimum and maximum points */
+} dreg;
+
+/* per component */
+typedef struct dtot {
+  double avg, spreadsq, spread, secondspread;
+  double nneed, maxerrsq, mindevsq;
+  double integral, sigsq, chisq;
+  double pavg[2], perr[2];
+  int iregion;
+} dtot;
+
+typedef struct divonne {
+  gcuba_call *c;
+  const gcuba_points_ops *ops;
+  void *ctx;
+  int ndim, ncomp;
+  double epsrel, epsabs;
+  double blo, bhi;      /* the border: points closer to the unit cube's
+                           faces are extrapolated */
+  int phase;            /* passed to the integrand */
+  int selcomp, selsign; /* the component a search follows, +1 min / -1 max */
+  int rr;               /* the next axis of a bisection with no clue */
+  long long neval, neval_opt, neval_cut;
+  dsamp samp[3];
+  struct gcuba_rule *rule; /* the rule of a key 7..13 sampler, or NULL */
+  uint64_t seed;
+  const uint64_t *sobol; /* seed 0: Sobol direction numbers */
+  uint64_t next;         /* the next quasi-random / random point */
+  dreg **reg;
+  long long nreg, cap;
+  dtot *tot;
+  /* given points (ngiven) and the peak finder's (nextra) with values */
+  double *xgiven, *fgiven;
+  long long ngiven;
+  double *xextra, *fextra;
+  long long nextra;
+  /* scratch */
+  double *sx, *sf;      /* a sampling's points and values */
+  long long scap;
+  double *wx, *wf;      /* a single point's: [2 ndim], [2 ncomp] */
+  jmp_buf abort;        /* a failed evaluation ends the call */
+  int fail;
+} divonne;
+
+/* sample.c */
+/* sets s for key (as Cuba's key1..3) wanting nwant points per region, at
+   most nmax; returns the points short of nwant (0 if none), with bit 62
+   set when even nmin do not fit */
+long long gcuba_divonne_lookup(divonne *d, dsamp *s, int key, long long nwant,
+                               long long nmax, long long nmin);
+/* samples region r with sampler isamp: r's avg and err, the points and
+   values in d->sx, d->sf (returns their count) */
+long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp);
+/* the selected component at x (clamped to the unit cube, the border
+   extrapolated), times d->selsign */
+double gcuba_divonne_point(divonne *d, const double *x);
+/* evaluates n points (the border extrapolated): 0 or longjmp */
+void gcuba_divonne_eval(divonne *d, long long n, const double *x, double *f);
+
+/* extremum.c: the smallest value of the selected component (times
+   selsign) in the box lo..hi, searched from x (fx its value); x is moved
+   to where it is found */
+double gcuba_divonne_minimum(divonne *d, const double *lo, const double *hi,
+                             double *x, double fx);
+
+/* split.c */
+dreg *gcuba_divonne_region_new(divonne *d);
+/* explores region i (sampled with its isamp unless that is 1 or 2 and
+   the samples are in place): extrema, spread, whether to split; splits
+   it if its depth says so.  Returns 0, or -1 when every value is NaN */
+int gcuba_divonne_explore(divonne *d, long long i, int sampled);
+/* splits region i (depth > 0) and explores the pieces recursively;
+   isamp < 0: i is cut first (its extrema known), else i is explored with
+   sampler isamp first.  tot: the spread corrections are added to
+   tot[].spreadsq */
+void gcuba_divonne_iterate(divonne *d, long long i, int depth, int isamp,
+                           dtot *tot);
+
+#endif

@@ -1,0 +1,414 @@
+/* src/divonne/driver.c -- gDivonne: Cuba's Divonne in three phases.
+   1. Partitioning: the unit cube is cut, region by region, until the
+      regions' spreads (half the volume times the range of the integrand)
+      are about equal (split.c).  Each round cuts the region of largest
+      spread; the partition stops when the evaluations the final phase
+      would need (the regions times the points that make the largest
+      spread's error meet the tolerance) have not fallen for maxpass
+      rounds, or at maxeval.
+   2. Final integration: every region is sampled again with key2, with as
+      many points as the spreads ask for.  A region whose two estimates
+      disagree (chi^2 above maxchisq and a difference above mindeviation
+      of the tolerance) is cut again (key3 = 1) or sampled a third time
+      with key3, and its spread recomputed.
+   3. The regions' estimates, weighted by their variances, are summed;
+      chi^2 over the regions gives prob.
+   A region's variance is its sampler's error, or for lattices and
+   quasi-random points (which give none) its spread over the points it
+   took, as in Cuba.  gcuba's difference: fail = 0 only when the final
+   error meets the tolerance (Cuba answers fail = 0 whenever the final
+   phase had its points).  This file is part of gcuba. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "divonne/divonne_int.h"
+#include "common/chisq.h"
+#include "gcuba/detail/rule.h"
+#include "vegas/sobol.h"
+
+#define NOTZERO 0x1p-104
+/* the final phase aims at this fraction of the tolerance: fail = 0
+   needs the final error within the tolerance, and a spread-based error
+   is a scale, not a bound (on Cuba's demo true errors reach 1.6 times
+   it) */
+#define TARGET .5
+#define EPSCHI 0x1p-52
+
+static double maxerr(const divonne *d, double avg)
+{
+  const double e = d->epsrel * fabs(avg);
+  return e > d->epsabs ? e : d->epsabs;
+}
+
+/* the totals of the partition: per component the sum of the averages,
+   the spreads' squares, the largest and second largest spread */
+static void partition_totals(divonne *d)
+{
+  long long i;
+  int cc;
+  for (cc = 0; cc < d->ncomp; ++cc) {
+    dtot *t = &d->tot[cc];
+    t->avg = t->spreadsq = 0;
+    t->spread = t->secondspread = -INFINITY;
+    t->iregion = 0;
+  }
+  for (i = 0; i < d->nreg; ++i) {
+    const dreg *r = d->reg[i];
+    for (cc = 0; cc < d->ncomp; ++cc) {
+      dtot *t = &d->tot[cc];
+      t->avg += r->avg[cc];
+      t->spreadsq += r->spread[cc] * r->spread[cc];
+      if (r->spread[cc] > t->spread) {
+        t->secondspread = t->spread;
+        t->spread = r->spread[cc];
+        t->iregion = (int)i;
+      } else if (r->spread[cc] > t->secondspread)
+        t->secondspread = r->spread[cc];
+    }
+  }
+}
+
+static void partition(divonne *d)
+{
+  gcuba_call *c = d->c;
+  long long nmin = LLONG_MAX;
+  int pass = 0, iter;
+  gcuba_divonne_iterate(d, 0, DIV_INIDEPTH, 0, NULL);
+  for (iter = 1;; ++iter) {
+    dtot *worst = &d->tot[0];
+    double nneed;
+    int cc;
+    partition_totals(d);
+    for (cc = 0; cc < d->ncomp; ++cc) {
+      dtot *t = &d->tot[cc];
+      if (t->spreadsq > worst->spreadsq) worst = t;
+      t->spread = sqrt(t->spreadsq);
+      c->integral[cc] = t->avg;
+      c->error[cc] = t->spread / (double)d->samp[0].neff;
+    }
+    if (c->verbose >= 1) {
+      gcuba_log(c, 1, "Iteration %d (pass %d): %lld regions, %lld "
+                "integrand evaluations so far, %lld in optimizing regions, "
+                "%lld in finding cuts", iter, pass, d->nreg, d->neval,
+                d->neval_opt, d->neval_cut);
+      for (cc = 0; cc < d->ncomp; ++cc)
+        gcuba_log(c, 1, "[%d] %.15g +- %.8g", cc + 1, c->integral[cc],
+                  c->error[cc]);
+    }
+    if (d->neval > c->maxeval) break;
+    nneed = worst->spread / maxerr(d, worst->avg);
+    if (nneed < DIV_MAXPRIME) {
+      const long long n = d->neval + d->nreg * (long long)ceil(nneed);
+      if (n < nmin) {
+        nmin = n;
+        pass = 0;
+      } else if (++pass > c->maxpass && n >= c->mineval)
+        break;
+    }
+    gcuba_divonne_iterate(d, worst->iregion, DIV_DEPTH, -1, NULL);
+  }
+}
+
+#define VAR(e, spread, neff)                                                   \
+  ((e) ? (e) * (e) : ((spread) / (double)(neff)) * ((spread) / (double)(neff)))
+
+/* phases 2 and 3; the number of points short (0: the final phase ran) */
+static long long final(divonne *d, double *prob)
+{
+  gcuba_call *c = d->c;
+  const int nc = d->ncomp;
+  double nneed = 2 * (double)d->samp[0].neff;
+  long long nwant, short_, nlimit, df = 0, i;
+  int cc, adjust;
+  for (cc = 0; cc < nc; ++cc) {
+    dtot *t = &d->tot[cc];
+    const double me = TARGET * maxerr(d, t->avg);
+    t->nneed = t->spread / me;
+    if (t->nneed > nneed) nneed = t->nneed;
+    t->maxerrsq = me * me;
+    t->mindevsq = t->maxerrsq * c->mindeviation * c->mindeviation;
+    t->integral = t->sigsq = t->chisq = 0;
+  }
+  nwant = nneed < 1e15 ? (long long)ceil(nneed) : (long long)1e15;
+  short_ = gcuba_divonne_lookup(d, &d->samp[1], c->key2, nwant,
+                                (c->maxeval - d->neval) / d->nreg + 1,
+                                d->samp[0].n + 1);
+  if (short_ & (1LL << 62)) {
+    gcuba_log(c, 1, "not enough evaluations left for the final "
+              "integration");
+    for (cc = 0; cc < nc; ++cc) prob[cc] = -999;
+    return (short_ & ~(1LL << 62)) * d->nreg + 1;
+  }
+  short_ *= d->nreg;
+  adjust = c->key3 == 1 && d->samp[1].kind != DIV_RULE &&
+           (c->key2 < 0 || d->samp[1].neff < DIV_MAXPRIME);
+  gcuba_log(c, 1, "Main integration on %lld regions with %lld samples per "
+            "region.", d->nreg, d->samp[1].neff);
+  nlimit = c->maxeval - d->nreg * d->samp[1].n;
+  for (i = 0; i < d->nreg;) {
+    dreg *r = d->reg[i];
+    int todo = 0;
+    for (cc = 0; cc < nc; ++cc) {
+      d->tot[cc].pavg[0] = r->avg[cc];
+      d->tot[cc].perr[0] = r->err[cc];
+    }
+    d->phase = 2;
+    r->isamp = 1;
+    gcuba_divonne_sample(d, r, 1);
+    for (cc = 0; cc < nc; ++cc) {
+      d->tot[cc].pavg[1] = r->avg[cc];
+      d->tot[cc].perr[1] = r->err[cc];
+      if (adjust) d->tot[cc].spreadsq -= r->spread[cc] * r->spread[cc];
+    }
+    nlimit += d->samp[1].n;
+    for (cc = 0; cc < nc; ++cc) {
+      dtot *t = &d->tot[cc];
+      const double v0 = VAR(t->perr[0], r->spread[cc], d->samp[0].neff);
+      const double v1 = VAR(t->perr[1], r->spread[cc], d->samp[1].neff);
+      const double a2 = t->pavg[1], diffsq = (a2 - t->pavg[0]) *
+                                              (a2 - t->pavg[0]);
+      if (d->neval >= nlimit) continue;
+      if (r->err[cc] * t->nneed > r->spread[cc] ||
+          diffsq > fmax(c->maxchisq * (v0 + v1), EPSCHI * a2 * a2)) {
+        if (c->key3 && diffsq > t->mindevsq) {
+          if (c->key3 == 1) {
+            /* cut the region again; its first piece takes its place */
+            d->phase = 1;
+            gcuba_divonne_iterate(d, i, DIV_POSTDEPTH, 1, d->tot);
+            if (adjust) {
+              const double need = sqrt(t->spreadsq / t->maxerrsq);
+              const long long nnew = need > 1e15 ? (long long)1e15
+                                                 : (long long)ceil(need);
+              if (nnew > nwant + nwant / 64) {
+                short_ += d->nreg *
+                          (gcuba_divonne_lookup(
+                               d, &d->samp[1], c->key2, nnew,
+                               (c->maxeval - d->neval) / d->nreg + 1,
+                               d->samp[1].n) & ~(1LL << 62));
+                nwant = nnew;
+                if (c->key2 > 0 && d->samp[1].neff >= DIV_MAXPRIME)
+                  adjust = 0;
+                gcuba_log(c, 3, "sampling the remaining %lld regions with "
+                          "%lld points per region", d->nreg,
+                          d->samp[1].neff);
+              }
+            }
+            todo = -1;
+            break;
+          }
+          todo |= 3;
+        }
+        todo |= 1;
+      }
+    }
+    if (todo < 0) {
+      /* the region was cut: the pieces are at the end of the list */
+      continue;
+    }
+    if (adjust)
+      for (cc = 0; cc < nc; ++cc) {
+        const double e = r->spread[cc] / (double)d->samp[1].neff;
+        d->tot[cc].maxerrsq -= e * e;
+      }
+    if (todo == 1) {
+      /* the spread again, from the new samples */
+      gcuba_divonne_explore(d, i, 1);
+    } else if (todo == 3) {
+      if (!d->samp[2].kind)
+        gcuba_divonne_lookup(d, &d->samp[2], c->key3, nwant, LLONG_MAX / 4,
+                             0);
+      d->phase = 3;
+      r->isamp = 2;
+      gcuba_divonne_sample(d, r, 2);
+      gcuba_divonne_explore(d, i, 1);
+      ++r->df;
+      ++df;
+    }
+    for (cc = 0; cc < nc; ++cc) {
+      dtot *t = &d->tot[cc];
+      const double x1 = t->pavg[0], x2 = t->pavg[1];
+      const double v1 = VAR(t->perr[0], r->spread[cc], d->samp[0].neff);
+      const double v2 = VAR(t->perr[1], r->spread[cc], d->samp[1].neff);
+      const double r2 = v1 ? v2 / v1
+                           : ((double)d->samp[1].neff / d->samp[0].neff) *
+                                 ((double)d->samp[1].neff / d->samp[0].neff);
+      double norm = 1 + r2, avg = x2 + r2 * x1, sigsq = v2;
+      double chisq = (x2 - x1) * (x2 - x1), chiden = v1 + v2;
+      if (todo == 3) {
+        const double x3 = r->avg[cc];
+        const double v3 = VAR(r->err[cc], r->spread[cc], d->samp[2].neff);
+        const double r3 = v2 ? v3 / v2
+                             : ((double)d->samp[2].neff / d->samp[1].neff) *
+                                   ((double)d->samp[2].neff /
+                                    d->samp[1].neff);
+        norm = 1 + r3 * norm;
+        avg = x3 + r3 * avg;
+        sigsq = v3;
+        chisq = v1 * (x3 - x2) * (x3 - x2) + v2 * (x3 - x1) * (x3 - x1) +
+                v3 * chisq;
+        chiden = v1 * v2 + v3 * chiden;
+      }
+      if (c->flags & GCUBA_LAST) avg = r->avg[cc];
+      else {
+        norm = 1 / norm;
+        sigsq *= norm;
+        avg *= norm;
+      }
+      if (chisq > EPSCHI) chisq /= fmax(chiden, NOTZERO);
+      t->integral += avg;
+      t->sigsq += sigsq;
+      t->chisq += chisq;
+      r->avg[cc] = avg;
+      r->spread[cc] = sqrt(sigsq);
+      r->chisq[cc] = chisq;
+    }
+    ++i;
+  }
+  df += d->nreg;
+  for (cc = 0; cc < nc; ++cc) {
+    c->integral[cc] = d->tot[cc].integral;
+    c->error[cc] = sqrt(d->tot[cc].sigsq);
+    prob[cc] = gcuba_chisq_prob(d->tot[cc].chisq, (int)(df < INT_MAX ? df
+                                                                 : INT_MAX));
+  }
+  return short_;
+}
+
+static void teardown(divonne *d)
+{
+  long long i;
+  for (i = 0; i < d->nreg; ++i) free(d->reg[i]);
+  free(d->reg);
+  if (d->ctx) d->ops->destroy(d->ctx);
+  free(d->sx);
+  free(d->tot);
+  free(d->xgiven);
+  free(d->wx);
+  free(d->rule);
+  free((void *)d->sobol);
+}
+
+static int setup(divonne *d)
+{
+  gcuba_call *c = d->c;
+  const int nd = c->ndim, nc = c->ncomp;
+  long long i;
+  d->ndim = nd;
+  d->ncomp = nc;
+  d->epsrel = c->epsrel;
+  d->epsabs = c->epsabs > NOTZERO ? c->epsabs : NOTZERO;
+  d->blo = c->border;
+  d->bhi = 1 - c->border;
+  d->seed = (uint64_t)(uint32_t)c->seed;
+  d->next = d->seed == 0; /* Sobol: the origin is skipped */
+  d->tot = (dtot *)calloc((size_t)nc, sizeof(dtot));
+  d->wx = (double *)malloc(sizeof(double) * 2 * ((size_t)nd + nc));
+  d->rule = (gcuba_rule *)calloc(1, sizeof(gcuba_rule));
+  if (!d->tot || !d->wx || !d->rule)
+    return gcuba_fail(c, GCUBA_FAIL_NOMEM, "gDivonne's scratch");
+  d->wf = d->wx + 2 * nd;
+  if (nd >= 2 && (c->key1 == 7 || c->key1 == 9 || c->key2 == 7 ||
+                  c->key2 == 9 || c->key3 == 7 || c->key3 == 9 ||
+                  (nd == 3 && (c->key1 == 11 || c->key2 == 11 ||
+                               c->key3 == 11)) ||
+                  (nd == 2 && (c->key1 == 13 || c->key2 == 13 ||
+                               c->key3 == 13)))) {
+    const int k = c->key1 == 7 || c->key1 == 9 || c->key1 == 11 ||
+                          c->key1 == 13
+                      ? c->key1
+                      : c->key2 == 7 || c->key2 == 9 || c->key2 == 11 ||
+                                c->key2 == 13
+                            ? c->key2
+                            : c->key3;
+    gcuba_rule_init(d->rule, nd, k);
+  }
+  if (d->seed == 0 && (c->key1 < 0 || c->key2 < 0 || c->key3 < 0)) {
+    uint64_t *v = (uint64_t *)malloc(sizeof(uint64_t) * 64 * (size_t)nd);
+    if (!v) return gcuba_fail(c, GCUBA_FAIL_NOMEM, "Sobol directions");
+    gcuba_sobol_dirs(nd, v);
+    d->sobol = v;
+  }
+  d->ctx = d->ops->create(c, &c->fail);
+  if (!d->ctx) return c->fail;
+  if (c->statefile)
+    gcuba_log(c, 1, "gDivonne writes and reads no state files yet: \"%s\" "
+              "is not used", c->statefile);
+  if (c->ngiven > 0 || c->nextra > 0) {
+    const long long ng = c->ngiven, ne = c->nextra;
+    d->xgiven = (double *)malloc(sizeof(double) *
+                                 (size_t)(ng + ne) * (nd + nc));
+    if (!d->xgiven) return gcuba_fail(c, GCUBA_FAIL_NOMEM, "given points");
+    d->fgiven = d->xgiven + (size_t)ng * nd;
+    d->xextra = d->fgiven + (size_t)ng * nc;
+    d->fextra = d->xextra + (size_t)ne * nd;
+    for (i = 0; i < ng; ++i)
+      memcpy(d->xgiven + i * nd, c->xgiven + i * c->ldxgiven,
+             (size_t)nd * sizeof(double));
+    d->ngiven = ng;
+  }
+  return 0;
+}
+
+void gcuba_divonne_drive(gcuba_call *c, const gcuba_points_ops *ops)
+{
+  divonne *d = (divonne *)calloc(1, sizeof(divonne));
+  long long short_ = 0;
+  double prob[GCUBA_MAXCOMP];
+  int cc;
+  c->neval = 0;
+  c->nregions = 0;
+  if (!d) {
+    gcuba_fail(c, GCUBA_FAIL_NOMEM, "gDivonne");
+    return;
+  }
+  d->c = c;
+  d->ops = ops;
+  if (c->verbose >= 2)
+    gcuba_log(c, 2, "%s input parameters:\n  ndim %d\n  ncomp %d\n  nvec "
+              "%lld\n  epsrel %g\n  epsabs %g\n  flags %d\n  seed %d\n  "
+              "mineval %lld\n  maxeval %lld\n  key1 %d\n  key2 %d\n  key3 "
+              "%d\n  maxpass %d\n  border %g\n  maxchisq %g\n  mindeviation "
+              "%g\n  ngiven %lld\n  nextra %lld\n  statefile \"%s\"",
+              c->routine, c->ndim, c->ncomp, c->nvec, c->epsrel, c->epsabs,
+              c->flags, c->seed, c->mineval, c->maxeval, c->key1, c->key2,
+              c->key3, c->maxpass, c->border, c->maxchisq, c->mindeviation,
+              c->ngiven, c->nextra, c->statefile ? c->statefile : "");
+  for (cc = 0; cc < c->ncomp; ++cc) {
+    c->integral[cc] = c->error[cc] = 0;
+    c->prob[cc] = prob[cc] = 0;
+  }
+  if (!setup(d)) {
+    if (setjmp(d->abort) == 0) {
+      dreg *r;
+      int j;
+      if (d->ngiven) {
+        d->phase = 0;
+        gcuba_divonne_eval(d, d->ngiven, d->xgiven, d->fgiven);
+      }
+      gcuba_divonne_lookup(d, &d->samp[0], c->key1, 47, INT_MAX, 0);
+      r = gcuba_divonne_region_new(d);
+      for (j = 0; j < d->ndim; ++j) {
+        r->lo[j] = 0;
+        r->hi[j] = 1;
+      }
+      d->phase = 1;
+      gcuba_log(c, 1, "Partitioning phase:");
+      partition(d);
+      short_ = final(d, prob);
+      c->fail = 0;
+    }
+  }
+  c->neval = d->neval;
+  c->nregions = d->nreg;
+  if (!c->fail) {
+    /* fail = 0 only when the final error meets the tolerance */
+    for (cc = 0; cc < c->ncomp; ++cc) {
+      c->prob[cc] = prob[cc];
+      if (short_ || !(c->error[cc] <= maxerr(d, c->integral[cc])))
+        c->fail = GCUBA_FAIL_ACCURACY;
+    }
+  }
+  teardown(d);
+  free(d);
+}

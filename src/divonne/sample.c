@@ -1,0 +1,311 @@
+/* src/divonne/sample.c -- gDivonne's samplers and its single points.
+   A key (Cuba's key1, key2, key3) selects how a region is sampled:
+     7, 9 (11 in 3-D, 13 in 2-D)  the Genz-Malik rule of that degree
+                                  (detail/rule.h), with its error;
+     other positive keys          a lattice of the Korobov kind: |key|
+                                  points (below 40: |key| times the
+                                  points needed) folded by the tent map,
+                                  so that a lattice of p points (p prime)
+                                  takes p/2 + 1 evaluations;
+     negative keys                quasi-random points (seed 0: one Sobol
+                                  sequence over the whole call) or
+                                  pseudo-random ones (Philox, keyed by the
+                                  seed and the point's number), these
+                                  with their standard error.
+   The lattices' multipliers are gcuba's own: for each prime the one of
+   the candidates that minimises the lattice's P_2 figure of merit (the
+   mean squared error on the worst smooth periodic function of unit
+   norm), searched when the call first needs that lattice.
+
+   Points closer than the border to the unit cube's faces are never
+   evaluated: the value there is extrapolated linearly from the nearest
+   point of the inner box and one a quarter border further in.  This file
+   is part of gcuba. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "divonne/divonne_int.h"
+#include "gcuba/detail/rule.h"
+#include "gcuba/detail/vegas.h"
+
+/* ---- lattices */
+
+static int is_prime(long long n)
+{
+  long long k;
+  if (n < 2) return 0;
+  if (n % 2 == 0) return n == 2;
+  for (k = 3; k * k <= n; k += 2)
+    if (n % k == 0) return 0;
+  return 1;
+}
+
+/* P_2 of the tent-folded lattice {k (1, a, a^2, ...) / p}: the mean over
+   its points of prod_j (1 + 2 pi^2 B_2(x_j)) - 1, B_2(x) = x^2 - x + 1/6 */
+static double p2(long long p, long long a, int ndim)
+{
+  double sum = 0;
+  long long k, c;
+  int j;
+  for (k = 0; k < p; ++k) {
+    double prod = 1;
+    for (c = k, j = 0; j < ndim; ++j) {
+      const double x = (double)c / (double)p;
+      prod *= 1 + 2 * M_PI * M_PI * (x * x - x + 1. / 6);
+      c = c * a % p;
+    }
+    sum += prod;
+  }
+  return sum / (double)p - 1;
+}
+
+/* the multiplier of the prime p's lattice in ndim dimensions: every a
+   with 2 <= a <= p/2 while the search costs at most ~3e7 operations,
+   else that many candidates spread evenly over the range */
+static long long multiplier(long long p, int ndim)
+{
+  const long long half = p / 2;
+  long long ncand = (long long)(3e7 / ((double)p * ndim)), a, best = 1;
+  double step, bestv = INFINITY;
+  long long i;
+  if (half < 2) return 1;
+  if (ncand < 16) ncand = 16;
+  if (ncand > half - 1) ncand = half - 1;
+  step = (double)(half - 1) / (double)ncand;
+  for (i = 0; i < ncand; ++i) {
+    double v;
+    a = 2 + (long long)(i * step);
+    v = p2(p, a, ndim);
+    if (v < bestv) {
+      bestv = v;
+      best = a;
+    }
+  }
+  return best;
+}
+
+static int rule_key(int key, int ndim)
+{
+  return key == 7 || key == 9 || (key == 11 && ndim == 3) ||
+         (key == 13 && ndim == 2);
+}
+
+long long gcuba_divonne_lookup(divonne *d, dsamp *s, int key, long long nwant,
+                               long long nmax, long long nmin)
+{
+  long long n;
+  memset(s, 0, sizeof *s);
+  s->key = key;
+  if (rule_key(key, d->ndim)) {
+    s->kind = DIV_RULE;
+    s->n = n = nmin = gcuba_rule_nevals(d->rule);
+    s->neff = s->n;
+    return (n > nmax ? n - nmax : 0) | (nmax < nmin ? 1LL << 62 : 0);
+  }
+  n = key < 0 ? -(long long)key : key;
+  if (n < DIV_KEYMULT) n *= nwant;
+  if (key < 0) {
+    s->kind = DIV_RANDOM;
+    s->n = n < nmax ? n : nmax;
+    if (s->n < 2) s->n = 2;
+    s->neff = s->n;
+  } else {
+    long long p;
+    s->kind = DIV_LATTICE;
+    n = n / 2 + 1;
+    s->n = n < nmax ? n : nmax;
+    /* the prime p >= 2n - 1 (at most the largest lattice) */
+    p = 2 * s->n - 1;
+    if (p < 3) p = 3;
+    if (p > DIV_MAXPRIME) p = DIV_MAXPRIME;
+    while (!is_prime(p)) ++p;
+    s->neff = p;
+    s->n = p / 2 + 1;
+    s->a = multiplier(p, d->ndim);
+  }
+  return (n > nmax ? n - nmax : 0) | (nmax < nmin ? 1LL << 62 : 0);
+}
+
+/* ---- evaluations */
+
+/* the scratch for m points (and their extrapolation partners) */
+static void reserve(divonne *d, long long m)
+{
+  if (m <= d->scap) return;
+  m += m / 2;
+  free(d->sx);
+  d->sx = (double *)malloc((size_t)m * 2 * (d->ndim + d->ncomp) *
+                           sizeof(double));
+  if (!d->sx) {
+    d->scap = 0;
+    d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's samples");
+    longjmp(d->abort, 1);
+  }
+  d->scap = m;
+  d->sf = d->sx + (size_t)m * 2 * d->ndim;
+}
+
+void gcuba_divonne_eval(divonne *d, long long n, const double *x, double *f)
+{
+  const int nd = d->ndim, nc = d->ncomp;
+  double *xe = NULL, *fe = NULL, *dist = NULL;
+  long long i, m = n;
+  int j, rc;
+  if (d->blo > 0) {
+    /* the points in the border: their projections on the inner box, then
+       a partner each, a quarter border further in */
+    long long nout = 0;
+    for (i = 0; i < n; ++i)
+      for (j = 0; j < nd; ++j)
+        if (x[i * nd + j] < d->blo || x[i * nd + j] > d->bhi) {
+          ++nout;
+          break;
+        }
+    if (nout) {
+      xe = (double *)malloc((size_t)(n + nout) * (nd + nc + 1) *
+                            sizeof(double));
+      if (!xe) {
+        d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's border");
+        longjmp(d->abort, 1);
+      }
+      fe = xe + (size_t)(n + nout) * nd;
+      dist = fe + (size_t)(n + nout) * nc;
+      memcpy(xe, x, (size_t)n * nd * sizeof(double));
+      for (i = 0; i < n; ++i) {
+        double *xi = xe + i * nd, s = 0;
+        for (j = 0; j < nd; ++j) {
+          const double v = xi[j], b = v < d->blo ? d->blo : d->bhi;
+          if (v < d->blo || v > d->bhi) s += (v - b) * (v - b);
+        }
+        dist[i] = 0;
+        if (s > 0) {
+          const double eps = .25 * d->blo, len = sqrt(s);
+          double *xp = xe + m * nd;
+          for (j = 0; j < nd; ++j) {
+            const double v = xi[j];
+            if (v < d->blo || v > d->bhi) {
+              const double b = v < d->blo ? d->blo : d->bhi;
+              xi[j] = b;
+              xp[j] = b - (v - b) * eps / len;
+            } else
+              xp[j] = v;
+          }
+          dist[i] = len / eps;
+          ++m;
+        }
+      }
+      x = xe;
+    }
+  }
+  rc = d->ops->eval(d->ctx, m, x, NULL, d->phase, xe ? fe : f);
+  d->neval += m;
+  if (rc) {
+    free(xe);
+    d->fail = gcuba_fail(d->c, rc, "%s", rc == GCUBA_FAIL_ABORT
+                                             ? "the integrand returned -999"
+                                             : "the integrand's evaluation "
+                                               "failed");
+    longjmp(d->abort, 1);
+  }
+  if (xe) {
+    long long k = n;
+    for (i = 0; i < n; ++i) {
+      int cc;
+      for (cc = 0; cc < nc; ++cc) f[i * nc + cc] = fe[i * nc + cc];
+      if (dist[i] > 0) {
+        for (cc = 0; cc < nc; ++cc)
+          f[i * nc + cc] += dist[i] * (fe[i * nc + cc] - fe[k * nc + cc]);
+        ++k;
+      }
+    }
+    free(xe);
+  }
+}
+
+double gcuba_divonne_point(divonne *d, const double *x)
+{
+  const int nd = d->ndim;
+  double v;
+  int j;
+  for (j = 0; j < nd; ++j)
+    d->wx[j] = x[j] < 0 ? 0 : x[j] > 1 ? 1 : x[j];
+  gcuba_divonne_eval(d, 1, d->wx, d->wf);
+  v = d->wf[d->selcomp];
+  if (v > .5 * DBL_MAX) v = .5 * DBL_MAX;
+  if (v < -.5 * DBL_MAX) v = -.5 * DBL_MAX;
+  return d->selsign * v;
+}
+
+/* ---- a region's sampling */
+
+long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
+{
+  const dsamp *s = &d->samp[isamp];
+  const int nd = d->ndim, nc = d->ncomp;
+  const long long n = s->n;
+  double *x, *f;
+  long long i;
+  int j, cc;
+  reserve(d, n);
+  x = d->sx;
+  f = d->sf;
+  if (s->kind == DIV_LATTICE) {
+    /* point i: |2 (i a^j mod p) / p - 1| along axis j; i = 0 is the
+       upper corner, i and p - i coincide */
+    const long long p = s->neff;
+    for (i = 0; i < n; ++i) {
+      long long c = i;
+      for (j = 0; j < nd; ++j) {
+        const double u = fabs((double)(2 * c - p)) / (double)p;
+        x[i * nd + j] = r->lo[j] + u * (r->hi[j] - r->lo[j]);
+        c = c * s->a % p;
+      }
+    }
+  } else if (s->kind == DIV_RANDOM) {
+    double u[GCUBA_MAXDIM];
+    for (i = 0; i < n; ++i) {
+      const uint64_t k = d->next++;
+      if (d->sobol)
+        for (j = 0; j < nd; ++j)
+          u[j] = gcuba_vegas_sobol(d->sobol + (size_t)j * 64, k);
+      else
+        gcuba_vegas_uniforms(d->seed, 0, k, nd, u);
+      for (j = 0; j < nd; ++j)
+        x[i * nd + j] = r->lo[j] + u[j] * (r->hi[j] - r->lo[j]);
+    }
+  } else {
+    double u[GCUBA_MAXDIM];
+    for (i = 0; i < n; ++i) {
+      gcuba_rule_point(d->rule, (long)i, u);
+      for (j = 0; j < nd; ++j)
+        x[i * nd + j] = .5 * (r->lo[j] + r->hi[j]) +
+                        .5 * u[j] * (r->hi[j] - r->lo[j]);
+    }
+  }
+  gcuba_divonne_eval(d, n, x, f);
+  if (s->kind == DIV_RULE) {
+    gcuba_rule_apply(d->rule, nc, f, r->vol, NULL, r->avg, r->err, NULL);
+  } else {
+    for (cc = 0; cc < nc; ++cc) {
+      double sum = 0;
+      for (i = 1; i < n; ++i) sum += f[i * nc + cc];
+      r->avg[cc] = s->kind == DIV_LATTICE
+                       ? r->vol / (double)s->neff * (2 * sum + f[cc])
+                       : r->vol / (double)n * (sum + f[cc]);
+      r->err[cc] = 0;
+      if (s->kind == DIV_RANDOM && !d->sobol) {
+        /* pseudo-random points: their standard error (Cuba takes the
+           spread over the points, a quasi-random rate these points do
+           not have) */
+        const double mean = (sum + f[cc]) / (double)n;
+        double sq = 0;
+        for (i = 0; i < n; ++i)
+          sq += (f[i * nc + cc] - mean) * (f[i * nc + cc] - mean);
+        r->err[cc] = r->vol * sqrt(sq / ((double)n * (double)(n - 1)));
+        if (!(r->err[cc] > 0)) r->err[cc] = r->vol * 0x1p-52 * fabs(mean);
+      }
+    }
+  }
+  return n;
+}

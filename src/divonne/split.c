@@ -1,0 +1,482 @@
+/* src/divonne/split.c -- gDivonne's partition: a region's exploration
+   (its sampling, its extrema, its spread = half its volume times the
+   difference of the extrema), where to cut it, and the recursion over
+   its pieces.
+
+   The cuts centre on the region's major extremum (the one further from
+   the region's average value): on each axis, on each side with room,
+   a plane at the distance where the integrand has fallen to a level L,
+   so that the box around the extremum keeps the part of the range that
+   its volume is entitled to: with gamma the box's share of the region's
+   volume, L = fmajor - (1 - gamma) (fmajor - fminor).  Sides whose value
+   at half the distance to the face is still beyond L are not cut.  The
+   distances come from a few secant steps on each axis, gamma and L
+   following them.  The region becomes the central box and one slab per
+   cut, each slab spanning the axes cut before it.  A region without any
+   such side is bisected on the axis with the largest second difference
+   through its centre.
+
+   After the pieces are explored, each region that was cut compares its
+   own estimate with the sum of its pieces' and spreads the difference
+   over them, enlarging their spreads and errors (Cuba does the same).
+   This file is part of gcuba. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "divonne/divonne_int.h"
+
+#define BNDTOL .05  /* a side is cut only with 5% of the width of room */
+#define GAMMATOL .1 /* the secant steps stop when gamma moves less */
+#define NSWEEP 4
+
+dreg *gcuba_divonne_region_new(divonne *d)
+{
+  const int nd = d->ndim, nc = d->ncomp;
+  const size_t nbytes = sizeof(dreg) +
+      sizeof(double) * (2 * (size_t)nd + 6 * (size_t)nc +
+                        2 * (size_t)nc * nd);
+  dreg *r;
+  double *p;
+  if (d->nreg == d->cap) {
+    long long cap = d->cap ? 2 * d->cap : 256;
+    dreg **v = (dreg **)realloc(d->reg, (size_t)cap * sizeof *v);
+    if (!v) goto nomem;
+    d->reg = v;
+    d->cap = cap;
+  }
+  r = (dreg *)calloc(1, nbytes);
+  if (!r) goto nomem;
+  p = (double *)(r + 1);
+  r->lo = p;
+  r->hi = p += nd;
+  r->avg = p += nd;
+  r->err = p += nc;
+  r->spread = p += nc;
+  r->fmin = p += nc;
+  r->fmax = p += nc;
+  r->chisq = p += nc;
+  r->xext = p + nc;
+  d->reg[d->nreg++] = r;
+  return r;
+nomem:
+  d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's regions");
+  longjmp(d->abort, 1);
+}
+
+/* the extrema of the points x[n] (values f) inside r, into fmn, xmn, fmx,
+   xmx
+   per component */
+static void extrema(const divonne *d, const dreg *r, const double *x,
+                    const double *f, long long n, int stride, double *fmn,
+                    double *fmx, const double **xmn, const double **xmx)
+{
+  const int nd = d->ndim, nc = d->ncomp;
+  long long i;
+  int j, cc;
+  for (i = 0; i < n; ++i, x += stride, f += nc) {
+    for (j = 0; j < nd; ++j)
+      if (x[j] < r->lo[j] || x[j] > r->hi[j]) break;
+    if (j < nd) continue;
+    for (cc = 0; cc < nc; ++cc) {
+      if (f[cc] < fmn[cc]) fmn[cc] = f[cc], xmn[cc] = x;
+      if (f[cc] > fmx[cc]) fmx[cc] = f[cc], xmx[cc] = x;
+    }
+  }
+}
+
+static void split(divonne *d, long long i);
+
+int gcuba_divonne_explore(divonne *d, long long i, int sampled)
+{
+  dreg *r = d->reg[i];
+  const int nd = d->ndim, nc = d->ncomp;
+  double fmn[GCUBA_MAXCOMP], fmx[GCUBA_MAXCOMP], halfvol, worst = -1;
+  const double *xmn[GCUBA_MAXCOMP], *xmx[GCUBA_MAXCOMP];
+  double xt[GCUBA_MAXDIM];
+  long long n;
+  int cc, j;
+  const long long n0 = d->neval;
+  for (cc = 0; cc < nc; ++cc) {
+    fmn[cc] = INFINITY;
+    fmx[cc] = -INFINITY;
+    xmn[cc] = xmx[cc] = NULL;
+  }
+  if (!sampled) {
+    double vol = 1;
+    for (j = 0; j < nd; ++j) vol *= r->hi[j] - r->lo[j];
+    r->vol = vol;
+    for (cc = 0; cc < nc; ++cc) {
+      r->fmin[cc] = INFINITY;
+      r->fmax[cc] = -INFINITY;
+    }
+    if (d->ngiven)
+      extrema(d, r, d->xgiven, d->fgiven, d->ngiven, nd, fmn, fmx, xmn,
+              xmx);
+    if (d->c->nextra && d->c->peakfinder) {
+      /* the peak finder's points in this region */
+      double b[2 * GCUBA_MAXDIM];
+      int m = (int)d->c->nextra;
+      for (j = 0; j < nd; ++j) {
+        b[2 * j] = r->lo[j];
+        b[2 * j + 1] = r->hi[j];
+      }
+      d->c->peakfinder(&d->ndim, b, &m, d->xextra, d->c->ud.p);
+      if (m > d->c->nextra) m = (int)d->c->nextra;
+      if (m > 0) {
+        const int ph = d->phase;
+        d->phase = 0;
+        gcuba_divonne_eval(d, m, d->xextra, d->fextra);
+        d->phase = ph;
+        extrema(d, r, d->xextra, d->fextra, m, nd, fmn, fmx, xmn, xmx);
+      }
+    }
+    gcuba_divonne_sample(d, r, r->isamp);
+  }
+  n = d->samp[r->isamp].n;
+  extrema(d, r, d->sx, d->sf, n, nd, fmn, fmx, xmn, xmx);
+  halfvol = .5 * r->vol;
+  r->cutcomp = 0;
+  for (cc = 0; cc < nc; ++cc) {
+    double e;
+    if (xmn[cc]) {
+      d->selcomp = cc;
+      d->selsign = 1;
+      memcpy(xt, xmn[cc], (size_t)nd * sizeof(double));
+      e = gcuba_divonne_minimum(d, r->lo, r->hi, xt, fmn[cc]);
+      if (e < r->fmin[cc]) {
+        r->fmin[cc] = e;
+        memcpy(r->xext + (size_t)2 * cc * nd, xt, (size_t)nd * sizeof(double));
+      }
+      d->selsign = -1;
+      memcpy(xt, xmx[cc], (size_t)nd * sizeof(double));
+      e = -gcuba_divonne_minimum(d, r->lo, r->hi, xt, -fmx[cc]);
+      if (e > r->fmax[cc]) {
+        r->fmax[cc] = e;
+        memcpy(r->xext + (size_t)(2 * cc + 1) * nd, xt,
+               (size_t)nd * sizeof(double));
+      }
+    }
+    r->spread[cc] = halfvol * (r->fmax[cc] - r->fmin[cc]);
+    e = r->spread[cc] / fmax(fabs(r->avg[cc]), 0x1p-104);
+    if (e > worst) {
+      worst = e;
+      r->cutcomp = cc;
+    }
+  }
+  d->neval_opt += d->neval - n0 - (sampled ? 0 : n);
+  cc = r->cutcomp;
+  if (halfvol * (r->fmin[cc] + r->fmax[cc]) > r->avg[cc]) {
+    r->fminor = r->fmin[cc];
+    r->fmajor = r->fmax[cc];
+    r->major = 2 * cc + 1;
+  } else {
+    r->fminor = r->fmax[cc];
+    r->fmajor = r->fmin[cc];
+    r->major = 2 * cc;
+  }
+  if (!sampled) {
+    if ((r->depth < DIV_INIDEPTH &&
+         r->spread[cc] < (double)d->samp[r->isamp].neff * r->err[cc]) ||
+        r->spread[cc] < d->tot[cc].secondspread)
+      r->depth = 0;
+    if (r->depth == 0)
+      for (j = 0; j < nc; ++j)
+        if (r->spread[j] > d->tot[j].secondspread)
+          d->tot[j].secondspread = r->spread[j];
+  }
+  if (r->depth > 0) split(d, i);
+  return 0;
+}
+
+/* ---- the cuts */
+
+typedef struct cut {
+  int dim, up;        /* axis, and whether on the upper side */
+  double room;        /* from the extremum to the face */
+  double delta, f;    /* the cut's distance and the value there */
+} cut;
+
+static double cut_value(divonne *d, double *x, const cut *k, double delta)
+{
+  const double save = x[k->dim];
+  double v;
+  x[k->dim] = save + (k->up ? delta : -delta);
+  v = gcuba_divonne_point(d, x);
+  x[k->dim] = save;
+  return v;
+}
+
+/* the central box's share of r's volume, the cuts at their distances */
+static double gamma_of(const divonne *d, const dreg *r, const double *x,
+                       const cut *k, int nk)
+{
+  double lo[GCUBA_MAXDIM], hi[GCUBA_MAXDIM], g = 1;
+  int j;
+  memcpy(lo, r->lo, (size_t)d->ndim * sizeof(double));
+  memcpy(hi, r->hi, (size_t)d->ndim * sizeof(double));
+  for (j = 0; j < nk; ++j)
+    if (k[j].up) hi[k[j].dim] = x[k[j].dim] + k[j].delta;
+    else lo[k[j].dim] = x[k[j].dim] - k[j].delta;
+  for (j = 0; j < d->ndim; ++j) g *= (hi[j] - lo[j]) / (r->hi[j] - r->lo[j]);
+  return g;
+}
+
+/* bisection on the axis with the largest second difference through the
+   centre (round robin when the integrand is flat there) */
+static int bisect(divonne *d, dreg *r, cut *k)
+{
+  double xm[GCUBA_MAXDIM], ym, best = 0;
+  int j, dim = -1;
+  for (j = 0; j < d->ndim; ++j) xm[j] = .5 * (r->lo[j] + r->hi[j]);
+  ym = gcuba_divonne_point(d, xm);
+  for (j = 0; j < d->ndim; ++j) {
+    const double save = xm[j];
+    double a, b, dev;
+    xm[j] = r->lo[j];
+    a = gcuba_divonne_point(d, xm);
+    xm[j] = r->hi[j];
+    b = gcuba_divonne_point(d, xm);
+    xm[j] = save;
+    dev = fabs(ym - .5 * (a + b));
+    if (dev >= best && dev > 0) {
+      best = dev;
+      dim = j;
+    }
+  }
+  if (dim < 0) dim = d->rr++ % d->ndim;
+  k->dim = dim;
+  k->up = 1;
+  k->room = r->hi[dim] - xm[dim];
+  k->delta = 0;
+  k->f = 0;
+  /* the cut as a central box [lo, mid] and one slab */
+  return -1 - dim;
+}
+
+/* the cuts of region r around its major extremum into k; returns their
+   number, or -1 - axis for a bisection */
+static int find_cuts(divonne *d, dreg *r, cut *k)
+{
+  const int nd = d->ndim;
+  double *x = r->xext + (size_t)r->major * nd;
+  const double fmajor = r->fmajor, fdiff = r->fmajor - r->fminor;
+  const double sign = fdiff < 0 ? -1 : 1;
+  double xc[GCUBA_MAXDIM], gamma, level;
+  int nk = 0, j, side, sweep;
+  memcpy(xc, x, (size_t)nd * sizeof(double));
+  for (side = 1; side >= 0; --side)
+    for (j = 0; j < nd; ++j) {
+      const double room = side ? r->hi[j] - xc[j] : xc[j] - r->lo[j];
+      if (room >= BNDTOL * (r->hi[j] - r->lo[j])) {
+        cut *c = &k[nk++];
+        c->dim = j;
+        c->up = side;
+        c->room = room;
+        c->delta = .5 * room;
+        c->f = cut_value(d, xc, c, c->delta);
+      }
+    }
+  /* drop the sides that have not fallen to the level yet (the one
+     closest to fmajor first) */
+  for (;;) {
+    int m = -1;
+    double best = INFINITY;
+    if (nk == 0) return bisect(d, r, k);
+    for (j = 0; j < nk; ++j)
+      if (fabs(fmajor - k[j].f) <= best) {
+        best = fabs(fmajor - k[j].f);
+        m = j;
+      }
+    gamma = gamma_of(d, r, xc, k, nk);
+    level = fmajor + (gamma - 1) * fdiff;
+    if (sign * (k[m].f - level) < 0) break;
+    memmove(&k[m], &k[m + 1], (size_t)(nk - m - 1) * sizeof *k);
+    --nk;
+  }
+  /* secant steps: each cut to where the value meets the level */
+  for (sweep = 0; sweep < NSWEEP; ++sweep) {
+    double gnew;
+    for (j = 0; j < nk; ++j) {
+      cut *c = &k[j];
+      const double den = fmajor - c->f;
+      double t;
+      if (den == 0) continue;
+      t = c->delta * (fmajor - level) / den;
+      if (t < .25 * c->delta) t = .25 * c->delta;
+      if (t > c->delta + .5 * (c->room - c->delta))
+        t = c->delta + .5 * (c->room - c->delta);
+      if (t == c->delta) continue;
+      c->delta = t;
+      c->f = cut_value(d, xc, c, t);
+    }
+    gnew = gamma_of(d, r, xc, k, nk);
+    level = fmajor + (gnew - 1) * fdiff;
+    if (fabs(gnew - gamma) < GAMMATOL * gamma) break;
+    gamma = gnew;
+  }
+  return nk;
+}
+
+/* cuts region i into pieces appended to the list; i becomes their
+   parent (depth -npieces, child the first piece) */
+static void split(divonne *d, long long i)
+{
+  const int nd = d->ndim;
+  cut k[2 * GCUBA_MAXDIM];
+  double lo[GCUBA_MAXDIM], hi[GCUBA_MAXDIM];
+  const long long n0 = d->neval;
+  dreg *r = d->reg[i], *p;
+  int nk, j, depth;
+  long long first;
+  d->selcomp = r->cutcomp;
+  d->selsign = 1;
+  nk = find_cuts(d, r, k);
+  d->neval_cut += d->neval - n0;
+  r = d->reg[i];
+  memcpy(lo, r->lo, (size_t)nd * sizeof(double));
+  memcpy(hi, r->hi, (size_t)nd * sizeof(double));
+  if (nk < 0) {
+    /* a bisection: [lo, mid] and [mid, hi] on the axis */
+    const int a = -1 - nk;
+    k[0].dim = a;
+    k[0].up = 1;
+    hi[a] = .5 * (r->lo[a] + r->hi[a]);
+    nk = 1;
+  } else
+    for (j = 0; j < nk; ++j)
+      if (k[j].up) hi[k[j].dim] = r->xext[(size_t)r->major * nd + k[j].dim] +
+                                  k[j].delta;
+      else lo[k[j].dim] = r->xext[(size_t)r->major * nd + k[j].dim] -
+                          k[j].delta;
+  depth = r->depth - nk;
+  first = d->nreg;
+  /* the central box */
+  p = gcuba_divonne_region_new(d);
+  r = d->reg[i];
+  memcpy(p->lo, lo, (size_t)nd * sizeof(double));
+  memcpy(p->hi, hi, (size_t)nd * sizeof(double));
+  p->depth = (depth > 0 ? depth : 0) + 1;
+  /* the slabs: beyond each cut, spanning the axes cut before */
+  for (j = 0; j < nk; ++j) {
+    const int a = k[j].dim;
+    const double inner = k[j].up ? hi[a] : lo[a];
+    p = gcuba_divonne_region_new(d);
+    r = d->reg[i];
+    memcpy(p->lo, lo, (size_t)nd * sizeof(double));
+    memcpy(p->hi, hi, (size_t)nd * sizeof(double));
+    if (k[j].up) {
+      p->lo[a] = inner;
+      p->hi[a] = r->hi[a];
+    } else {
+      p->hi[a] = inner;
+      p->lo[a] = r->lo[a];
+    }
+    p->depth = (depth > 0 ? depth : 0) + 1;
+    ++depth;
+    /* the next slabs span this axis whole */
+    if (k[j].up) hi[a] = r->hi[a];
+    else lo[a] = r->lo[a];
+  }
+  r->depth = -(nk + 1);
+  r->child = first;
+}
+
+/* ---- the recursion */
+
+/* the leaves below parent q: their count, and sums into the arrays */
+static long long leaves(divonne *d, long long q, double *avg, double *err,
+                        double *ssq)
+{
+  const dreg *r = d->reg[q];
+  long long n = 0, j;
+  int cc;
+  for (j = r->child; j < r->child - r->depth; ++j) {
+    const dreg *s = d->reg[j];
+    if (s->depth < 0) n += leaves(d, j, avg, err, ssq);
+    else {
+      ++n;
+      for (cc = 0; cc < d->ncomp; ++cc) {
+        avg[cc] += s->avg[cc];
+        err[cc] += s->err[cc];
+        ssq[cc] += s->spread[cc] * s->spread[cc];
+      }
+    }
+  }
+  return n;
+}
+
+static void correct(divonne *d, long long q, const double *cavg,
+                    const double *ferr, const double *fspr, double *ssq)
+{
+  const dreg *r = d->reg[q];
+  long long j;
+  int cc;
+  for (j = r->child; j < r->child - r->depth; ++j) {
+    dreg *s = d->reg[j];
+    if (s->depth < 0) correct(d, j, cavg, ferr, fspr, ssq);
+    else {
+      const double neff = (double)d->samp[s->isamp].neff;
+      for (cc = 0; cc < d->ncomp; ++cc) {
+        if (s->err[cc] > 0) s->err[cc] = s->err[cc] * ferr[cc] + cavg[cc];
+        s->spread[cc] = s->spread[cc] * fspr[cc] + cavg[cc] * neff;
+        ssq[cc] += s->spread[cc] * s->spread[cc];
+      }
+    }
+  }
+}
+
+void gcuba_divonne_iterate(divonne *d, long long i, int depth, int isamp,
+                           dtot *tot)
+{
+  const int nc = d->ncomp;
+  double avg[GCUBA_MAXCOMP], err[GCUBA_MAXCOMP], ssq[GCUBA_MAXCOMP];
+  double ferr[GCUBA_MAXCOMP], fspr[GCUBA_MAXCOMP];
+  const long long first = d->nreg;
+  long long j, k;
+  int cc;
+  d->reg[i]->depth = depth;
+  if (isamp < 0) split(d, i);
+  else {
+    d->reg[i]->isamp = isamp;
+    gcuba_divonne_explore(d, i, isamp != 0);
+  }
+  /* the pieces, and theirs, in the order made */
+  for (j = first; j < d->nreg; ++j) {
+    dreg *r = d->reg[j];
+    r->isamp = 0;
+    if (r->depth > 0) {
+      --r->depth;
+      gcuba_divonne_explore(d, j, 0);
+    }
+  }
+  /* each parent, the last made first, corrects its leaves */
+  for (cc = 0; cc < nc; ++cc) ssq[cc] = 0;
+  for (j = d->nreg - 1; j >= first - 1; --j) {
+    const long long q = j == first - 1 ? i : j;
+    long long n;
+    if (d->reg[q]->depth >= 0) continue;
+    for (cc = 0; cc < nc; ++cc) avg[cc] = err[cc] = ssq[cc] = 0;
+    n = leaves(d, q, avg, err, ssq);
+    for (cc = 0; cc < nc; ++cc) {
+      const double diff = fabs(d->reg[q]->avg[cc] - avg[cc]) / (double)n;
+      const double c = diff * (double)(n - 1) / (double)n;
+      ferr[cc] = err[cc] == 0 ? 1 : 1 + diff / err[cc];
+      fspr[cc] = ssq[cc] == 0 ? 1 : 1 + diff / sqrt(ssq[cc]);
+      avg[cc] = c;
+      ssq[cc] = 0;
+    }
+    correct(d, q, avg, ferr, fspr, ssq);
+  }
+  if (tot)
+    for (cc = 0; cc < nc; ++cc) tot[cc].spreadsq += ssq[cc];
+  /* the parents leave the list */
+  for (j = k = (i < first ? i : first); j < d->nreg; ++j) {
+    if (j < first && j != i) {
+      d->reg[k++] = d->reg[j];
+      continue;
+    }
+    if (d->reg[j]->depth < 0) free(d->reg[j]);
+    else d->reg[k++] = d->reg[j];
+  }
+  d->nreg = k;
+}

@@ -1,0 +1,309 @@
+/* tests/test-divonne.c -- gDivonne: Cuba's demo integrands (converged
+   wherever Cuba 4.2.2's Divonne converges, every fail = 0 within the
+   tolerance of the true value), test integrands of the suite against
+   their analytic values, the samplers (rules, lattices, quasi-random and
+   pseudo-random points), the border, given points and a peak finder,
+   bad arguments (each its fail code, no work done), an integrand's abort
+   and NaN, the same bits for any thread count, and Cuba's nvec form
+   (the phase).  Built twice: CPU integrands, and (test-divonne-gpu)
+   nvcc-built ones on the GPU.  This file is part of gcuba. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "tap.h"
+#include "suite.h"
+#include "gpu.h"
+
+typedef struct {
+  int nregions, fail;
+  long long neval;
+  double I, E, P;
+} result;
+
+typedef struct {
+  int key1, key2, key3, maxpass;
+  double border, maxchisq, mindev;
+  long long ngiven;
+  const double *xgiven;
+  long long nextra;
+  gcuba_peakfinder_t pf;
+} keys;
+
+/* Cuba's demo-c.c: key1 47, key2 1, key3 1, maxpass 5, border 0,
+   maxchisq 10, mindeviation 0.25 */
+static const keys demo_keys = {47, 1, 1, 5, 0, 10, .25, 0, NULL, 0, NULL};
+
+static void run(result *r, int ndim, gintegrand_t f, void *ud, int flags,
+                int seed, double epsrel, long long maxeval, const keys *k)
+{
+  r->nregions = r->fail = 12345;
+  r->neval = -1;
+  llgDivonne(ndim, 1, f, ud, 1, epsrel, 1e-12, flags, seed, 0, maxeval,
+             k->key1, k->key2, k->key3, k->maxpass, k->border, k->maxchisq,
+             k->mindev, k->ngiven, ndim, (double *)k->xgiven, k->nextra,
+             k->pf, NULL, NULL, &r->nregions, &r->neval, &r->fail, &r->I,
+             &r->E, &r->P);
+}
+
+static int same(const result *a, const result *b)
+{
+  return a->fail == b->fail && a->neval == b->neval &&
+         a->nregions == b->nregions && !memcmp(&a->I, &b->I, sizeof a->I) &&
+         !memcmp(&a->E, &b->E, sizeof a->E) &&
+         !memcmp(&a->P, &b->P, sizeof a->P);
+}
+
+/* Cuba's demo (demo-c.c: epsrel 1e-3, epsabs 1e-12, flags 0, maxeval
+   50000), its 11 integrands in 3D */
+static const double demo_truth[12] = {0,
+  0.66466967978137727, 5.2685200883758385, 0.30780740962133682,
+  0.87731400153029082, 0.41653838588663817, 1.2020569029951009,
+  0.70961588563693412, 0.89121279811130238, 0.08018556505241012,
+  2.3962437642589401, 0.52359877559829887};
+
+static void check_demo(void)
+{
+  int k, conv = 0, honest = 1;
+  for (k = 1; k <= 11; ++k) {
+    struct suite_param p = {0};
+    result r;
+    double err;
+    p.k = k;
+    p.a = 1;
+    gcuba_userdata_size(sizeof p);
+    run(&r, 3, S(cubademo), &p, 0, 0, 1e-3, 50000, &demo_keys);
+    gcuba_userdata_size(0);
+    err = fabs(r.I - demo_truth[k]);
+    diag("demo %2d: %.10f +- %.3e, fail %d, neval %lld, regions %d, prob "
+         "%.3f, true error %.2e", k, r.I, r.E, r.fail, r.neval, r.nregions,
+         r.P, err);
+    conv += r.fail == 0;
+    if (r.fail == 0 && !(err <= 4 * r.E && r.E <= 1e-3 * fabs(r.I)))
+      honest = 0;
+    if (r.fail < 0 || r.neval > 50000 + 50000 / 10) honest = 0;
+  }
+  ok(honest, "Cuba's demo: every fail = 0 within 4 errors of the true "
+     "value, its error within the tolerance, neval near maxeval at most");
+  /* Cuba 4.2.2's Divonne converges on all 11 */
+  ok(conv == 11, "Cuba's demo: %d of 11 converge", conv);
+}
+
+/* the suite's integrands at their analytic values: every fail = 0 within
+   4 errors of the truth, and the easy ones converge */
+static void check_suite(void)
+{
+  static const struct {
+    int idx;
+    double epsrel;
+    long long maxeval;
+    int must;
+  } cases[] = {{2, 1e-3, 200000, 1}, {0, 1e-3, 200000, 0},
+               {11, 1e-2, 400000, 0}, {3, 1e-2, 300000, 0},
+               {9, 1e-2, 300000, 0}, {10, 1e-2, 300000, 0}};
+  int i;
+  for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
+    const struct suite_case *sc = &suite_cases[cases[i].idx];
+    result r;
+    double err;
+    run(&r, sc->d, suite_family(sc->family, SUITE_BACKEND), NULL, 0, 0,
+        cases[i].epsrel, cases[i].maxeval, &demo_keys);
+    err = fabs(r.I - sc->truth);
+    ok(r.fail >= 0 && (r.fail != 0 || err <= 4 * r.E) &&
+       (!cases[i].must || r.fail == 0),
+       "%s %dD at %g: fail %d, neval %lld, regions %d, %.8e +- %.2e, true "
+       "error %.2e", sc->name, sc->d, cases[i].epsrel, r.fail, r.neval,
+       r.nregions, r.I, r.E, err);
+  }
+}
+
+/* the other samplers and the border, given points and a peak finder on
+   one 4-D Gaussian: each converges to the truth */
+static int pf_calls;
+static void peaks(const int *ndim, const double b[], int *n, double x[],
+                  void *userdata)
+{
+  int j;
+  (void)userdata;
+  ++pf_calls;
+  if (*n < 1) return;
+  for (j = 0; j < *ndim; ++j) {
+    x[j] = .5;
+    if (x[j] < b[2 * j] || x[j] > b[2 * j + 1]) {
+      *n = 0;
+      return;
+    }
+  }
+  *n = 1;
+}
+
+static void check_keys(void)
+{
+  const struct suite_case *sc = &suite_cases[2];
+  static const double centre[4] = {.5, .5, .5, .5};
+  static const struct {
+    const char *what;
+    keys k;
+    int seed;
+  } v[] = {
+      {"key1 9, key2 9 (rules: fail 1 allowed)",
+       {9, 9, 1, 5, 0, 10, .25, 0, NULL, 0, NULL}, 0},
+      {"key1 7, key2 1, key3 7", {7, 1, 7, 5, 0, 10, .25, 0, NULL, 0, NULL},
+       0},
+      {"key1 -47, key2 -1 (Sobol)",
+       {-47, -1, 1, 5, 0, 10, .25, 0, NULL, 0, NULL}, 0},
+      {"key1 -47, key2 -1, seed 5 (Philox)",
+       {-47, -1, 1, 5, 0, 10, .25, 0, NULL, 0, NULL}, 5},
+      {"key1 200, key2 3, key3 0", {200, 3, 0, 5, 0, 10, .25, 0, NULL, 0,
+                                    NULL}, 0},
+      {"border 0.01", {47, 1, 1, 5, .01, 10, .25, 0, NULL, 0, NULL}, 0},
+      {"ngiven 1 (the peak)", {47, 1, 1, 5, 0, 10, .25, 1, centre, 0, NULL},
+       0},
+      {"nextra 1 (a peak finder)",
+       {47, 1, 1, 5, 0, 10, .25, 0, NULL, 1, peaks}, 0},
+  };
+  int i;
+  for (i = 0; i < (int)(sizeof v / sizeof v[0]); ++i) {
+    result r;
+    double err;
+    pf_calls = 0;
+    run(&r, sc->d, suite_family(sc->family, SUITE_BACKEND), NULL, 0,
+        v[i].seed, 1e-3, 300000, &v[i].k);
+    err = fabs(r.I - sc->truth);
+    ok((r.fail == 0 || (i == 0 && r.fail == 1)) && err <= 4 * r.E &&
+       (r.fail || err <= 2e-3 * sc->truth) &&
+       (v[i].k.nextra == 0 || pf_calls > 0),
+       "%s on %s %dD: fail %d, neval %lld, regions %d, %.8e +- %.2e, true "
+       "error %.2e", v[i].what, sc->name, sc->d, r.fail, r.neval,
+       r.nregions, r.I, r.E, err);
+  }
+}
+
+static void check_args(void)
+{
+  result r;
+  int nreg, fail;
+  long long neval;
+  double I, E, P, xg[4] = {.5, .5, .5, .5};
+#define BAD(call, code, what)                                               \
+  do {                                                                      \
+    fail = 12345;                                                           \
+    neval = -1;                                                             \
+    call;                                                                   \
+    ok(fail == (code) && neval <= 0, "%s: fail %d", what, fail);           \
+  } while (0)
+#define D(ndim, ncomp, f, eps, mineval, maxeval, k1, k2, mp, border, chi,   \
+          dev, ng, ld, xg, ne, pf, nr)                                      \
+  llgDivonne(ndim, ncomp, f, NULL, 1, eps, 0, 0, 0, mineval, maxeval, k1,  \
+             k2, 1, mp, border, chi, dev, ng, ld, xg, ne, pf, NULL, NULL,   \
+             nr, &neval, &fail, &I, &E, &P)
+  BAD(D(0, 1, S(f4), 1e-3, 0, 1000, 47, 1, 5, 0, 10, .25, 0, 0, NULL, 0,
+        NULL, &nreg), GCUBA_FAIL_NDIM, "ndim 0");
+  BAD(D(2, 0, S(f4), 1e-3, 0, 1000, 47, 1, 5, 0, 10, .25, 0, 0, NULL, 0,
+        NULL, &nreg), GCUBA_FAIL_NCOMP, "ncomp 0");
+  BAD(D(2, 1, NULL, 1e-3, 0, 1000, 47, 1, 5, 0, 10, .25, 0, 0, NULL, 0,
+        NULL, &nreg), GCUBA_FAIL_NULL, "NULL integrand");
+  BAD(D(2, 1, S(f4), -1, 0, 1000, 47, 1, 5, 0, 10, .25, 0, 0, NULL, 0,
+        NULL, &nreg), GCUBA_FAIL_TOLERANCE, "negative epsrel");
+  BAD(D(2, 1, S(f4), 1e-3, 5000, 1000, 47, 1, 5, 0, 10, .25, 0, 0, NULL, 0,
+        NULL, &nreg), GCUBA_FAIL_EVALS, "mineval > maxeval");
+  BAD(D(2, 1, S(f4), 1e-3, 0, 1000, 0, 1, 5, 0, 10, .25, 0, 0, NULL, 0,
+        NULL, &nreg), GCUBA_FAIL_PARAM, "key1 0");
+  BAD(D(2, 1, S(f4), 1e-3, 0, 1000, 47, 0, 5, 0, 10, .25, 0, 0, NULL, 0,
+        NULL, &nreg), GCUBA_FAIL_PARAM, "key2 0");
+  BAD(D(2, 1, S(f4), 1e-3, 0, 1000, 47, 1, -1, 0, 10, .25, 0, 0, NULL, 0,
+        NULL, &nreg), GCUBA_FAIL_PARAM, "maxpass -1");
+  BAD(D(2, 1, S(f4), 1e-3, 0, 1000, 47, 1, 5, .5, 10, .25, 0, 0, NULL, 0,
+        NULL, &nreg), GCUBA_FAIL_PARAM, "border 0.5");
+  BAD(D(2, 1, S(f4), 1e-3, 0, 1000, 47, 1, 5, 0, NAN, .25, 0, 0, NULL, 0,
+        NULL, &nreg), GCUBA_FAIL_PARAM, "maxchisq NaN");
+  BAD(D(2, 1, S(f4), 1e-3, 0, 1000, 47, 1, 5, 0, 10, -1, 0, 0, NULL, 0,
+        NULL, &nreg), GCUBA_FAIL_PARAM, "mindeviation -1");
+  BAD(D(2, 1, S(f4), 1e-3, 0, 1000, 47, 1, 5, 0, 10, .25, 1, 2, NULL, 0,
+        NULL, &nreg), GCUBA_FAIL_PARAM, "ngiven 1, xgiven NULL");
+  BAD(D(4, 1, S(f4), 1e-3, 0, 1000, 47, 1, 5, 0, 10, .25, 1, 3, xg, 0,
+        NULL, &nreg), GCUBA_FAIL_PARAM, "ldxgiven 3 < ndim 4");
+  BAD(D(2, 1, S(f4), 1e-3, 0, 1000, 47, 1, 5, 0, 10, .25, -1, 2, xg, 0,
+        NULL, &nreg), GCUBA_FAIL_PARAM, "ngiven -1");
+  BAD(D(2, 1, S(f4), 1e-3, 0, 1000, 47, 1, 5, 0, 10, .25, 0, 2, NULL, 1,
+        NULL, &nreg), GCUBA_FAIL_PARAM, "nextra 1, peakfinder NULL");
+  BAD(D(2, 1, S(f4), 1e-3, 0, 1000, 47, 1, 5, 0, 10, .25, 0, 2, NULL, 0,
+        NULL, NULL), GCUBA_FAIL_NULL, "nregions NULL");
+#undef D
+#undef BAD
+  /* the integrand's -999 and NaN */
+  run(&r, 2, S(fabort), NULL, 0, 0, 1e-3, 100000, &demo_keys);
+  ok(r.fail == GCUBA_FAIL_ABORT, "integrand returns -999: fail %d",
+     r.fail);
+  run(&r, 2, S(fnan), NULL, 0, 0, 1e-3, 100000, &demo_keys);
+  ok(r.fail == GCUBA_FAIL_NAN, "integrand returns NaN: fail %d", r.fail);
+  /* too few evaluations for the final phase: fail 1, the partition's
+     estimate */
+  run(&r, 5, S(f4), NULL, 0, 0, 1e-6, 500, &demo_keys);
+  ok(r.fail >= 1 && r.neval <= 1500 && r.nregions >= 1,
+     "maxeval 500 at 1e-6: fail %d, neval %lld, regions %d", r.fail,
+     r.neval, r.nregions);
+}
+
+#ifndef SUITE_GPU
+static int seen_phase[4], bad_phase;
+static int nvec_fn(const int *ndim, const double x[], const int *ncomp,
+                   double f[], void *userdata, const int *nvec,
+                   const int *core, const int *phase)
+{
+  int i;
+  (void)ncomp;
+  (void)userdata;
+  (void)core;
+  if (*phase >= 0 && *phase <= 3) seen_phase[*phase] = 1;
+  else bad_phase = 1;
+  for (i = 0; i < *nvec; ++i)
+    f[i] = exp(-x[i * *ndim] - 2 * x[i * *ndim + 1]);
+  return 0;
+}
+
+static void check_cpu(void)
+{
+  result one, three, nv;
+  const double truth = (1 - exp(-1.0)) * (1 - exp(-2.0)) / 2;
+  keys k = demo_keys;
+  static const double xg[2] = {.1, .2};
+  int n = 1;
+  gcubacores(&n, &n);
+  run(&one, 6, S(f4), NULL, 0, 0, 1e-3, 300000, &demo_keys);
+  n = 3;
+  gcubacores(&n, &n);
+  run(&three, 6, S(f4), NULL, 0, 0, 1e-3, 300000, &demo_keys);
+  ok(same(&one, &three), "f4 6D: one thread and three give the same bits "
+     "(%.15g, neval %lld)", one.I, one.neval);
+  n = -1;
+  gcubacores(&n, &n);
+  k.ngiven = 1;
+  k.xgiven = xg;
+  k.key3 = 7;
+  k.maxchisq = 0;
+  k.mindev = 0;
+  run(&nv, 2, gcuba_host_integrand((gcuba_host_fn)nvec_fn, 1), NULL, 0, 0,
+      1e-4, 200000, &k);
+  ok(nv.fail == 0 && fabs(nv.I - truth) <= 1e-4 * truth,
+     "Cuba's nvec form: %.10f (true %.10f), fail %d", nv.I, truth, nv.fail);
+  ok(!bad_phase && seen_phase[0] && seen_phase[1] && seen_phase[2] &&
+     seen_phase[3], "it gets the phase: 0 (given points), 1, 2 and 3 "
+     "(seen %d %d %d %d)", seen_phase[0], seen_phase[1], seen_phase[2],
+     seen_phase[3]);
+}
+#endif
+
+int main(void)
+{
+  battery_start();
+  plan(0);
+  battery_backend();
+  check_args();
+  check_demo();
+  check_suite();
+  check_keys();
+#ifndef SUITE_GPU
+  check_cpu();
+#endif
+  return done();
+}
