@@ -57,7 +57,7 @@ static void usage(FILE *out)
 {
   fprintf(out,
     "usage: bench-genz [options]\n"
-    "  --routines LIST  cuhre,vegas,suave (default cuhre,vegas)\n"
+    "  --routines LIST  cuhre,vegas,suave,divonne (default cuhre,vegas)\n"
     "  --dims LIST      dimensions (default 5,8,10)\n"
     "  --families LIST  1..6 or names: oscillatory, productpeak, cornerpeak,\n"
     "                   gaussian, c0, discontinuous, or a prefix of 3+\n"
@@ -109,7 +109,7 @@ static int parse(int argc, char **argv)
     } else if (!strcmp(a, "--routines")) {
       NEEDV;
       if (!(opt.routines = genz_parse_routines(v))) {
-        fprintf(stderr, "bench-genz: --routines cuhre,vegas,suave\n");
+        fprintf(stderr, "bench-genz: --routines cuhre,vegas,suave,divonne\n");
         return -1;
       }
     } else if (!strcmp(a, "--dims")) {
@@ -178,6 +178,14 @@ static struct genz_result run(int routine, gintegrand_t f,
     llgCuhre(g->d, 1, f, g, opt.nvec, opt.epsrel, opt.epsabs, opt.flags,
              opt.mineval, opt.maxeval, opt.key, NULL, NULL, &nregions,
              &r.neval, &r.fail, &r.integral, &r.error, &r.prob);
+  else if (routine == 8)
+    /* Cuba's demo-c.c: key1 47, key2 1, key3 1, maxpass 5, border 0,
+       maxchisq 10, mindeviation 0.25 */
+    llgDivonne(g->d, 1, f, g, opt.nvec, opt.epsrel, opt.epsabs, opt.flags,
+               opt.vseed + (opt.vary_seed ? k : 0), opt.mineval,
+               opt.maxeval, 47, 1, 1, 5, 0, 10, .25, 0, g->d, NULL, 0, NULL,
+               NULL, NULL, &nregions, &r.neval, &r.fail, &r.integral,
+               &r.error, &r.prob);
   else if (routine == 4)
     llgSuave(g->d, 1, f, g, opt.nvec, opt.epsrel, opt.epsabs, opt.flags,
              opt.vseed + (opt.vary_seed ? k : 0), opt.mineval, opt.maxeval,
@@ -279,8 +287,11 @@ int main(int argc, char **argv)
   }
 
   genz_group_header(stdout);
-  for (rt = 1; rt <= 4; rt *= 2) {
-    const char *name = rt == 1 ? "cuhre" : rt == 2 ? "vegas" : "suave";
+  for (rt = 1; rt <= 8; rt *= 2) {
+    const char *name = rt == 1   ? "cuhre"
+                       : rt == 2 ? "vegas"
+                       : rt == 4 ? "suave"
+                                 : "divonne";
     struct genz_stats tot;
     double t0 = now_ms();
     if (!(opt.routines & rt)) continue;

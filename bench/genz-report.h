@@ -182,6 +182,7 @@ static inline int genz_parse_routines(const char *s)
     if (len == 5 && !strncmp(s, "cuhre", 5)) m |= 1;
     else if (len == 5 && !strncmp(s, "vegas", 5)) m |= 2;
     else if (len == 5 && !strncmp(s, "suave", 5)) m |= 4;
+    else if (len == 7 && !strncmp(s, "divonne", 7)) m |= 8;
     else return 0;
     s += len;
     if (*s == ',') ++s;

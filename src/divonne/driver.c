@@ -332,7 +332,7 @@ static int setup(divonne *d)
   d->ctx = d->ops->create(c, &c->fail);
   if (!d->ctx) return c->fail;
   if (c->statefile)
-    gcuba_log(c, 1, "gDivonne writes and reads no state files yet: \"%s\" "
+    gcuba_log(c, 1, "no state files yet: \"%s\" "
               "is not used", c->statefile);
   if (c->ngiven > 0 || c->nextra > 0) {
     const long long ng = c->ngiven, ne = c->nextra;
