@@ -32,6 +32,8 @@ typedef struct dsamp {
   long long neff;  /* the points they stand for (a lattice: its prime) */
   long long a;     /* a lattice's multiplier */
   int key;         /* a rule's key */
+  int shifted;     /* a lattice drawn twice, randomly shifted */
+  struct gcuba_rule *rule; /* a rule's table */
 } dsamp;
 
 /* A region: its box, what its last sampling gave and where its extrema
@@ -73,7 +75,8 @@ typedef struct divonne {
   int rr;               /* the next axis of a bisection with no clue */
   long long neval, neval_opt, neval_cut;
   dsamp samp[3];
-  struct gcuba_rule *rule; /* the rule of a key 7..13 sampler, or NULL */
+  struct gcuba_rule *rules; /* [3] the samplers' rules */
+  uint64_t nshift;      /* the random shifts drawn */
   uint64_t seed;
   const uint64_t *sobol; /* seed 0: Sobol direction numbers */
   uint64_t next;         /* the next quasi-random / random point */
@@ -94,11 +97,12 @@ typedef struct divonne {
 } divonne;
 
 /* sample.c */
-/* sets s for key (as Cuba's key1..3) wanting nwant points per region, at
-   most nmax; returns the points short of nwant (0 if none), with bit 62
+/* sets sampler isamp for key (as Cuba's key1..3) wanting nwant points
+   per region, at most nmax; returns the points short of nwant (0 if none), with bit 62
    set when even nmin do not fit */
-long long gcuba_divonne_lookup(divonne *d, dsamp *s, int key, long long nwant,
-                               long long nmax, long long nmin);
+long long gcuba_divonne_lookup(divonne *d, int isamp, int key,
+                               long long nwant, long long nmax,
+                               long long nmin);
 /* samples region r with sampler isamp: r's avg and err, the points and
    values in d->sx, d->sf (returns their count) */
 long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp);

@@ -13,11 +13,15 @@
       with key3, and its spread recomputed.
    3. The regions' estimates, weighted by their variances, are summed;
       chi^2 over the regions gives prob.
-   A region's variance is its sampler's error, or for lattices and
-   quasi-random points (which give none) its spread over the points it
-   took, as in Cuba.  gcuba's difference: fail = 0 only when the final
-   error meets the tolerance (Cuba answers fail = 0 whenever the final
-   phase had its points).  This file is part of gcuba. */
+   A region's variance is its sampler's error, or for the partition's
+   lattices and quasi-random points (which give none) its spread over the
+   points it took, as in Cuba.  gcuba's differences: the final phase's
+   lattices are two randomly shifted copies whose difference is the
+   region's error (Cuba takes the spread over the points there too,
+   which in 8 and 10 dimensions is often tens of times below the true
+   error), and fail = 0 only when the final error meets the tolerance
+   (Cuba answers fail = 0 whenever the final phase had the points it
+   wished for).  This file is part of gcuba. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -113,13 +117,14 @@ static void partition(divonne *d)
 #define VAR(e, spread, neff)                                                   \
   ((e) ? (e) * (e) : ((spread) / (double)(neff)) * ((spread) / (double)(neff)))
 
-/* phases 2 and 3; the number of points short (0: the final phase ran) */
+/* phases 2 and 3; the points the final phase was short of its wish, or
+   -1 when it could not run */
 static long long final(divonne *d, double *prob)
 {
   gcuba_call *c = d->c;
   const int nc = d->ncomp;
   double nneed = 2 * (double)d->samp[0].neff;
-  long long nwant, short_, nlimit, df = 0, i;
+  long long nwant, short_, df = 0, i;
   int cc, adjust;
   for (cc = 0; cc < nc; ++cc) {
     dtot *t = &d->tot[cc];
@@ -131,21 +136,20 @@ static long long final(divonne *d, double *prob)
     t->integral = t->sigsq = t->chisq = 0;
   }
   nwant = nneed < 1e15 ? (long long)ceil(nneed) : (long long)1e15;
-  short_ = gcuba_divonne_lookup(d, &d->samp[1], c->key2, nwant,
+  short_ = gcuba_divonne_lookup(d, 1, c->key2, nwant,
                                 (c->maxeval - d->neval) / d->nreg + 1,
                                 d->samp[0].n + 1);
   if (short_ & (1LL << 62)) {
     gcuba_log(c, 1, "not enough evaluations left for the final "
               "integration");
     for (cc = 0; cc < nc; ++cc) prob[cc] = -999;
-    return (short_ & ~(1LL << 62)) * d->nreg + 1;
+    return -1;
   }
   short_ *= d->nreg;
   adjust = c->key3 == 1 && d->samp[1].kind != DIV_RULE &&
            (c->key2 < 0 || d->samp[1].neff < DIV_MAXPRIME);
   gcuba_log(c, 1, "Main integration on %lld regions with %lld samples per "
             "region.", d->nreg, d->samp[1].neff);
-  nlimit = c->maxeval - d->nreg * d->samp[1].n;
   for (i = 0; i < d->nreg;) {
     dreg *r = d->reg[i];
     int todo = 0;
@@ -161,14 +165,15 @@ static long long final(divonne *d, double *prob)
       d->tot[cc].perr[1] = r->err[cc];
       if (adjust) d->tot[cc].spreadsq -= r->spread[cc] * r->spread[cc];
     }
-    nlimit += d->samp[1].n;
     for (cc = 0; cc < nc; ++cc) {
       dtot *t = &d->tot[cc];
       const double v0 = VAR(t->perr[0], r->spread[cc], d->samp[0].neff);
       const double v1 = VAR(t->perr[1], r->spread[cc], d->samp[1].neff);
       const double a2 = t->pavg[1], diffsq = (a2 - t->pavg[0]) *
                                               (a2 - t->pavg[0]);
-      if (d->neval >= nlimit) continue;
+      /* refine only while every region left keeps its points within
+         maxeval */
+      if (d->neval + (d->nreg - i) * d->samp[1].n >= c->maxeval) continue;
       if (r->err[cc] * t->nneed > r->spread[cc] ||
           diffsq > fmax(c->maxchisq * (v0 + v1), EPSCHI * a2 * a2)) {
         if (c->key3 && diffsq > t->mindevsq) {
@@ -183,7 +188,7 @@ static long long final(divonne *d, double *prob)
               if (nnew > nwant + nwant / 64) {
                 short_ += d->nreg *
                           (gcuba_divonne_lookup(
-                               d, &d->samp[1], c->key2, nnew,
+                               d, 1, c->key2, nnew,
                                (c->maxeval - d->neval) / d->nreg + 1,
                                d->samp[1].n) & ~(1LL << 62));
                 nwant = nnew;
@@ -216,8 +221,7 @@ static long long final(divonne *d, double *prob)
       gcuba_divonne_explore(d, i, 1);
     } else if (todo == 3) {
       if (!d->samp[2].kind)
-        gcuba_divonne_lookup(d, &d->samp[2], c->key3, nwant, LLONG_MAX / 4,
-                             0);
+        gcuba_divonne_lookup(d, 2, c->key3, nwant, LLONG_MAX / 4, 0);
       d->phase = 3;
       r->isamp = 2;
       gcuba_divonne_sample(d, r, 2);
@@ -285,7 +289,7 @@ static void teardown(divonne *d)
   free(d->tot);
   free(d->xgiven);
   free(d->wx);
-  free(d->rule);
+  free(d->rules);
   free((void *)d->sobol);
 }
 
@@ -304,24 +308,16 @@ static int setup(divonne *d)
   d->next = d->seed == 0; /* Sobol: the origin is skipped */
   d->tot = (dtot *)calloc((size_t)nc, sizeof(dtot));
   d->wx = (double *)malloc(sizeof(double) * 2 * ((size_t)nd + nc));
-  d->rule = (gcuba_rule *)calloc(1, sizeof(gcuba_rule));
-  if (!d->tot || !d->wx || !d->rule)
+  d->rules = (gcuba_rule *)calloc(3, sizeof(gcuba_rule));
+  if (!d->tot || !d->wx || !d->rules)
     return gcuba_fail(c, GCUBA_FAIL_NOMEM, "gDivonne's scratch");
   d->wf = d->wx + 2 * nd;
-  if (nd >= 2 && (c->key1 == 7 || c->key1 == 9 || c->key2 == 7 ||
-                  c->key2 == 9 || c->key3 == 7 || c->key3 == 9 ||
-                  (nd == 3 && (c->key1 == 11 || c->key2 == 11 ||
-                               c->key3 == 11)) ||
-                  (nd == 2 && (c->key1 == 13 || c->key2 == 13 ||
-                               c->key3 == 13)))) {
-    const int k = c->key1 == 7 || c->key1 == 9 || c->key1 == 11 ||
-                          c->key1 == 13
-                      ? c->key1
-                      : c->key2 == 7 || c->key2 == 9 || c->key2 == 11 ||
-                                c->key2 == 13
-                            ? c->key2
-                            : c->key3;
-    gcuba_rule_init(d->rule, nd, k);
+  {
+    const int key[3] = {c->key1, c->key2, c->key3};
+    for (i = 0; i < 3; ++i)
+      if (key[i] == 7 || key[i] == 9 || (nd == 3 && key[i] == 11) ||
+          (nd == 2 && key[i] == 13))
+        gcuba_rule_init(&d->rules[i], nd, key[i]);
   }
   if (d->seed == 0 && (c->key1 < 0 || c->key2 < 0 || c->key3 < 0)) {
     uint64_t *v = (uint64_t *)malloc(sizeof(uint64_t) * 64 * (size_t)nd);
@@ -386,7 +382,7 @@ void gcuba_divonne_drive(gcuba_call *c, const gcuba_points_ops *ops)
         d->phase = 0;
         gcuba_divonne_eval(d, d->ngiven, d->xgiven, d->fgiven);
       }
-      gcuba_divonne_lookup(d, &d->samp[0], c->key1, 47, INT_MAX, 0);
+      gcuba_divonne_lookup(d, 0, c->key1, 47, INT_MAX, 0);
       r = gcuba_divonne_region_new(d);
       for (j = 0; j < d->ndim; ++j) {
         r->lo[j] = 0;
@@ -405,7 +401,7 @@ void gcuba_divonne_drive(gcuba_call *c, const gcuba_points_ops *ops)
     /* fail = 0 only when the final error meets the tolerance */
     for (cc = 0; cc < c->ncomp; ++cc) {
       c->prob[cc] = prob[cc];
-      if (short_ || !(c->error[cc] <= maxerr(d, c->integral[cc])))
+      if (short_ < 0 || !(c->error[cc] <= maxerr(d, c->integral[cc])))
         c->fail = GCUBA_FAIL_ACCURACY;
     }
   }

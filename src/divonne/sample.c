@@ -25,6 +25,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include "divonne/divonne_int.h"
 #include "gcuba/detail/rule.h"
 #include "gcuba/detail/vegas.h"
@@ -91,15 +92,54 @@ static int rule_key(int key, int ndim)
          (key == 13 && ndim == 2);
 }
 
-long long gcuba_divonne_lookup(divonne *d, dsamp *s, int key, long long nwant,
-                               long long nmax, long long nmin)
+/* the multipliers found so far, for every call of the process */
+#define NCACHE 64
+static struct {
+  long long p, a;
+  int ndim;
+} cache[NCACHE];
+static int ncache;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static long long cached_multiplier(long long p, int ndim)
 {
+  long long a = 0;
+  int i;
+  pthread_mutex_lock(&cache_lock);
+  for (i = 0; i < ncache && i < NCACHE; ++i)
+    if (cache[i].p == p && cache[i].ndim == ndim) a = cache[i].a;
+  pthread_mutex_unlock(&cache_lock);
+  if (a) return a;
+  a = multiplier(p, ndim);
+  pthread_mutex_lock(&cache_lock);
+  i = ncache++ % NCACHE;
+  cache[i].p = p;
+  cache[i].a = a;
+  cache[i].ndim = ndim;
+  pthread_mutex_unlock(&cache_lock);
+  return a;
+}
+
+static long long prime_from(long long p)
+{
+  if (p < 3) p = 3;
+  if (p > DIV_MAXPRIME) p = DIV_MAXPRIME;
+  while (!is_prime(p)) ++p;
+  return p;
+}
+
+long long gcuba_divonne_lookup(divonne *d, int isamp, int key,
+                               long long nwant, long long nmax,
+                               long long nmin)
+{
+  dsamp *s = &d->samp[isamp];
   long long n;
   memset(s, 0, sizeof *s);
   s->key = key;
   if (rule_key(key, d->ndim)) {
     s->kind = DIV_RULE;
-    s->n = n = nmin = gcuba_rule_nevals(d->rule);
+    s->rule = &d->rules[isamp];
+    s->n = n = nmin = gcuba_rule_nevals(s->rule);
     s->neff = s->n;
     return (n > nmax ? n - nmax : 0) | (nmax < nmin ? 1LL << 62 : 0);
   }
@@ -110,19 +150,26 @@ long long gcuba_divonne_lookup(divonne *d, dsamp *s, int key, long long nwant,
     s->n = n < nmax ? n : nmax;
     if (s->n < 2) s->n = 2;
     s->neff = s->n;
-  } else {
-    long long p;
+  } else if (isamp == 0) {
+    /* the partition's lattice, folded: p >= 2n - 1 points for p/2 + 1
+       evaluations */
     s->kind = DIV_LATTICE;
     n = n / 2 + 1;
     s->n = n < nmax ? n : nmax;
-    /* the prime p >= 2n - 1 (at most the largest lattice) */
-    p = 2 * s->n - 1;
-    if (p < 3) p = 3;
-    if (p > DIV_MAXPRIME) p = DIV_MAXPRIME;
-    while (!is_prime(p)) ++p;
-    s->neff = p;
-    s->n = p / 2 + 1;
-    s->a = multiplier(p, d->ndim);
+    s->neff = prime_from(2 * s->n - 1);
+    s->n = s->neff / 2 + 1;
+    s->a = cached_multiplier(s->neff, d->ndim);
+  } else {
+    /* the final phase's lattices: two randomly shifted copies of a
+       lattice of p >= n/2 points, 2p evaluations in all, whose
+       difference is the error */
+    long long m = n < nmax ? n : nmax;
+    s->kind = DIV_LATTICE;
+    s->shifted = 1;
+    s->neff = prime_from(m / 2);
+    s->n = 2 * s->neff;
+    s->a = cached_multiplier(s->neff, d->ndim);
+    n = 2 * (n / 2 + 1 > 3 ? n / 2 + 1 : 3);
   }
   return (n > nmax ? n - nmax : 0) | (nmax < nmin ? 1LL << 62 : 0);
 }
@@ -250,7 +297,25 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
   reserve(d, n);
   x = d->sx;
   f = d->sf;
-  if (s->kind == DIV_LATTICE) {
+  if (s->kind == DIV_LATTICE && s->shifted) {
+    /* copy h: point i at the tent of frac(i a^j / p + shift_j) */
+    const long long p = s->neff;
+    double u[2 * GCUBA_MAXDIM];
+    int h;
+    for (h = 0; h < 2; ++h) {
+      gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
+      for (i = 0; i < p; ++i) {
+        long long c = i;
+        for (j = 0; j < nd; ++j) {
+          double v = (double)c / (double)p + u[j];
+          v -= floor(v);
+          v = 1 - fabs(2 * v - 1);
+          x[(h * p + i) * nd + j] = r->lo[j] + v * (r->hi[j] - r->lo[j]);
+          c = c * s->a % p;
+        }
+      }
+    }
+  } else if (s->kind == DIV_LATTICE) {
     /* point i: |2 (i a^j mod p) / p - 1| along axis j; i = 0 is the
        upper corner, i and p - i coincide */
     const long long p = s->neff;
@@ -277,7 +342,7 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
   } else {
     double u[GCUBA_MAXDIM];
     for (i = 0; i < n; ++i) {
-      gcuba_rule_point(d->rule, (long)i, u);
+      gcuba_rule_point(s->rule, (long)i, u);
       for (j = 0; j < nd; ++j)
         x[i * nd + j] = .5 * (r->lo[j] + r->hi[j]) +
                         .5 * u[j] * (r->hi[j] - r->lo[j]);
@@ -285,7 +350,20 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
   }
   gcuba_divonne_eval(d, n, x, f);
   if (s->kind == DIV_RULE) {
-    gcuba_rule_apply(d->rule, nc, f, r->vol, NULL, r->avg, r->err, NULL);
+    gcuba_rule_apply(s->rule, nc, f, r->vol, NULL, r->avg, r->err, NULL);
+  } else if (s->shifted) {
+    const long long p = s->neff;
+    for (cc = 0; cc < nc; ++cc) {
+      double a0 = 0, a1 = 0;
+      for (i = 0; i < p; ++i) {
+        a0 += f[i * nc + cc];
+        a1 += f[(p + i) * nc + cc];
+      }
+      a0 *= r->vol / (double)p;
+      a1 *= r->vol / (double)p;
+      r->avg[cc] = .5 * (a0 + a1);
+      r->err[cc] = .5 * fabs(a0 - a1);
+    }
   } else {
     for (cc = 0; cc < nc; ++cc) {
       double sum = 0;
