@@ -19,6 +19,11 @@
 !   statefile a character string; blank or "" for none
 !   integrand a Fortran function with an implicit interface, so a legacy
 !             integrand defined in the same file is not rejected
+!   xgiven    (gdivonne) a real array of any rank, or 0 when ngiven = 0
+!             as in Cuba's demo (NO_ARG_CHECK)
+!   peakfinder (gdivonne) a subroutine with an implicit interface; where
+!             Cuba's demo passes 0 (nextra = 0), leave it out instead,
+!             naming the arguments after it
 ! Each routine is generic: given a type(gcuba_integrand) variable instead
 ! of a function it calls the _desc routine, which integrates that
 ! GCUBA_INTEGRAND object (on the GPU when it was compiled by nvcc).
@@ -245,6 +250,102 @@ module gcuba
       real(c_double), intent(out) :: integral(*), error(*), prob(*)
     end subroutine llgsuave_desc
   end interface llgsuave
+
+  ! Cuba's Divonne (partitioning by stratified sampling).  xgiven: the
+  ! ngiven points xgiven(ldxgiven, ngiven) where the integrand may peak,
+  ! an array of any rank (Cuba's 0 when ngiven = 0); peakfinder: a
+  ! subroutine peakfinder(ndim, b, n, x, userdata), called when nextra > 0,
+  ! that puts at most n points into x(ldxgiven, n) for the region
+  ! b(2, ndim) (lower, upper bound of each axis) and sets n to their
+  ! number.  Without the module peakfinder may be 0 when nextra = 0, as
+  ! under Cuba; with it, leave peakfinder (and xgiven) out by keyword.
+  interface gdivonne
+    subroutine gdivonne(ndim, ncomp, integrand, userdata, nvec, epsrel, &
+        epsabs, flags, seed, mineval, maxeval, key1, key2, key3, maxpass, &
+        border, maxchisq, mindeviation, ngiven, ldxgiven, xgiven, nextra, &
+        peakfinder, statefile, spin, nregions, neval, fail, integral, error, &
+        prob)
+      import :: c_int, c_double
+      integer(c_int), intent(in) :: ndim, ncomp, nvec, flags, seed, mineval, &
+        maxeval, key1, key2, key3, maxpass, ngiven, ldxgiven, nextra
+      external :: integrand, peakfinder
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, xgiven, spin
+      type(*), dimension(*) :: userdata, spin
+      real(c_double), intent(in) :: epsrel, epsabs, border, maxchisq, &
+        mindeviation, xgiven(*)
+      character(len=*), intent(in) :: statefile
+      integer(c_int), intent(out) :: nregions, neval, fail
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+      optional :: xgiven, peakfinder
+    end subroutine gdivonne
+    subroutine gdivonne_desc(ndim, ncomp, integrand, userdata, nvec, epsrel, &
+        epsabs, flags, seed, mineval, maxeval, key1, key2, key3, maxpass, &
+        border, maxchisq, mindeviation, ngiven, ldxgiven, xgiven, nextra, &
+        peakfinder, statefile, spin, nregions, neval, fail, integral, error, &
+        prob)
+      import :: c_int, c_double, gcuba_integrand
+      integer(c_int), intent(in) :: ndim, ncomp, nvec, flags, seed, mineval, &
+        maxeval, key1, key2, key3, maxpass, ngiven, ldxgiven, nextra
+      type(gcuba_integrand), intent(in) :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, xgiven, spin
+      type(*), dimension(*) :: userdata, spin
+      real(c_double), intent(in) :: epsrel, epsabs, border, maxchisq, &
+        mindeviation, xgiven(*)
+      external :: peakfinder
+      character(len=*), intent(in) :: statefile
+      integer(c_int), intent(out) :: nregions, neval, fail
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+      optional :: xgiven, peakfinder
+    end subroutine gdivonne_desc
+  end interface gdivonne
+
+  ! llgdivonne: as gdivonne, with integer*8 nvec, mineval, maxeval, ngiven,
+  ! nextra, neval
+  interface llgdivonne
+    subroutine llgdivonne(ndim, ncomp, integrand, userdata, nvec, epsrel, &
+        epsabs, flags, seed, mineval, maxeval, key1, key2, key3, maxpass, &
+        border, maxchisq, mindeviation, ngiven, ldxgiven, xgiven, nextra, &
+        peakfinder, statefile, spin, nregions, neval, fail, integral, error, &
+        prob)
+      import :: c_int, c_long_long, c_double
+      integer(c_int), intent(in) :: ndim, ncomp, flags, seed, key1, key2, &
+        key3, maxpass, ldxgiven
+      external :: integrand, peakfinder
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, xgiven, spin
+      type(*), dimension(*) :: userdata, spin
+      integer(c_long_long), intent(in) :: nvec, mineval, maxeval, ngiven, &
+        nextra
+      real(c_double), intent(in) :: epsrel, epsabs, border, maxchisq, &
+        mindeviation, xgiven(*)
+      character(len=*), intent(in) :: statefile
+      integer(c_int), intent(out) :: nregions, fail
+      integer(c_long_long), intent(out) :: neval
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+      optional :: xgiven, peakfinder
+    end subroutine llgdivonne
+    subroutine llgdivonne_desc(ndim, ncomp, integrand, userdata, nvec, &
+        epsrel, epsabs, flags, seed, mineval, maxeval, key1, key2, key3, &
+        maxpass, border, maxchisq, mindeviation, ngiven, ldxgiven, xgiven, &
+        nextra, peakfinder, statefile, spin, nregions, neval, fail, integral, &
+        error, prob)
+      import :: c_int, c_long_long, c_double, gcuba_integrand
+      integer(c_int), intent(in) :: ndim, ncomp, flags, seed, key1, key2, &
+        key3, maxpass, ldxgiven
+      type(gcuba_integrand), intent(in) :: integrand
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, xgiven, spin
+      type(*), dimension(*) :: userdata, spin
+      integer(c_long_long), intent(in) :: nvec, mineval, maxeval, ngiven, &
+        nextra
+      real(c_double), intent(in) :: epsrel, epsabs, border, maxchisq, &
+        mindeviation, xgiven(*)
+      external :: peakfinder
+      character(len=*), intent(in) :: statefile
+      integer(c_int), intent(out) :: nregions, fail
+      integer(c_long_long), intent(out) :: neval
+      real(c_double), intent(out) :: integral(*), error(*), prob(*)
+      optional :: xgiven, peakfinder
+    end subroutine llgdivonne_desc
+  end interface llgdivonne
 
   ! Romberg over [0, 1] (gcuba's own; the integrand gets ndim = 1), int
   ! counts

@@ -77,7 +77,7 @@ function read_table(file,   line, more, t, n, i, cur, cmt, ln, k) {
         else if (t[i] == "anyrank") a_anyr[cur, k] = 1
         else err(TABLE ":" ln ": unknown option `" t[i] "'")
       }
-      if (a_anyr[cur, k] && a_k[cur, k] !~ /\[\]$/)
+      if (a_anyr[cur, k] && !is_array(a_k[cur, k]))
         err(TABLE ":" ln ": anyrank is for arrays")
       continue
     }
@@ -148,8 +148,13 @@ function read_table(file,   line, more, t, n, i, cur, cmt, ln, k) {
 
 function valid_kind(k) {
   return k ~ /^(int|count|real|size|int-ref|integrand|any|string)$/ ||
-    k ~ /^(hook|comm)$/ || k ~ /^(int-out|count-out)(\[\])?$/ ||
-    k == "real-out[]"
+    k ~ /^(hook|comm|xgiven|peakfinder)$/ ||
+    k ~ /^(int-out|count-out)(\[\])?$/ || k == "real-out[]"
+}
+
+# the kinds that are arrays: the outputs x[], and xgiven
+function is_array(k) {
+  return k ~ /\[\]$/ || k == "xgiven"
 }
 
 # ---------------------------------------------------------- C headers
@@ -327,6 +332,8 @@ function hkind(k, ll) {
   if (k == "string") return "const char*"
   if (k == "hook") return "fnptr"
   if (k == "comm") return "MPI_Comm"
+  if (k == "xgiven") return "double*"
+  if (k == "peakfinder") return "gcuba_peakfinder_t"
   if (k ~ /^int-out/) return "int*"
   if (k ~ /^count-out/) return ll ? "llong*" : "int*"
   return "double*"
@@ -428,11 +435,12 @@ function check_routine(i,   j, s, ig, fl, k) {
     if (k == "integrand") ig++
     if (a_nm[i, j] == "fail") fl = 1
     if (k == "string") nstr[i]++
-    if (it_type[i] == "routine" && k ~ /^(count|integrand|string)/)
+    if (it_type[i] == "routine" &&
+        k ~ /^(count|integrand|string|xgiven|peakfinder)/)
       err(s k " is for integrators")
     if (it_type[i] == "integrator" && k ~ /^(int-ref|hook|comm)$/)
       err(s k " is not for integrators")
-    if (it_bind[i] && (k ~ /^(any|hook|comm)$/ || k ~ /\[\]$/ || a_opt[i, j]))
+    if (it_bind[i] && (k ~ /^(any|hook|comm)$/ || is_array(k) || a_opt[i, j]))
       err(s "bind: " k " cannot be passed by value")
   }
   if (it_type[i] == "integrator" && (ig != 1 || !fl || nstr[i] > 1))
@@ -553,15 +561,15 @@ function fspec(i, j, ll, desc,   k, io) {
   k = a_k[i, j]
   if (k == "integrand")
     return desc ? "type(gcuba_integrand), intent(in)" : "external"
-  if (k == "hook") return "external"
+  if (k == "hook" || k == "peakfinder") return "external"
   if (k == "any") return "type(*), dimension(*)"
   if (k == "string") return "character(len=*), intent(in)"
   io = it_bind[i] && k != "int-ref" ? "value" : "intent(in)"
-  if (a_anyr[i, j]) io = ""
-  else if (k ~ /-out/) io = "intent(out)"
+  if (k ~ /-out/) io = a_anyr[i, j] ? "" : "intent(out)"
   io = io == "" ? "" : ", " io
   sub(/-.*/, "", k)
   if (k == "int" || k == "comm") return "integer(c_int)" io
+  if (k == "xgiven") return "real(c_double)" io
   if (k == "count") return "integer(" (ll ? "c_long_long" : "c_int") ")" io
   if (k == "real") return "real(c_double)" io
   return "integer(c_size_t)" io
@@ -584,7 +592,7 @@ function body(i, ll, desc, fname,   j, s, args, ns, spec, ents, nac, nacat,
       ents[ns] = ""
     }
     ents[seen[s]] = add(ents[seen[s]],
-                        a_nm[i, j] (a_k[i, j] ~ /\[\]$/ ? "(*)" : ""))
+                        a_nm[i, j] (is_array(a_k[i, j]) ? "(*)" : ""))
     if (a_k[i, j] == "any" || a_anyr[i, j]) {
       nac = add(nac, a_nm[i, j])
       if (!nacat) nacat = seen[s]
@@ -687,6 +695,8 @@ function wparam(i, j, ll, desc,   k, nm, n) {
   if (k == "string") return "const char *" nm
   if (k == "hook") return "void (*" nm ")()"
   if (k == "comm") return "const MPI_Fint *" nm
+  if (k == "xgiven") return "double " nm "[]"
+  if (k == "peakfinder") return "gcuba_peakfinder_t " nm
   if (k == "int-out") return "int *" nm
   if (k == "count-out") return n " *" nm
   if (k == "int-out[]") return "int " nm "[]"

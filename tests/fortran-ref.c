@@ -1,9 +1,10 @@
 /* tests/fortran-ref.c -- C side of the Fortran tests (test-fortran-*):
      - TAP output for Fortran (tapplan, tapok, tapdiag, tapdone), through
        tap.h, so that only C writes to stdout;
-     - the reference calls: refcuhre, llrefcuhre, refvegas, llrefvegas take
-       the arguments a Fortran test gave gcuhre & co. and call the C
-       interface (gCuhre, ...) with them, written independently of
+     - the reference calls: refcuhre, llrefcuhre, refvegas, llrefvegas,
+       refsuave, llrefsuave, refdivonne, llrefdivonne take the arguments
+       a Fortran test gave gcuhre & co. and call the C interface (gCuhre,
+       ...) with them, written independently of
        src/api/fortran.c: the integrand through gcuba_host_integrand
        (form 0: Cuba's 5 arguments, 1: the nvec form) or as the address of
        a gintegrand_t (form 2); statefile a NUL-terminated string;
@@ -89,6 +90,18 @@ static gintegrand_t in(int form, void *integrand)
       int *nregions, N *neval, int *fail, double *integral, double *error,     \
       double *prob
 
+#define DIVONNE_ARGS(N)                                                        \
+  const int *form, const int *ndim, const int *ncomp, void *integrand,         \
+      void *userdata, const N *nvec, const double *epsrel,                     \
+      const double *epsabs, const int *flags, const int *seed,                 \
+      const N *mineval, const N *maxeval, const int *key1, const int *key2,    \
+      const int *key3, const int *maxpass, const double *border,               \
+      const double *maxchisq, const double *mindeviation, const N *ngiven,     \
+      const int *ldxgiven, double *xgiven, const N *nextra,                    \
+      gcuba_peakfinder_t peakfinder, const char *statefile, void *spin,        \
+      int *nregions, N *neval, int *fail, double *integral, double *error,     \
+      double *prob
+
 /* refX_: the integrand as form says; refXd_: the same (form 2), under a
    second name for Fortran interfaces that take a type(gcuba_integrand) */
 void refcuhre_(CUHRE_ARGS(int));
@@ -146,6 +159,28 @@ void llrefsuave_(SUAVE_ARGS(long long))
            *epsabs, *flags, *seed, *mineval, *maxeval, *nnew, *nmin,
            *flatness, statefile, spin, nregions, neval, fail, integral,
            error, prob);
+}
+
+/* xgiven and peakfinder as Fortran passed them: Cuba's 0 is the address
+   of a 0, an absent optional argument NULL */
+void refdivonne_(DIVONNE_ARGS(int));
+void llrefdivonne_(DIVONNE_ARGS(long long));
+void refdivonne_(DIVONNE_ARGS(int))
+{
+  gDivonne(*ndim, *ncomp, in(*form, integrand), userdata, *nvec, *epsrel,
+           *epsabs, *flags, *seed, *mineval, *maxeval, *key1, *key2, *key3,
+           *maxpass, *border, *maxchisq, *mindeviation, *ngiven, *ldxgiven,
+           xgiven, *nextra, peakfinder, statefile, spin, nregions, neval,
+           fail, integral, error, prob);
+}
+
+void llrefdivonne_(DIVONNE_ARGS(long long))
+{
+  llgDivonne(*ndim, *ncomp, in(*form, integrand), userdata, *nvec, *epsrel,
+             *epsabs, *flags, *seed, *mineval, *maxeval, *key1, *key2,
+             *key3, *maxpass, *border, *maxchisq, *mindeviation, *ngiven,
+             *ldxgiven, xgiven, *nextra, peakfinder, statefile, spin,
+             nregions, neval, fail, integral, error, prob);
 }
 
 void refcuhred_(CUHRE_ARGS(int)) { refcuhre_(CUHRE_PASS); }

@@ -1,7 +1,8 @@
 /* tests/test-cuba.c -- a program written for Cuba (Cuba's cuba.h, Cuba's
    names, a plain integrand without a cast) linked with libgcuba-cuba:
-   Vegas, llVegas, Suave, llSuave, Cuhre and llCuhre give the bits of
-   gcuba's g routines on the same function; by default one thread (an
+   Vegas, llVegas, Suave, llSuave, Divonne, llDivonne, Cuhre and llCuhre
+   give the bits of gcuba's g routines on the same function (Divonne's
+   xgiven and peakfinder passed on); by default one thread (an
    integrand that keeps scratch in a global gives the answer it gives
    under Cuba); cubacores is gcubacores.  This file is part of gcuba. */
 #include <math.h>
@@ -23,6 +24,28 @@ static int Integrand(const int *ndim, const cubareal x[], const int *ncomp,
   scratch[2] = exp(-scratch[0] - 2 * scratch[1]);
   f[0] = scratch[2];
   return 0;
+}
+
+/* Cuba's demo integrand, smooth, in 3 dimensions */
+static int Demo(const int *ndim, const cubareal x[], const int *ncomp,
+                cubareal f[], void *userdata)
+{
+  (void)ndim;
+  (void)ncomp;
+  (void)userdata;
+  f[0] = sin(x[0]) * cos(x[1]) * exp(x[2]);
+  return 0;
+}
+
+/* Divonne's peak finder: the centre of the region b, one point */
+static void Centre(const int *ndim, const cubareal b[], int *n,
+                   cubareal x[], void *userdata)
+{
+  int d;
+  (void)userdata;
+  if (*n < 1) return;
+  for (d = 0; d < *ndim; ++d) x[d] = (b[2 * d] + b[2 * d + 1]) / 2;
+  *n = 1;
 }
 
 /* Cuba's nvec form, cast to integrand_t: records the cores it runs on */
@@ -58,6 +81,8 @@ int main(void)
 {
   const double truth = (1 - exp(-1.0)) * (1 - exp(-2.0)) / 2;
   gintegrand_t d = gcuba_host_integrand((gcuba_host_fn)Integrand, 1);
+  gintegrand_t d3 = gcuba_host_integrand((gcuba_host_fn)Demo, 1);
+  cubareal xgiven[3] = {.5, .5, .5};
   res a, b;
   int n, e;
   plan(0);
@@ -89,6 +114,36 @@ int main(void)
   llSuave(2, 1, Integrand, NULL, 1, 1e-3, 0, 0, 0, 0, 1000000, 1000, 2, 25,
           NULL, NULL, &a.nregions, &a.neval, &a.fail, &a.I, &a.E, &a.P);
   ok(same(&a, &b), "llSuave = gSuave");
+
+  /* Divonne: Cuba's demo arguments; the bits of gDivonne whatever its
+     fail (test-divonne checks the answers) */
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  Divonne(3, 1, Demo, NULL, 1, 1e-3, 0, 0, 0, 0, 50000, 47, 1, 1, 5, 0, 10,
+          .25, 0, 3, NULL, 0, NULL, NULL, NULL, &a.nregions, &e, &a.fail,
+          &a.I, &a.E, &a.P);
+  a.neval = e;
+  llgDivonne(3, 1, d3, NULL, 1, 1e-3, 0, 0, 0, 0, 50000, 47, 1, 1, 5, 0, 10,
+             .25, 0, 3, NULL, 0, NULL, NULL, NULL, &b.nregions, &b.neval,
+             &b.fail, &b.I, &b.E, &b.P);
+  ok(same(&a, &b), "Divonne = gDivonne (fail %d, %.10g +- %.1e)", a.fail,
+     a.I, a.E);
+  memset(&a, 0, sizeof a);
+  llDivonne(3, 1, Demo, NULL, 1, 1e-3, 0, 0, 0, 0, 50000, 47, 1, 1, 5, 0, 10,
+            .25, 0, 3, NULL, 0, NULL, NULL, NULL, &a.nregions, &a.neval,
+            &a.fail, &a.I, &a.E, &a.P);
+  ok(same(&a, &b), "llDivonne = gDivonne");
+  memset(&a, 0, sizeof a);
+  memset(&b, 0, sizeof b);
+  Divonne(3, 1, Demo, NULL, 1, 1e-3, 0, 0, 0, 0, 50000, 47, 1, 1, 5, 0, 10,
+          .25, 1, 3, xgiven, 1, Centre, NULL, NULL, &a.nregions, &e,
+          &a.fail, &a.I, &a.E, &a.P);
+  a.neval = e;
+  llgDivonne(3, 1, d3, NULL, 1, 1e-3, 0, 0, 0, 0, 50000, 47, 1, 1, 5, 0, 10,
+             .25, 1, 3, xgiven, 1, Centre, NULL, NULL, &b.nregions,
+             &b.neval, &b.fail, &b.I, &b.E, &b.P);
+  ok(same(&a, &b), "Divonne with xgiven and a peakfinder = gDivonne "
+     "(fail %d)", a.fail);
 
   memset(&a, 0, sizeof a);
   memset(&b, 0, sizeof b);

@@ -5,7 +5,10 @@
 ! integer*8 or a plain -1, statefile as a string -- and legacy integrand
 ! functions defined in this file; the results equal the C interface's for
 ! the same arguments bit for bit (tests/fortran-ref.c), fail codes
-! included.  GCUBA_INTEGRAND objects (tests/fortran-gpu.c) passed by name
+! included.  gdivonne and llgdivonne take Cuba's 0 for xgiven, an array
+! of rank 2, a peakfinder subroutine, or neither left out by keyword
+! (NULL for C); equal to C whatever their fail (test-divonne checks the
+! answers).  GCUBA_INTEGRAND objects (tests/fortran-gpu.c) passed by name
 ! through bind(c): on the GPU when this build has CUDA and a device is
 ! usable (required when GCUBA_TEST_REQUIRE_GPU=1), else on CPU threads;
 ! userdata of a bind(c) type copied to the GPU (gcuba_userdata_size).
@@ -96,6 +99,44 @@ module ftest
       character(len=*) :: statefile
     end subroutine refsuave
   end interface
+
+  interface refdivonne
+    subroutine refdivonne(form, ndim, ncomp, integrand, userdata, nvec, &
+        epsrel, epsabs, flags, seed, mineval, maxeval, key1, key2, key3, &
+        maxpass, border, maxchisq, mindeviation, ngiven, ldxgiven, xgiven, &
+        nextra, peakfinder, statefile, spin, nregions, neval, fail, &
+        integral, error, prob)
+      integer :: form, ndim, ncomp, nvec, flags, seed, mineval, maxeval, &
+        key1, key2, key3, maxpass, ngiven, ldxgiven, nextra, nregions, &
+        neval, fail
+      external :: integrand, peakfinder
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, xgiven, spin
+      type(*), dimension(*) :: userdata, spin
+      double precision :: epsrel, epsabs, border, maxchisq, mindeviation, &
+        xgiven(*), integral(*), error(*), prob(*)
+      character(len=*) :: statefile
+      optional :: xgiven, peakfinder
+    end subroutine refdivonne
+  end interface refdivonne
+
+  interface llrefdivonne
+    subroutine llrefdivonne(form, ndim, ncomp, integrand, userdata, nvec, &
+        epsrel, epsabs, flags, seed, mineval, maxeval, key1, key2, key3, &
+        maxpass, border, maxchisq, mindeviation, ngiven, ldxgiven, xgiven, &
+        nextra, peakfinder, statefile, spin, nregions, neval, fail, &
+        integral, error, prob)
+      integer :: form, ndim, ncomp, flags, seed, key1, key2, key3, maxpass, &
+        ldxgiven, nregions, fail
+      integer(8) :: nvec, mineval, maxeval, ngiven, nextra, neval
+      external :: integrand, peakfinder
+!GCC$ ATTRIBUTES NO_ARG_CHECK :: userdata, xgiven, spin
+      type(*), dimension(*) :: userdata, spin
+      double precision :: epsrel, epsabs, border, maxchisq, mindeviation, &
+        xgiven(*), integral(*), error(*), prob(*)
+      character(len=*) :: statefile
+      optional :: xgiven, peakfinder
+    end subroutine llrefdivonne
+  end interface llrefdivonne
 
   interface refvegas
     subroutine refvegas(form, ndim, ncomp, integrand, userdata, nvec, &
@@ -225,13 +266,14 @@ program module_test
   use ftest
   implicit none
   ! legacy integrands, defined at the end of this file
-  external :: f4four, fparam5, f4vec, f3comp, fabort, initf
+  external :: f4four, fparam5, f4vec, f3comp, fabort, initf, fsmooth, &
+    centre
   integer :: maxnv(0:1023), nvlim
   common /nvc/ maxnv, nvlim
 
   type(run) :: f, c, full, part
   type(param) :: p
-  double precision :: g, t3(3), arr(4)
+  double precision :: g, t3(3), arr(4), xg(3, 1)
   integer(8) :: spin8
   integer :: fail, hook(2), nr, ne
   character(len=40) :: sf
@@ -376,6 +418,62 @@ program module_test
     2, 25d0, nul, spin8, c%nregions, ne, c%fail, c%integral, c%error, c%prob)
   c%neval = ne
   call vegasok(f, c, 1, p%a/4**4, 'gsuave 5-argument form, type(param)')
+
+  ! ---- gDivonne: Cuba's demo arguments, equal to C whatever the fail.
+  ! Cuba's 0 for xgiven (ngiven = 0), peakfinder left out (nextra = 0):
+  ! the arguments after it by keyword
+  f = run(); c = run()
+  call gdivonne(3, 1, fsmooth, 0d0, 1, 1d-3, 1d-20, 0, 0, 0, 50000, 47, 1, &
+    1, 5, 0d0, 10d0, .25d0, 0, 3, 0, 0, statefile="", spin=spin8, &
+    nregions=f%nregions, neval=ne, fail=f%fail, integral=f%integral, &
+    error=f%error, prob=f%prob)
+  f%neval = ne
+  call refdivonne(0, 3, 1, fsmooth, 0d0, 1, 1d-3, 1d-20, 0, 0, 0, 50000, &
+    47, 1, 1, 5, 0d0, 10d0, .25d0, 0, 3, 0, 0, statefile=nul, spin=spin8, &
+    nregions=c%nregions, neval=ne, fail=c%fail, integral=c%integral, &
+    error=c%error, prob=c%prob)
+  c%neval = ne
+  write (msg, '(a,i0,a)') 'gdivonne, xgiven 0, peakfinder left out: &
+    &fail ', f%fail, ', as the C interface'
+  call tapok(same(f, c), msg)
+  ! xgiven(ldxgiven, ngiven) and a peakfinder subroutine, nextra = 2
+  xg = .5d0
+  f = run(); c = run()
+  call gdivonne(3, 1, fsmooth, 0d0, 1, 1d-3, 1d-20, 0, 0, 0, 50000, 47, 1, &
+    1, 5, 0d0, 10d0, .25d0, 1, 3, xg, 2, centre, "", spin8, f%nregions, &
+    ne, f%fail, f%integral, f%error, f%prob)
+  f%neval = ne
+  call refdivonne(0, 3, 1, fsmooth, 0d0, 1, 1d-3, 1d-20, 0, 0, 0, 50000, &
+    47, 1, 1, 5, 0d0, 10d0, .25d0, 1, 3, xg, 2, centre, nul, spin8, &
+    c%nregions, ne, c%fail, c%integral, c%error, c%prob)
+  c%neval = ne
+  write (msg, '(a,i0,a)') 'gdivonne, xgiven(3, 1) and a peakfinder &
+    &subroutine: fail ', f%fail, ', as the C interface'
+  call tapok(same(f, c), msg)
+  full = f
+  f = run(); c = run()
+  call llgdivonne(3, 1, fsmooth, 0d0, 1_8, 1d-3, 1d-20, 0, 0, 0_8, &
+    50000_8, 47, 1, 1, 5, 0d0, 10d0, .25d0, 1_8, 3, xg, 2_8, centre, "", &
+    spin8, f%nregions, f%neval, f%fail, f%integral, f%error, f%prob)
+  call llrefdivonne(0, 3, 1, fsmooth, 0d0, 1_8, 1d-3, 1d-20, 0, 0, 0_8, &
+    50000_8, 47, 1, 1, 5, 0d0, 10d0, .25d0, 1_8, 3, xg, 2_8, centre, nul, &
+    spin8, c%nregions, c%neval, c%fail, c%integral, c%error, c%prob)
+  call tapok(same(f, c) .and. same(f, full), &
+    'llgdivonne, the same: = C llgDivonne = gdivonne')
+  ! nextra > 0 with the peakfinder left out: C sees NULL
+  f = run(); c = run()
+  call gdivonne(3, 1, fsmooth, 0d0, 1, 1d-3, 1d-20, 0, 0, 0, 50000, 47, 1, &
+    1, 5, 0d0, 10d0, .25d0, 1, 3, xg, 2, statefile="", spin=spin8, &
+    nregions=f%nregions, neval=ne, fail=f%fail, integral=f%integral, &
+    error=f%error, prob=f%prob)
+  f%neval = ne
+  call refdivonne(0, 3, 1, fsmooth, 0d0, 1, 1d-3, 1d-20, 0, 0, 0, 50000, &
+    47, 1, 1, 5, 0d0, 10d0, .25d0, 1, 3, xg, 2, statefile=nul, spin=spin8, &
+    nregions=c%nregions, neval=ne, fail=c%fail, integral=c%integral, &
+    error=c%error, prob=c%prob)
+  c%neval = ne
+  call tapok(same(f, c) .and. f%fail == GCUBA_FAIL_PARAM, &
+    'gdivonne nextra = 2, peakfinder left out: fail -6')
 
   ! ---- gVegas and llgVegas
   f = run(); c = run()
@@ -601,6 +699,27 @@ integer function fabort(ndim, x, ncomp, f)
   fabort = 0
   if (x(1) > .7d0) fabort = -999
 end function fabort
+
+! Cuba's demo integrand sin(x_1) cos(x_2) exp(x_3), smooth
+integer function fsmooth(ndim, x, ncomp, f)
+  implicit none
+  integer :: ndim, ncomp
+  double precision :: x(ndim), f(ncomp)
+  f(1) = sin(x(1))*cos(x(2))*exp(x(3))
+  fsmooth = 0
+end function fsmooth
+
+! Divonne's peak finder: the centre of the region b, one point
+subroutine centre(ndim, b, n, x, userdata)
+  implicit none
+  integer :: ndim, n, d
+  double precision :: b(2, ndim), x(ndim, *), userdata
+  if (n < 1) return
+  do d = 1, ndim
+    x(d, 1) = (b(1, d) + b(2, d))/2
+  end do
+  n = 1
+end subroutine centre
 
 subroutine initf(hook, core)
   implicit none

@@ -53,6 +53,9 @@ int main(void)
          0, 0, &neval, &fail, integral, error, prob);
   gSuave(2, 1, Integrand, 0, 1, 1e-3, 0, 0, 0, 0, 1000, 100, 2, 25, 0, 0,
          &nregions, &neval, &fail, integral, error, prob);
+  gDivonne(2, 1, Integrand, 0, 1, 1e-3, 0, 0, 0, 0, 1000, 47, 1, 1, 5, 0,
+           10, .25, 0, 2, 0, 0, 0, 0, 0, &nregions, &neval, &fail, integral,
+           error, prob);
   gRomberg(1, Integrand, 0, 1, 1e-3, 0, 0, 0, 1000, &neval, &fail,
            integral, error, prob);
   return 0;

@@ -5,8 +5,6 @@
    a directory of its own ($(includedir)/gcuba-cuba), so that it is found
    only when asked for.  What differs from Cuba: doc/cuba.md.
 
-   Not yet in gcuba: Divonne (a call links only once gDivonne exists).
-
    This file is part of gcuba. */
 #ifndef CUBA_H
 #define CUBA_H
@@ -14,8 +12,9 @@
 typedef double cubareal;
 
 /* the integrand: called with Cuba's arguments (ndim, x, ncomp, f,
-   userdata, nvec, core; Vegas and Suave also weight, iter), so a
-   function declaring more of them works through a cast, as with Cuba */
+   userdata, nvec, core; Vegas and Suave also weight, iter; Divonne also
+   phase), so a function declaring more of them works through a cast, as
+   with Cuba */
 typedef int (*integrand_t)(const int *ndim, const cubareal x[],
                            const int *ncomp, cubareal f[], void *userdata);
 

@@ -3,8 +3,9 @@
    wrapper: included by gcuba.h.  It becomes gcuba_host_integrand(f, 1),
    a descriptor that runs on CPU threads and is called as Cuba calls it,
    with Cuba's extra arguments (nvec, core; gVegas and gSuave also weight
-   and iter), so that nvec > 1 works as under Cuba.  To run on the GPU,
-   define the integrand with GCUBA_INTEGRAND and compile it with nvcc.
+   and iter, gDivonne phase), so that nvec > 1 works as under Cuba.  To
+   run on the GPU, define the integrand with GCUBA_INTEGRAND and compile
+   it with nvcc.
    C11 and later: each routine is also a macro whose _Generic passes a
    gintegrand_t on unchanged; C++: overloads.  C99 has neither: wrap the
    function with gcuba_host_integrand.  Define GCUBA_NO_PLAIN_INTEGRANDS
@@ -93,6 +94,44 @@ inline void llgSuave(const int ndim, const int ncomp,
            epsrel, epsabs, flags, seed, mineval, maxeval, nnew, nmin,
            flatness, statefile, spin, nregions, neval, fail, integral, error,
            prob);
+}
+inline void gDivonne(const int ndim, const int ncomp,
+                     gcuba_integrand_fn integrand, void *userdata,
+                     const int nvec, const gcubareal epsrel,
+                     const gcubareal epsabs, const int flags, const int seed,
+                     const int mineval, const int maxeval, const int key1,
+                     const int key2, const int key3, const int maxpass,
+                     const gcubareal border, const gcubareal maxchisq,
+                     const gcubareal mindeviation, const int ngiven,
+                     const int ldxgiven, gcubareal xgiven[],
+                     const int nextra, gcuba_peakfinder_t peakfinder,
+                     const char *statefile, void *spin, int *nregions,
+                     int *neval, int *fail, gcubareal integral[],
+                     gcubareal error[], gcubareal prob[]) {
+  gDivonne(ndim, ncomp, gcuba_host_integrand(integrand, 1), userdata, nvec,
+           epsrel, epsabs, flags, seed, mineval, maxeval, key1, key2, key3,
+           maxpass, border, maxchisq, mindeviation, ngiven, ldxgiven, xgiven,
+           nextra, peakfinder, statefile, spin, nregions, neval, fail,
+           integral, error, prob);
+}
+inline void
+llgDivonne(const int ndim, const int ncomp, gcuba_integrand_fn integrand,
+           void *userdata, const long long int nvec, const gcubareal epsrel,
+           const gcubareal epsabs, const int flags, const int seed,
+           const long long int mineval, const long long int maxeval,
+           const int key1, const int key2, const int key3, const int maxpass,
+           const gcubareal border, const gcubareal maxchisq,
+           const gcubareal mindeviation, const long long int ngiven,
+           const int ldxgiven, gcubareal xgiven[],
+           const long long int nextra, gcuba_peakfinder_t peakfinder,
+           const char *statefile, void *spin, int *nregions,
+           long long int *neval, int *fail, gcubareal integral[],
+           gcubareal error[], gcubareal prob[]) {
+  llgDivonne(ndim, ncomp, gcuba_host_integrand(integrand, 1), userdata,
+             nvec, epsrel, epsabs, flags, seed, mineval, maxeval, key1, key2,
+             key3, maxpass, border, maxchisq, mindeviation, ngiven, ldxgiven,
+             xgiven, nextra, peakfinder, statefile, spin, nregions, neval,
+             fail, integral, error, prob);
 }
 inline void gRomberg(const int ncomp, gcuba_integrand_fn integrand,
                      void *userdata, const int nvec, const gcubareal epsrel,
@@ -191,6 +230,10 @@ llgVegasBatch(const int nintegrals, const int ndim, const int ncomp,
   gSuave(ndim, ncomp, GCUBA_PLAIN_(integrand), __VA_ARGS__)
 #define llgSuave(ndim, ncomp, integrand, ...)                                \
   llgSuave(ndim, ncomp, GCUBA_PLAIN_(integrand), __VA_ARGS__)
+#define gDivonne(ndim, ncomp, integrand, ...)                                \
+  gDivonne(ndim, ncomp, GCUBA_PLAIN_(integrand), __VA_ARGS__)
+#define llgDivonne(ndim, ncomp, integrand, ...)                              \
+  llgDivonne(ndim, ncomp, GCUBA_PLAIN_(integrand), __VA_ARGS__)
 #define gRomberg(ncomp, integrand, ...)                                      \
   gRomberg(ncomp, GCUBA_PLAIN_(integrand), __VA_ARGS__)
 #define llgRomberg(ncomp, integrand, ...)                                    \

@@ -10,6 +10,10 @@
    gromberg_ and llgromberg_ (gcuba's own 1-D routine) take gRomberg's
    arguments, gcuhrebatch_, gvegasbatch_ and their ll forms the batch
    routines' (userstride an integer*8); they have no character argument.
+   gdivonne_ and llgdivonne_ pass xgiven on as C's array and peakfinder, a
+   Fortran subroutine (every argument by reference), on as C's
+   gcuba_peakfinder_t, as Cuba does; it is called only when nextra > 0,
+   so Cuba's 0 in its place is fine (the module's absent one is NULL).
    The integrand comes in two kinds:
      gcuhre_, llgcuhre_, gvegas_, llgvegas_, gromberg_, llgromberg_: a
        Fortran function, run on CPU
@@ -92,9 +96,10 @@ static void fstring(const char *s, char *out, size_t len)
 
 /* The entry points, written by fortran/gen.sh from fortran/routines.def
    (the table of routines and arguments): gcuhre_, gcuhre_desc_, llgcuhre_,
-   llgcuhre_desc_ and the same for gvegas, gromberg, gcuhrebatch and
-   gvegasbatch; gcubacores_ & co.  Each takes the C routine's arguments by
-   reference, in its order, plus the hidden lengths; a Fortran function
-   goes through ffunction, a descriptor through fdescriptor, a statefile
-   through fbegin, a string result through fstring. */
+   llgcuhre_desc_ and the same for gvegas, gsuave, gdivonne, gromberg,
+   gcuhrebatch and gvegasbatch; gcubacores_ & co.  Each takes the C
+   routine's arguments by reference, in its order, plus the hidden
+   lengths; a Fortran function goes through ffunction, a descriptor
+   through fdescriptor, a statefile through fbegin, a string result
+   through fstring. */
 #include "fortran.inc"

@@ -1,21 +1,22 @@
 /* src/compat/cuba.c -- libgcuba-cuba: Cuba 4.2.2's symbols (C: Vegas,
-   llVegas, Suave, llSuave, Cuhre, llCuhre, cubacores, ...; Fortran:
-   vegas_, llvegas_, suave_, ...) handed to libgcuba's g routines, so that
-   a Cuba program moves to gcuba by relinking (include/cuba/cuba.h is
-   Cuba's header).
+   llVegas, Suave, llSuave, Divonne, llDivonne, Cuhre, llCuhre, cubacores,
+   ...; Fortran: vegas_, llvegas_, suave_, divonne_, ...) handed to
+   libgcuba's g routines, so that a Cuba program moves to gcuba by
+   relinking (include/cuba/cuba.h is Cuba's header).
 
    The integrand is Cuba's plain function: it gets a descriptor of the
    nvec kind on the stack (called as Cuba calls it: ndim, x, ncomp, f,
-   userdata, nvec, core, and for Vegas and Suave weight and iter), and runs
-   on CPU threads.  Cuba's workers are processes, each with its own
+   userdata, nvec, core, for Vegas and Suave weight and iter, for Divonne
+   phase), and runs on CPU threads; Divonne's peakfinder is passed on as
+   it is.  Cuba's workers are processes, each with its own
    globals and its own copy of userdata; gcuba's are threads, which would
    share an integrand's scratch.  So through Cuba's names gcuba uses one
    thread unless the program asks for more: GCUBACORES, gcubacores, or
    Cuba's cubacores called by the program (CUBACORES, Cuba's count of
    worker processes, is not such a request).  One thread gives the bits
    of any thread count (gcuba's results do not depend on it).
-   CUBAVERBOSE raises the verbosity as under Cuba.  Divonne is not here
-   yet (a call to it does not link).  This file is part of gcuba. */
+   CUBAVERBOSE raises the verbosity as under Cuba.  This file is part of
+   gcuba. */
 #include <stdlib.h>
 #include <string.h>
 #include "gcuba.h"
@@ -123,6 +124,50 @@ void llSuave(const int ndim, const int ncomp, integrand_t integrand,
              error, prob);
 }
 
+void Divonne(const int ndim, const int ncomp, integrand_t integrand,
+             void *userdata, const int nvec, const cubareal epsrel,
+             const cubareal epsabs, const int flags, const int seed,
+             const int mineval, const int maxeval, const int key1,
+             const int key2, const int key3, const int maxpass,
+             const cubareal border, const cubareal maxchisq,
+             const cubareal mindeviation, const int ngiven,
+             const int ldxgiven, cubareal xgiven[], const int nextra,
+             peakfinder_t peakfinder, const char *statefile, void *spin,
+             int *nregions, int *neval, int *fail, cubareal integral[],
+             cubareal error[], cubareal prob[])
+{
+  struct gcuba_integrand d;
+  threads();
+  (gDivonne)(ndim, ncomp, describe(&d, integrand), userdata, nvec, epsrel,
+             epsabs, flags_of(flags), seed, mineval, maxeval, key1, key2,
+             key3, maxpass, border, maxchisq, mindeviation, ngiven,
+             ldxgiven, xgiven, nextra, peakfinder, statefile, spin,
+             nregions, neval, fail, integral, error, prob);
+}
+
+void llDivonne(const int ndim, const int ncomp, integrand_t integrand,
+               void *userdata, const long long int nvec,
+               const cubareal epsrel, const cubareal epsabs,
+               const int flags, const int seed,
+               const long long int mineval, const long long int maxeval,
+               const int key1, const int key2, const int key3,
+               const int maxpass, const cubareal border,
+               const cubareal maxchisq, const cubareal mindeviation,
+               const long long int ngiven, const int ldxgiven,
+               cubareal xgiven[], const long long int nextra,
+               peakfinder_t peakfinder, const char *statefile, void *spin,
+               int *nregions, long long int *neval, int *fail,
+               cubareal integral[], cubareal error[], cubareal prob[])
+{
+  struct gcuba_integrand d;
+  threads();
+  (llgDivonne)(ndim, ncomp, describe(&d, integrand), userdata, nvec,
+               epsrel, epsabs, flags_of(flags), seed, mineval, maxeval,
+               key1, key2, key3, maxpass, border, maxchisq, mindeviation,
+               ngiven, ldxgiven, xgiven, nextra, peakfinder, statefile,
+               spin, nregions, neval, fail, integral, error, prob);
+}
+
 void Cuhre(const int ndim, const int ncomp, integrand_t integrand,
            void *userdata, const int nvec, const cubareal epsrel,
            const cubareal epsabs, const int flags, const int mineval,
@@ -191,6 +236,21 @@ void llgsuave_(const int *, const int *, ffn, void *, const long long *,
                const long long *, const double *, const char *, void *,
                int *, long long *, int *, double *, double *, double *,
                size_t);
+void gdivonne_(const int *, const int *, ffn, void *, const int *,
+               const double *, const double *, const int *, const int *,
+               const int *, const int *, const int *, const int *,
+               const int *, const int *, const double *, const double *,
+               const double *, const int *, const int *, double *,
+               const int *, peakfinder_t, const char *, void *, int *,
+               int *, int *, double *, double *, double *, size_t);
+void llgdivonne_(const int *, const int *, ffn, void *, const long long *,
+                 const double *, const double *, const int *, const int *,
+                 const long long *, const long long *, const int *,
+                 const int *, const int *, const int *, const double *,
+                 const double *, const double *, const long long *,
+                 const int *, double *, const long long *, peakfinder_t,
+                 const char *, void *, int *, long long *, int *, double *,
+                 double *, double *, size_t);
 void gcuhre_(const int *, const int *, ffn, void *, const int *,
              const double *, const double *, const int *, const int *,
              const int *, const int *, const char *, void *, int *, int *,
@@ -291,6 +351,72 @@ void llsuave_(const int *ndim, const int *ncomp, ffn integrand,
   llgsuave_(ndim, ncomp, integrand, userdata, nvec, epsrel, epsabs, &fl,
             seed, mineval, maxeval, nnew, nmin, flatness, statefile, spin,
             nregions, neval, fail, integral, error, prob, len);
+}
+
+void divonne_(const int *ndim, const int *ncomp, ffn integrand,
+              void *userdata, const int *nvec, const double *epsrel,
+              const double *epsabs, const int *flags, const int *seed,
+              const int *mineval, const int *maxeval, const int *key1,
+              const int *key2, const int *key3, const int *maxpass,
+              const double *border, const double *maxchisq,
+              const double *mindeviation, const int *ngiven,
+              const int *ldxgiven, double *xgiven, const int *nextra,
+              peakfinder_t peakfinder, const char *statefile, void *spin,
+              int *nregions, int *neval, int *fail, double *integral,
+              double *error, double *prob, size_t len);
+void divonne_(const int *ndim, const int *ncomp, ffn integrand,
+              void *userdata, const int *nvec, const double *epsrel,
+              const double *epsabs, const int *flags, const int *seed,
+              const int *mineval, const int *maxeval, const int *key1,
+              const int *key2, const int *key3, const int *maxpass,
+              const double *border, const double *maxchisq,
+              const double *mindeviation, const int *ngiven,
+              const int *ldxgiven, double *xgiven, const int *nextra,
+              peakfinder_t peakfinder, const char *statefile, void *spin,
+              int *nregions, int *neval, int *fail, double *integral,
+              double *error, double *prob, size_t len)
+{
+  const int fl = flags_of(*flags);
+  threads();
+  gdivonne_(ndim, ncomp, integrand, userdata, nvec, epsrel, epsabs, &fl,
+            seed, mineval, maxeval, key1, key2, key3, maxpass, border,
+            maxchisq, mindeviation, ngiven, ldxgiven, xgiven, nextra,
+            peakfinder, statefile, spin, nregions, neval, fail, integral,
+            error, prob, len);
+}
+
+void lldivonne_(const int *ndim, const int *ncomp, ffn integrand,
+                void *userdata, const long long *nvec, const double *epsrel,
+                const double *epsabs, const int *flags, const int *seed,
+                const long long *mineval, const long long *maxeval,
+                const int *key1, const int *key2, const int *key3,
+                const int *maxpass, const double *border,
+                const double *maxchisq, const double *mindeviation,
+                const long long *ngiven, const int *ldxgiven,
+                double *xgiven, const long long *nextra,
+                peakfinder_t peakfinder, const char *statefile, void *spin,
+                int *nregions, long long *neval, int *fail,
+                double *integral, double *error, double *prob, size_t len);
+void lldivonne_(const int *ndim, const int *ncomp, ffn integrand,
+                void *userdata, const long long *nvec, const double *epsrel,
+                const double *epsabs, const int *flags, const int *seed,
+                const long long *mineval, const long long *maxeval,
+                const int *key1, const int *key2, const int *key3,
+                const int *maxpass, const double *border,
+                const double *maxchisq, const double *mindeviation,
+                const long long *ngiven, const int *ldxgiven,
+                double *xgiven, const long long *nextra,
+                peakfinder_t peakfinder, const char *statefile, void *spin,
+                int *nregions, long long *neval, int *fail,
+                double *integral, double *error, double *prob, size_t len)
+{
+  const int fl = flags_of(*flags);
+  threads();
+  llgdivonne_(ndim, ncomp, integrand, userdata, nvec, epsrel, epsabs, &fl,
+              seed, mineval, maxeval, key1, key2, key3, maxpass, border,
+              maxchisq, mindeviation, ngiven, ldxgiven, xgiven, nextra,
+              peakfinder, statefile, spin, nregions, neval, fail, integral,
+              error, prob, len);
 }
 
 void cuhre_(const int *ndim, const int *ncomp, ffn integrand, void *userdata,

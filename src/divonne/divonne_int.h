@@ -58,6 +58,7 @@ typedef struct dtot {
   double avg, spreadsq, spread, secondspread;
   double nneed, maxerrsq, mindevsq;
   double integral, sigsq, chisq;
+  double sigw;          /* sum of sigsq^2 / its degrees of freedom */
   double pavg[2], perr[2];
   int iregion;
 } dtot;

@@ -117,6 +117,22 @@ static void partition(divonne *d)
 #define VAR(e, spread, neff)                                                   \
   ((e) ? (e) * (e) : ((spread) / (double)(neff)) * ((spread) / (double)(neff)))
 
+/* The final variance is a sum of the regions' estimates, those of the
+   shifted lattices with one degree of freedom each.  When a few regions
+   dominate it, the sum has few degrees of freedom (Satterthwaite's
+   nu = (sum v)^2 / sum v^2 / nu_r) and may well be far below the true
+   variance: the factor nu / chi^2_nu(5%) makes the error one that the
+   true variance exceeds with 5% probability. */
+static double inflate(const dtot *t)
+{
+  double nu;
+  if (!(t->sigw > 0)) return 1;
+  nu = t->sigsq * t->sigsq / t->sigw;
+  if (nu > 1e5) return 1;
+  if (nu < 1) nu = 1;
+  return floor(nu) / gcuba_chisq_quantile(.05, (int)floor(nu));
+}
+
 /* phases 2 and 3; the points the final phase was short of its wish, or
    -1 when it could not run */
 static long long final(divonne *d, double *prob)
@@ -133,7 +149,7 @@ static long long final(divonne *d, double *prob)
     if (t->nneed > nneed) nneed = t->nneed;
     t->maxerrsq = me * me;
     t->mindevsq = t->maxerrsq * c->mindeviation * c->mindeviation;
-    t->integral = t->sigsq = t->chisq = 0;
+    t->integral = t->sigsq = t->chisq = t->sigw = 0;
   }
   nwant = nneed < 1e15 ? (long long)ceil(nneed) : (long long)1e15;
   short_ = gcuba_divonne_lookup(d, 1, c->key2, nwant,
@@ -262,6 +278,10 @@ static long long final(divonne *d, double *prob)
       if (chisq > EPSCHI) chisq /= fmax(chiden, NOTZERO);
       t->integral += avg;
       t->sigsq += sigsq;
+      /* two shifted copies: one degree of freedom */
+      if (d->samp[todo == 3 ? 2 : 1].shifted &&
+          (todo == 3 ? r->err[cc] : t->perr[1]) > 0)
+        t->sigw += sigsq * sigsq;
       t->chisq += chisq;
       r->avg[cc] = avg;
       r->spread[cc] = sqrt(sigsq);
@@ -272,7 +292,7 @@ static long long final(divonne *d, double *prob)
   df += d->nreg;
   for (cc = 0; cc < nc; ++cc) {
     c->integral[cc] = d->tot[cc].integral;
-    c->error[cc] = sqrt(d->tot[cc].sigsq);
+    c->error[cc] = sqrt(d->tot[cc].sigsq * inflate(&d->tot[cc]));
     prob[cc] = gcuba_chisq_prob(d->tot[cc].chisq, (int)(df < INT_MAX ? df
                                                                  : INT_MAX));
   }

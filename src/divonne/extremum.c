@@ -5,8 +5,9 @@
    gradient by finite differences, each coordinate scaled by the box's
    width, with a step that doubles after a success and shrinks fourfold
    after a failure; coordinates at a face whose gradient points outwards
-   stay there.  It stops when the step falls below 2^-20 of the box, or
-   after 50 ndim evaluations (the budget of Cuba's search).  This file is
+   stay there.  It stops after a step that gains less than 5% of
+   1 + |f| (Cuba's tolerance), when the step falls below 2^-20 of the
+   box, or after 50 ndim evaluations (the budget of Cuba's search).  This file is
    part of gcuba. */
 #include <math.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #define STEP0 .25
 #define STEPMIN 0x1p-20
 #define FD 0x1p-16 /* the finite difference, relative to the box */
+#define FTOL 5e-2  /* a step that gains less (relative to 1 + |f|) ends it */
 
 double gcuba_divonne_minimum(divonne *d, const double *lo, const double *hi,
                              double *x, double fx)
@@ -52,8 +54,10 @@ double gcuba_divonne_minimum(divonne *d, const double *lo, const double *hi,
       }
       fy = gcuba_divonne_point(d, y);
       if (fy < fx) {
+        const double gain = fx - fy;
         memcpy(x, y, (size_t)nd * sizeof(double));
         fx = fy;
+        if (gain <= FTOL * (1 + fabs(fx))) return fx;
         step = 2 * step < 1 ? 2 * step : 1;
         moved = 1;
         break;

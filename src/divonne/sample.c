@@ -160,16 +160,18 @@ long long gcuba_divonne_lookup(divonne *d, int isamp, int key,
     s->n = s->neff / 2 + 1;
     s->a = cached_multiplier(s->neff, d->ndim);
   } else {
-    /* the final phase's lattices: two randomly shifted copies of a
-       lattice of p >= n/2 points, 2p evaluations in all, whose
-       difference is the error */
-    long long m = n < nmax ? n : nmax;
+    /* the final phase's lattices: two copies of the folded lattice, each
+       with its own random half shifts (below), 2 (p/2 + 1) evaluations
+       in all, whose difference is the error */
+    long long half = n / 2 + 1, lim = nmax / 2;
     s->kind = DIV_LATTICE;
     s->shifted = 1;
-    s->neff = prime_from(m / 2);
-    s->n = 2 * s->neff;
+    if (half > lim) half = lim;
+    if (half < 2) half = 2;
+    s->neff = prime_from(2 * half - 1);
+    s->n = 2 * (s->neff / 2 + 1);
     s->a = cached_multiplier(s->neff, d->ndim);
-    n = 2 * (n / 2 + 1 > 3 ? n / 2 + 1 : 3);
+    n = 2 * (n / 2 + 1);
   }
   return (n > nmax ? n - nmax : 0) | (nmax < nmin ? 1LL << 62 : 0);
 }
@@ -298,23 +300,33 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
   x = d->sx;
   f = d->sf;
   if (s->kind == DIV_LATTICE && s->shifted) {
-    /* copy h: point i at the tent of frac(i a^j / p + shift_j) */
-    const long long p = s->neff;
-    double u[2 * GCUBA_MAXDIM];
-    int h;
-    for (h = 0; h < 2; ++h) {
+    /* copy h: point i at the tent of frac(i a^j / p + s_j), each s_j 0 or
+       1/2 at random.  Half shifts keep the tent's symmetry (i and p - i
+       still coincide), so a copy costs p/2 + 1 evaluations as the
+       partition's lattice does; the two copies' patterns differ */
+    const long long p = s->neff, m = p / 2 + 1;
+    double u[GCUBA_MAXDIM];
+    int sh[2][GCUBA_MAXDIM], h, same = 1;
+    gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
+    for (j = 0; j < nd; ++j) sh[0][j] = u[j] < .5;
+    while (same) {
       gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
-      for (i = 0; i < p; ++i) {
+      for (j = 0; j < nd; ++j) {
+        sh[1][j] = u[j] < .5;
+        if (sh[1][j] != sh[0][j]) same = 0;
+      }
+    }
+    for (h = 0; h < 2; ++h)
+      for (i = 0; i < m; ++i) {
         long long c = i;
         for (j = 0; j < nd; ++j) {
-          double v = (double)c / (double)p + u[j];
+          double v = (double)c / (double)p + .5 * sh[h][j];
           v -= floor(v);
           v = 1 - fabs(2 * v - 1);
-          x[(h * p + i) * nd + j] = r->lo[j] + v * (r->hi[j] - r->lo[j]);
+          x[(h * m + i) * nd + j] = r->lo[j] + v * (r->hi[j] - r->lo[j]);
           c = c * s->a % p;
         }
       }
-    }
   } else if (s->kind == DIV_LATTICE) {
     /* point i: |2 (i a^j mod p) / p - 1| along axis j; i = 0 is the
        upper corner, i and p - i coincide */
@@ -352,17 +364,18 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
   if (s->kind == DIV_RULE) {
     gcuba_rule_apply(s->rule, nc, f, r->vol, NULL, r->avg, r->err, NULL);
   } else if (s->shifted) {
-    const long long p = s->neff;
+    const long long p = s->neff, m = p / 2 + 1;
     for (cc = 0; cc < nc; ++cc) {
-      double a0 = 0, a1 = 0;
-      for (i = 0; i < p; ++i) {
-        a0 += f[i * nc + cc];
-        a1 += f[(p + i) * nc + cc];
+      double a[2];
+      int h;
+      for (h = 0; h < 2; ++h) {
+        const double *fh = f + h * m * nc;
+        double sum = 0;
+        for (i = 1; i < m; ++i) sum += fh[i * nc + cc];
+        a[h] = r->vol / (double)p * (2 * sum + fh[cc]);
       }
-      a0 *= r->vol / (double)p;
-      a1 *= r->vol / (double)p;
-      r->avg[cc] = .5 * (a0 + a1);
-      r->err[cc] = .5 * fabs(a0 - a1);
+      r->avg[cc] = .5 * (a[0] + a[1]);
+      r->err[cc] = .5 * fabs(a[0] - a[1]);
     }
   } else {
     for (cc = 0; cc < nc; ++cc) {
