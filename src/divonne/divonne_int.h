@@ -20,6 +20,9 @@
 #define DIV_POSTDEPTH 15
 /* the largest lattice (points per region: half of it plus one) */
 #define DIV_MAXPRIME 9689
+/* the final phase's randomly shifted copies of a lattice (Genz's
+   protocol: 2 copies 156 claims, 3 copies 162, 4 copies 154) */
+#define DIV_COPIES 3
 /* a key's absolute value below this multiplies the points needed */
 #define DIV_KEYMULT 40
 
@@ -32,7 +35,7 @@ typedef struct dsamp {
   long long neff;  /* the points they stand for (a lattice: its prime) */
   long long a;     /* a lattice's multiplier */
   int key;         /* a rule's key */
-  int shifted;     /* a lattice drawn twice, randomly shifted */
+  int shifted;     /* a lattice drawn this many times, randomly shifted */
   struct gcuba_rule *rule; /* a rule's table */
 } dsamp;
 
@@ -75,6 +78,8 @@ typedef struct divonne {
   int selcomp, selsign; /* the component a search follows, +1 min / -1 max */
   int rr;               /* the next axis of a bisection with no clue */
   long long neval, neval_opt, neval_cut;
+  long long limit;      /* pieces explored past this many evaluations are
+                           not cut further */
   dsamp samp[3];
   struct gcuba_rule *rules; /* [3] the samplers' rules */
   uint64_t nshift;      /* the random shifts drawn */

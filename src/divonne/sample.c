@@ -4,9 +4,12 @@
                                   (detail/rule.h), with its error;
      other positive keys          a lattice of the Korobov kind: |key|
                                   points (below 40: |key| times the
-                                  points needed) folded by the tent map,
-                                  so that a lattice of p points (p prime)
-                                  takes p/2 + 1 evaluations;
+                                  points needed).  In the partition it is
+                                  folded by the tent map, so that a
+                                  lattice of p points (p prime) takes
+                                  p/2 + 1 evaluations; in the final phase
+                                  it is drawn DIV_COPIES times, each copy
+                                  randomly shifted, for an error;
      negative keys                quasi-random points (seed 0: one Sobol
                                   sequence over the whole call) or
                                   pseudo-random ones (Philox, keyed by the
@@ -160,18 +163,20 @@ long long gcuba_divonne_lookup(divonne *d, int isamp, int key,
     s->n = s->neff / 2 + 1;
     s->a = cached_multiplier(s->neff, d->ndim);
   } else {
-    /* the final phase's lattices: two copies of the folded lattice, each
-       with its own random half shifts (below), 2 (p/2 + 1) evaluations
-       in all, whose difference is the error */
-    long long half = n / 2 + 1, lim = nmax / 2;
+    /* the final phase's lattices: K = DIV_COPIES copies of a lattice
+       of p points (p prime, about half the points asked for), each
+       shifted by its own random vector, K p evaluations in all, whose
+       scatter is the error */
+    const int K = DIV_COPIES;
+    long long half = n / 2 + 1, lim = nmax / K;
     s->kind = DIV_LATTICE;
-    s->shifted = 1;
+    s->shifted = K;
     if (half > lim) half = lim;
     if (half < 2) half = 2;
-    s->neff = prime_from(2 * half - 1);
-    s->n = 2 * (s->neff / 2 + 1);
+    s->neff = prime_from(half);
+    s->n = K * s->neff;
     s->a = cached_multiplier(s->neff, d->ndim);
-    n = 2 * (n / 2 + 1);
+    n = K * (n / 2 + 1);
   }
   return (n > nmax ? n - nmax : 0) | (nmax < nmin ? 1LL << 62 : 0);
 }
@@ -300,33 +305,29 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
   x = d->sx;
   f = d->sf;
   if (s->kind == DIV_LATTICE && s->shifted) {
-    /* copy h: point i at the tent of frac(i a^j / p + s_j), each s_j 0 or
-       1/2 at random.  Half shifts keep the tent's symmetry (i and p - i
-       still coincide), so a copy costs p/2 + 1 evaluations as the
-       partition's lattice does; the two copies' patterns differ */
-    const long long p = s->neff, m = p / 2 + 1;
+    /* copy h: point i at the tent of frac(i a^j / p + u_j), u uniform in
+       the unit cube: each copy is an unbiased estimate (Cranley and
+       Patterson's random shift), the tent keeps the lattice's accuracy
+       on integrands that are not periodic.  (Shifts by 0 or 1/2 alone,
+       which would keep the partition lattice's folding, leave every
+       copy's points on the same grid along each axis: a jump along an
+       axis would bias all copies alike, unseen by their scatter) */
+    const long long p = s->neff;
     double u[GCUBA_MAXDIM];
-    int sh[2][GCUBA_MAXDIM], h, same = 1;
-    gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
-    for (j = 0; j < nd; ++j) sh[0][j] = u[j] < .5;
-    while (same) {
+    int h;
+    for (h = 0; h < s->shifted; ++h) {
       gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
-      for (j = 0; j < nd; ++j) {
-        sh[1][j] = u[j] < .5;
-        if (sh[1][j] != sh[0][j]) same = 0;
-      }
-    }
-    for (h = 0; h < 2; ++h)
-      for (i = 0; i < m; ++i) {
+      for (i = 0; i < p; ++i) {
         long long c = i;
         for (j = 0; j < nd; ++j) {
-          double v = (double)c / (double)p + .5 * sh[h][j];
+          double v = (double)c / (double)p + u[j];
           v -= floor(v);
           v = 1 - fabs(2 * v - 1);
-          x[(h * m + i) * nd + j] = r->lo[j] + v * (r->hi[j] - r->lo[j]);
+          x[(h * p + i) * nd + j] = r->lo[j] + v * (r->hi[j] - r->lo[j]);
           c = c * s->a % p;
         }
       }
+    }
   } else if (s->kind == DIV_LATTICE) {
     /* point i: |2 (i a^j mod p) / p - 1| along axis j; i = 0 is the
        upper corner, i and p - i coincide */
@@ -364,18 +365,22 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
   if (s->kind == DIV_RULE) {
     gcuba_rule_apply(s->rule, nc, f, r->vol, NULL, r->avg, r->err, NULL);
   } else if (s->shifted) {
-    const long long p = s->neff, m = p / 2 + 1;
+    const long long p = s->neff;
+    const int K = s->shifted;
     for (cc = 0; cc < nc; ++cc) {
-      double a[2];
+      double a[DIV_COPIES], mean = 0, sq = 0;
       int h;
-      for (h = 0; h < 2; ++h) {
-        const double *fh = f + h * m * nc;
+      for (h = 0; h < K; ++h) {
+        const double *fh = f + h * p * nc;
         double sum = 0;
-        for (i = 1; i < m; ++i) sum += fh[i * nc + cc];
-        a[h] = r->vol / (double)p * (2 * sum + fh[cc]);
+        for (i = 0; i < p; ++i) sum += fh[i * nc + cc];
+        a[h] = r->vol / (double)p * sum;
+        mean += a[h];
       }
-      r->avg[cc] = .5 * (a[0] + a[1]);
-      r->err[cc] = .5 * fabs(a[0] - a[1]);
+      mean /= K;
+      for (h = 0; h < K; ++h) sq += (a[h] - mean) * (a[h] - mean);
+      r->avg[cc] = mean;
+      r->err[cc] = sqrt(sq / (K * (K - 1.)));
     }
   } else {
     for (cc = 0; cc < nc; ++cc) {
