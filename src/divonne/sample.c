@@ -49,28 +49,33 @@ static int is_prime(long long n)
    its points of prod_j (1 + 2 pi^2 B_2(x_j)) - 1, B_2(x) = x^2 - x + 1/6 */
 static double p2(long long p, long long a, int ndim)
 {
+  /* point k's coordinates k a^j mod p, stepped by adding a^j mod p; B_2
+     is symmetric, so points k and p - k count alike */
+  long long z[GCUBA_MAXDIM], c[GCUBA_MAXDIM], k;
+  const double inv = 1 / (double)p;
   double sum = 0;
-  long long k, c;
   int j;
-  for (k = 0; k < p; ++k) {
+  for (z[0] = 1, j = 1; j < ndim; ++j) z[j] = z[j - 1] * a % p;
+  for (j = 0; j < ndim; ++j) c[j] = 0;
+  for (k = 0; k <= p / 2; ++k) {
     double prod = 1;
-    for (c = k, j = 0; j < ndim; ++j) {
-      const double x = (double)c / (double)p;
+    for (j = 0; j < ndim; ++j) {
+      const double x = (double)c[j] * inv;
       prod *= 1 + 2 * M_PI * M_PI * (x * x - x + 1. / 6);
-      c = c * a % p;
+      if ((c[j] += z[j]) >= p) c[j] -= p;
     }
-    sum += prod;
+    sum += k ? 2 * prod : prod;
   }
   return sum / (double)p - 1;
 }
 
 /* the multiplier of the prime p's lattice in ndim dimensions: every a
-   with 2 <= a <= p/2 while the search costs at most ~3e7 operations,
+   with 2 <= a <= p/2 while the search costs at most ~1e7 operations,
    else that many candidates spread evenly over the range */
 static long long multiplier(long long p, int ndim)
 {
   const long long half = p / 2;
-  long long ncand = (long long)(3e7 / ((double)p * ndim)), a, best = 1;
+  long long ncand = (long long)(1e7 / ((double)p * ndim)), a, best = 1;
   double step, bestv = INFINITY;
   long long i;
   if (half < 2) return 1;
@@ -96,7 +101,7 @@ static int rule_key(int key, int ndim)
 }
 
 /* the multipliers found so far, for every call of the process */
-#define NCACHE 64
+#define NCACHE 512
 static struct {
   long long p, a;
   int ndim;
@@ -123,8 +128,15 @@ static long long cached_multiplier(long long p, int ndim)
   return a;
 }
 
+/* the prime at or above p, p first rounded up to a ladder of ratio 1.1
+   from 47 on, so that calls share lattices and their multipliers */
 static long long prime_from(long long p)
 {
+  if (p > 47) {
+    double l = 47;
+    while (l < (double)p) l *= 1.1;
+    p = (long long)ceil(l);
+  }
   if (p < 3) p = 3;
   if (p > DIV_MAXPRIME) p = DIV_MAXPRIME;
   while (!is_prime(p)) ++p;
@@ -313,33 +325,37 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
        copy's points on the same grid along each axis: a jump along an
        axis would bias all copies alike, unseen by their scatter) */
     const long long p = s->neff;
-    double u[GCUBA_MAXDIM];
+    const double inv = 1 / (double)p;
+    double u[GCUBA_MAXDIM], w[GCUBA_MAXDIM];
+    long long z[GCUBA_MAXDIM], c[GCUBA_MAXDIM];
     int h;
+    for (j = 0; j < nd; ++j) w[j] = r->hi[j] - r->lo[j];
+    for (z[0] = 1, j = 1; j < nd; ++j) z[j] = z[j - 1] * s->a % p;
     for (h = 0; h < s->shifted; ++h) {
       gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
-      for (i = 0; i < p; ++i) {
-        long long c = i;
+      for (j = 0; j < nd; ++j) c[j] = 0;
+      for (i = 0; i < p; ++i)
         for (j = 0; j < nd; ++j) {
-          double v = (double)c / (double)p + u[j];
-          v -= floor(v);
+          double v = (double)c[j] * inv + u[j];
+          if (v >= 1) v -= 1;
           v = 1 - fabs(2 * v - 1);
-          x[(h * p + i) * nd + j] = r->lo[j] + v * (r->hi[j] - r->lo[j]);
-          c = c * s->a % p;
+          x[(h * p + i) * nd + j] = r->lo[j] + v * w[j];
+          if ((c[j] += z[j]) >= p) c[j] -= p;
         }
-      }
     }
   } else if (s->kind == DIV_LATTICE) {
     /* point i: |2 (i a^j mod p) / p - 1| along axis j; i = 0 is the
        upper corner, i and p - i coincide */
     const long long p = s->neff;
-    for (i = 0; i < n; ++i) {
-      long long c = i;
+    long long z[GCUBA_MAXDIM], c[GCUBA_MAXDIM];
+    for (z[0] = 1, j = 1; j < nd; ++j) z[j] = z[j - 1] * s->a % p;
+    for (j = 0; j < nd; ++j) c[j] = 0;
+    for (i = 0; i < n; ++i)
       for (j = 0; j < nd; ++j) {
-        const double u = fabs((double)(2 * c - p)) / (double)p;
+        const double u = fabs((double)(2 * c[j] - p)) / (double)p;
         x[i * nd + j] = r->lo[j] + u * (r->hi[j] - r->lo[j]);
-        c = c * s->a % p;
+        if ((c[j] += z[j]) >= p) c[j] -= p;
       }
-    }
   } else if (s->kind == DIV_RANDOM) {
     double u[GCUBA_MAXDIM];
     for (i = 0; i < n; ++i) {
