@@ -53,6 +53,12 @@ typedef struct dreg {
   double fmajor, fminor, vol;
   double *lo, *hi;    /* [ndim] */
   double *avg, *err, *spread, *fmin, *fmax, *chisq; /* [ncomp] */
+  /* the final phase's shifted copies: their number, lattice, and per
+     component the sum of their estimates and of their squares; ncopy 0
+     when the region's final estimate is not theirs alone */
+  int ncopy;
+  long long cp, ca;
+  double *csum, *csq;   /* [ncomp] */
   double *xext;       /* [2 ncomp][ndim]: minimum and maximum points */
 } dreg;
 
@@ -112,6 +118,9 @@ long long gcuba_divonne_lookup(divonne *d, int isamp, int key,
 /* samples region r with sampler isamp: r's avg and err, the points and
    values in d->sx, d->sf (returns their count) */
 long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp);
+/* one more randomly shifted copy of region r's final lattice (r->cp,
+   r->ca): its estimate of each component into a[ncomp] */
+void gcuba_divonne_copy(divonne *d, const dreg *r, double *a);
 /* the selected component at x (clamped to the unit cube, the border
    extrapolated), times d->selsign */
 double gcuba_divonne_point(divonne *d, const double *x);

@@ -25,6 +25,8 @@
      missed a jump would give its biased estimate the weight of a good
      one);
    - the final error is widened when a few regions dominate it (below);
+   - while the final error misses the tolerance, the regions of largest
+     variance get more copies, within maxeval (more_copies);
    - fail = 0 only when the final error meets the tolerance (Cuba answers
      fail = 0 whenever the final phase had the points it   wished for).  This file is part of gcuba. */
 #include <limits.h>
@@ -37,11 +39,6 @@
 #include "vegas/sobol.h"
 
 #define NOTZERO 0x1p-104
-/* the final phase aims at this fraction of the tolerance: fail = 0
-   needs the final error within the tolerance, and a spread-based error
-   is a scale, not a bound (on Cuba's demo true errors reach 1.6 times
-   it) */
-#define TARGET .5
 #define EPSCHI 0x1p-52
 
 static double maxerr(const divonne *d, double avg)
@@ -148,6 +145,76 @@ static int statistical(const divonne *d, int isamp, double err)
   return err > 0 && (s->shifted || (s->kind == DIV_RANDOM && !d->sobol));
 }
 
+/* the variance of the mean of region r's copies of component cc */
+static double copies_var(const dreg *r, int cc)
+{
+  const double n = r->ncopy, m = r->csum[cc] / n;
+  const double v = (r->csq[cc] / n - m * m) / (n - 1);
+  return v > 0 ? v : 0;
+}
+
+/* While the final error misses the tolerance and maxeval allows, the
+   region whose variance weighs most against the tolerance gets one more
+   shifted copy: its variance falls and gains a degree of freedom, which
+   also narrows the widening of the total.  Cuba has no such pass (its
+   error never asks for one); without it the final phase's uniform sizing
+   leaves the budget unused where a few regions dominate the error. */
+static void more_copies(divonne *d)
+{
+  gcuba_call *c = d->c;
+  const int nc = d->ncomp;
+  double a[GCUBA_MAXCOMP];
+  long long i, ncopies = 0;
+  int cc;
+  d->phase = 2;
+  for (;;) {
+    dreg *best = NULL;
+    double worst = 0;
+    int done = 1;
+    for (cc = 0; cc < nc; ++cc) {
+      const dtot *t = &d->tot[cc];
+      const double e = maxerr(d, t->integral);
+      if (t->sigsq * inflate(t) > e * e) done = 0;
+    }
+    if (done) break;
+    for (i = 0; i < d->nreg; ++i) {
+      dreg *r = d->reg[i];
+      if (r->ncopy < 2) continue;
+      for (cc = 0; cc < nc; ++cc) {
+        const double e = maxerr(d, d->tot[cc].integral);
+        const double w = copies_var(r, cc) / (e * e);
+        if (w > worst) {
+          worst = w;
+          best = r;
+        }
+      }
+    }
+    if (!best || d->neval + best->cp > c->maxeval) break;
+    gcuba_divonne_copy(d, best, a);
+    ++ncopies;
+    for (cc = 0; cc < nc; ++cc) {
+      dtot *t = &d->tot[cc];
+      const int n0 = best->ncopy;
+      const double m0 = best->csum[cc] / n0, v0 = copies_var(best, cc);
+      double v1;
+      best->csum[cc] += a[cc];
+      best->csq[cc] += a[cc] * a[cc];
+      best->ncopy = n0 + 1;
+      v1 = copies_var(best, cc);
+      best->ncopy = n0;
+      t->integral += best->csum[cc] / (n0 + 1) - m0;
+      t->sigsq += v1 - v0;
+      t->sigw += v1 * v1 / n0 - v0 * v0 / (n0 - 1);
+      best->avg[cc] = best->csum[cc] / (n0 + 1);
+      best->spread[cc] = sqrt(v1);
+    }
+    ++best->ncopy;
+  }
+  if (ncopies)
+    gcuba_log(c, 2, "%lld more copies of the regions of largest variance",
+              ncopies);
+}
+
 /* phases 2 and 3; the points the final phase was short of its wish, or
    -1 when it could not run */
 static long long final(divonne *d, double *prob)
@@ -159,7 +226,9 @@ static long long final(divonne *d, double *prob)
   int cc, adjust;
   for (cc = 0; cc < nc; ++cc) {
     dtot *t = &d->tot[cc];
-    const double me = TARGET * maxerr(d, t->avg);
+    /* random points (key2 < 0) have no top-up pass (more_copies): they
+       aim at half the tolerance */
+    const double me = (c->key2 < 0 ? .5 : 1) * maxerr(d, t->avg);
     t->nneed = t->spread / me;
     if (t->nneed > nneed) nneed = t->nneed;
     t->maxerrsq = me * me;
@@ -333,9 +402,13 @@ static long long final(divonne *d, double *prob)
       r->avg[cc] = avg;
       r->spread[cc] = sqrt(sigsq);
       r->chisq[cc] = chisq;
+      /* more copies can refine it only when it is theirs alone */
+      if (todo == 3 || r2 != 0 || !statistical(d, 1, t->perr[1]))
+        r->ncopy = 0;
     }
     ++i;
   }
+  if (short_ >= 0) more_copies(d);
   df += d->nreg;
   for (cc = 0; cc < nc; ++cc) {
     const double k = inflate(&d->tot[cc]);

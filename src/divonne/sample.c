@@ -305,6 +305,51 @@ double gcuba_divonne_point(divonne *d, const double *x)
 
 /* ---- a region's sampling */
 
+/* one copy of the lattice (p, a) in region r: point i at the tent of
+   frac(i a^j / p + u_j), u uniform in the unit cube.  Each copy is an
+   unbiased estimate (Cranley and Patterson's random shift), the tent keeps
+   the lattice's accuracy on integrands that are not periodic.  (Shifts by
+   0 or 1/2 alone, which would keep the partition lattice's folding, leave
+   every copy's points on the same grid along each axis: a jump along an
+   axis would bias all copies alike, unseen by their scatter) */
+static void shifted_points(divonne *d, const dreg *r, long long p,
+                           long long a, double *x)
+{
+  const int nd = d->ndim;
+  const double inv = 1 / (double)p;
+  double u[GCUBA_MAXDIM], w[GCUBA_MAXDIM];
+  long long z[GCUBA_MAXDIM], c[GCUBA_MAXDIM], i;
+  int j;
+  for (j = 0; j < nd; ++j) w[j] = r->hi[j] - r->lo[j];
+  for (z[0] = 1, j = 1; j < nd; ++j) z[j] = z[j - 1] * a % p;
+  gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
+  for (j = 0; j < nd; ++j) c[j] = 0;
+  for (i = 0; i < p; ++i)
+    for (j = 0; j < nd; ++j) {
+      double v = (double)c[j] * inv + u[j];
+      if (v >= 1) v -= 1;
+      v = 1 - fabs(2 * v - 1);
+      x[i * nd + j] = r->lo[j] + v * w[j];
+      if ((c[j] += z[j]) >= p) c[j] -= p;
+    }
+}
+
+void gcuba_divonne_copy(divonne *d, const dreg *r, double *a)
+{
+  const int nc = d->ncomp;
+  const long long p = r->cp;
+  long long i;
+  int cc;
+  reserve(d, p);
+  shifted_points(d, r, p, r->ca, d->sx);
+  gcuba_divonne_eval(d, p, d->sx, d->sf);
+  for (cc = 0; cc < nc; ++cc) {
+    double sum = 0;
+    for (i = 0; i < p; ++i) sum += d->sf[i * nc + cc];
+    a[cc] = r->vol / (double)p * sum;
+  }
+}
+
 long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
 {
   const dsamp *s = &d->samp[isamp];
@@ -317,32 +362,12 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
   x = d->sx;
   f = d->sf;
   if (s->kind == DIV_LATTICE && s->shifted) {
-    /* copy h: point i at the tent of frac(i a^j / p + u_j), u uniform in
-       the unit cube: each copy is an unbiased estimate (Cranley and
-       Patterson's random shift), the tent keeps the lattice's accuracy
-       on integrands that are not periodic.  (Shifts by 0 or 1/2 alone,
-       which would keep the partition lattice's folding, leave every
-       copy's points on the same grid along each axis: a jump along an
-       axis would bias all copies alike, unseen by their scatter) */
-    const long long p = s->neff;
-    const double inv = 1 / (double)p;
-    double u[GCUBA_MAXDIM], w[GCUBA_MAXDIM];
-    long long z[GCUBA_MAXDIM], c[GCUBA_MAXDIM];
     int h;
-    for (j = 0; j < nd; ++j) w[j] = r->hi[j] - r->lo[j];
-    for (z[0] = 1, j = 1; j < nd; ++j) z[j] = z[j - 1] * s->a % p;
-    for (h = 0; h < s->shifted; ++h) {
-      gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
-      for (j = 0; j < nd; ++j) c[j] = 0;
-      for (i = 0; i < p; ++i)
-        for (j = 0; j < nd; ++j) {
-          double v = (double)c[j] * inv + u[j];
-          if (v >= 1) v -= 1;
-          v = 1 - fabs(2 * v - 1);
-          x[(h * p + i) * nd + j] = r->lo[j] + v * w[j];
-          if ((c[j] += z[j]) >= p) c[j] -= p;
-        }
-    }
+    r->ncopy = s->shifted;
+    r->cp = s->neff;
+    r->ca = s->a;
+    for (h = 0; h < s->shifted; ++h)
+      shifted_points(d, r, s->neff, s->a, x + h * s->neff * nd);
   } else if (s->kind == DIV_LATTICE) {
     /* point i: |2 (i a^j mod p) / p - 1| along axis j; i = 0 is the
        upper corner, i and p - i coincide */
@@ -393,6 +418,9 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
         a[h] = r->vol / (double)p * sum;
         mean += a[h];
       }
+      r->csum[cc] = mean;
+      r->csq[cc] = 0;
+      for (h = 0; h < K; ++h) r->csq[cc] += a[h] * a[h];
       mean /= K;
       for (h = 0; h < K; ++h) sq += (a[h] - mean) * (a[h] - mean);
       r->avg[cc] = mean;

@@ -33,7 +33,7 @@ dreg *gcuba_divonne_region_new(divonne *d)
 {
   const int nd = d->ndim, nc = d->ncomp;
   const size_t nbytes = sizeof(dreg) +
-      sizeof(double) * (2 * (size_t)nd + 6 * (size_t)nc +
+      sizeof(double) * (2 * (size_t)nd + 8 * (size_t)nc +
                         2 * (size_t)nc * nd);
   dreg *r;
   double *p;
@@ -55,6 +55,8 @@ dreg *gcuba_divonne_region_new(divonne *d)
   r->fmin = p += nc;
   r->fmax = p += nc;
   r->chisq = p += nc;
+  r->csum = p += nc;
+  r->csq = p += nc;
   r->xext = p + nc;
   d->reg[d->nreg++] = r;
   return r;
