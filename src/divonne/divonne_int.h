@@ -54,8 +54,8 @@ typedef struct dreg {
   double *lo, *hi;    /* [ndim] */
   double *avg, *err, *spread, *fmin, *fmax, *chisq; /* [ncomp] */
   /* the final phase's shifted copies: their number, lattice, and per
-     component the sum of their estimates and of their squares; ncopy 0
-     when the region's final estimate is not theirs alone */
+     component their mean and the sum of their squared deviations from
+     it; ncopy 0 when the region's final estimate is not theirs alone */
   int ncopy;
   long long cp, ca;
   double *csum, *csq;   /* [ncomp] */

@@ -145,12 +145,12 @@ static int statistical(const divonne *d, int isamp, double err)
   return err > 0 && (s->shifted || (s->kind == DIV_RANDOM && !d->sobol));
 }
 
-/* the variance of the mean of region r's copies of component cc */
+/* the variance of the mean of region r's copies of component cc (csum
+   their mean, csq the sum of their squared deviations from it) */
 static double copies_var(const dreg *r, int cc)
 {
-  const double n = r->ncopy, m = r->csum[cc] / n;
-  const double v = (r->csq[cc] / n - m * m) / (n - 1);
-  return v > 0 ? v : 0;
+  const double n = r->ncopy;
+  return r->csq[cc] / (n * (n - 1));
 }
 
 /* While the final error misses the tolerance and maxeval allows, the
@@ -194,18 +194,20 @@ static void more_copies(divonne *d)
     ++ncopies;
     for (cc = 0; cc < nc; ++cc) {
       dtot *t = &d->tot[cc];
+      /* Welford's update of the mean and the squared deviations */
       const int n0 = best->ncopy;
-      const double m0 = best->csum[cc] / n0, v0 = copies_var(best, cc);
+      const double m0 = best->csum[cc], v0 = copies_var(best, cc);
+      const double delta = a[cc] - m0;
       double v1;
-      best->csum[cc] += a[cc];
-      best->csq[cc] += a[cc] * a[cc];
+      best->csum[cc] = m0 + delta / (n0 + 1);
+      best->csq[cc] += delta * (a[cc] - best->csum[cc]);
       best->ncopy = n0 + 1;
       v1 = copies_var(best, cc);
       best->ncopy = n0;
-      t->integral += best->csum[cc] / (n0 + 1) - m0;
+      t->integral += best->csum[cc] - m0;
       t->sigsq += v1 - v0;
       t->sigw += v1 * v1 / n0 - v0 * v0 / (n0 - 1);
-      best->avg[cc] = best->csum[cc] / (n0 + 1);
+      best->avg[cc] = best->csum[cc];
       best->spread[cc] = sqrt(v1);
     }
     ++best->ncopy;

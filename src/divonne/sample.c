@@ -418,11 +418,10 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
         a[h] = r->vol / (double)p * sum;
         mean += a[h];
       }
-      r->csum[cc] = mean;
-      r->csq[cc] = 0;
-      for (h = 0; h < K; ++h) r->csq[cc] += a[h] * a[h];
       mean /= K;
       for (h = 0; h < K; ++h) sq += (a[h] - mean) * (a[h] - mean);
+      r->csum[cc] = mean;
+      r->csq[cc] = sq;
       r->avg[cc] = mean;
       r->err[cc] = sqrt(sq / (K * (K - 1.)));
     }
