@@ -104,14 +104,16 @@ typedef struct divonne {
   double *sx, *sf;      /* a sampling's points and values */
   long long scap;
   double *wx, *wf;      /* a single point's: [2 ndim], [2 ncomp] */
+  double *bx;           /* the border's points, values, distances */
+  long long bcap;       /* points bx holds */
   jmp_buf abort;        /* a failed evaluation ends the call */
   int fail;
 } divonne;
 
 /* sample.c */
 /* sets sampler isamp for key (as Cuba's key1..3) wanting nwant points
-   per region, at most nmax; returns the points short of nwant (0 if none), with bit 62
-   set when even nmin do not fit */
+   per region, at most nmax; returns the points short of nwant (0 if
+   none), with bit 62 set when even nmin do not fit */
 long long gcuba_divonne_lookup(divonne *d, int isamp, int key,
                                long long nwant, long long nmax,
                                long long nmin);

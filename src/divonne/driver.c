@@ -28,7 +28,8 @@
    - while the final error misses the tolerance, the regions of largest
      variance get more copies, within maxeval (more_copies);
    - fail = 0 only when the final error meets the tolerance (Cuba answers
-     fail = 0 whenever the final phase had the points it   wished for).  This file is part of gcuba. */
+     fail = 0 whenever the final phase had the points it wished for).
+   This file is part of gcuba. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -255,7 +256,8 @@ static long long final(divonne *d, double *prob)
   for (i = 0; i < d->nreg;) {
     dreg *r = d->reg[i];
     int todo = 0;
-    if (d->neval + (d->nreg - i) * d->samp[1].n > c->maxeval + c->maxeval / 10) {
+    if (d->neval + (d->nreg - i) * d->samp[1].n >
+        c->maxeval + c->maxeval / 10) {
       /* regions cut again have taken the evaluations the others were to
          have: these get what is left, or, when that is not even the
          smallest lattices, keep the partition's estimates (fail = 1) */
@@ -440,6 +442,7 @@ static void teardown(divonne *d)
   free(d->tot);
   free(d->xgiven);
   free(d->wx);
+  free(d->bx);
   free(d->rules);
   free((void *)d->sobol);
 }

@@ -229,12 +229,19 @@ void gcuba_divonne_eval(divonne *d, long long n, const double *x, double *f)
           break;
         }
     if (nout) {
-      xe = (double *)malloc((size_t)(n + nout) * (nd + nc + 1) *
-                            sizeof(double));
-      if (!xe) {
-        d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's border");
-        longjmp(d->abort, 1);
+      /* (kept for the call: the searches come here point by point) */
+      if (n + nout > d->bcap) {
+        const long long cap = 2 * (n + nout);
+        free(d->bx);
+        d->bx = (double *)malloc((size_t)cap * (nd + nc + 1) *
+                                 sizeof(double));
+        d->bcap = d->bx ? cap : 0;
+        if (!d->bx) {
+          d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's border");
+          longjmp(d->abort, 1);
+        }
       }
+      xe = d->bx;
       fe = xe + (size_t)(n + nout) * nd;
       dist = fe + (size_t)(n + nout) * nc;
       memcpy(xe, x, (size_t)n * nd * sizeof(double));
@@ -267,7 +274,6 @@ void gcuba_divonne_eval(divonne *d, long long n, const double *x, double *f)
   rc = d->ops->eval(d->ctx, m, x, NULL, d->phase, xe ? fe : f);
   d->neval += m;
   if (rc) {
-    free(xe);
     d->fail = gcuba_fail(d->c, rc, "%s", rc == GCUBA_FAIL_ABORT
                                              ? "the integrand returned -999"
                                              : "the integrand's evaluation "
@@ -285,7 +291,6 @@ void gcuba_divonne_eval(divonne *d, long long n, const double *x, double *f)
         ++k;
       }
     }
-    free(xe);
   }
 }
 
