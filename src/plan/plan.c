@@ -473,23 +473,16 @@ static void romberg(gcuba_call *c)
   gcuba_romberg_drive(c, ops);
 }
 
-static void suave(gcuba_call *c)
+/* the executor that evaluates lists of points on c's backend: gSuave's
+   and gDivonne's */
+static const gcuba_points_ops *points_ops(const gcuba_call *c)
 {
-  const gcuba_points_ops *ops = &gcuba_suave_cpu;
 #ifdef HAVE_CUDA
-  if (c->backend == GCUBA_BK_GPU) ops = &gcuba_points_cuda;
+  if (c->backend == GCUBA_BK_GPU) return &gcuba_points_cuda;
+#else
+  (void)c;
 #endif
-  gcuba_suave_drive(c, ops);
-}
-
-/* gDivonne evaluates lists of points as gSuave does: the same executors */
-static void divonne(gcuba_call *c)
-{
-  const gcuba_points_ops *ops = &gcuba_suave_cpu;
-#ifdef HAVE_CUDA
-  if (c->backend == GCUBA_BK_GPU) ops = &gcuba_points_cuda;
-#endif
-  gcuba_divonne_drive(c, ops);
+  return &gcuba_suave_cpu;
 }
 
 /* Cuba's workers are processes, each with its own copy of userdata; CPU
@@ -549,8 +542,9 @@ void gcuba_plan_call(gcuba_call *c, int r, int nullout)
       gcuba_plan_hooks_begin();
       if (r == GCUBA_ROUTINE_CUHRE) cuhre(c);
       else if (r == GCUBA_ROUTINE_VEGAS) vegas(c);
-      else if (r == GCUBA_ROUTINE_SUAVE) suave(c);
-      else if (r == GCUBA_ROUTINE_DIVONNE) divonne(c);
+      else if (r == GCUBA_ROUTINE_SUAVE) gcuba_suave_drive(c, points_ops(c));
+      else if (r == GCUBA_ROUTINE_DIVONNE)
+        gcuba_divonne_drive(c, points_ops(c));
       else romberg(c);
       gcuba_plan_hooks_end();
       free(c->ud.priv);
