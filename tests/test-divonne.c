@@ -5,11 +5,13 @@
    pseudo-random points), the border, given points and a peak finder,
    bad arguments (each its fail code, no work done), an integrand's abort
    and NaN, the same bits for any thread count, and Cuba's nvec form
-   (the phase).  Built twice: CPU integrands, and (test-divonne-gpu)
+   (the phase), the state file (a run interrupted by maxeval or by the
+   integrand resumes to the bits of an uninterrupted one).  Built twice: CPU integrands, and (test-divonne-gpu)
    nvcc-built ones on the GPU.  This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "tap.h"
 #include "suite.h"
 #include "gpu.h"
@@ -33,6 +35,14 @@ typedef struct {
    maxchisq 10, mindeviation 0.25 */
 static const keys demo_keys = {47, 1, 1, 5, 0, 10, .25, 0, NULL, 0, NULL};
 
+#ifdef SUITE_GPU
+#define SF "test-divonne-gpu.state"
+#else
+#define SF "test-divonne.state"
+#endif
+/* the state file of the calls (NULL: none) */
+static const char *statefile;
+
 static void run(result *r, int ndim, gintegrand_t f, void *ud, int flags,
                 int seed, double epsrel, long long maxeval, const keys *k)
 {
@@ -41,7 +51,7 @@ static void run(result *r, int ndim, gintegrand_t f, void *ud, int flags,
   llgDivonne(ndim, 1, f, ud, 1, epsrel, 1e-12, flags, seed, 0, maxeval,
              k->key1, k->key2, k->key3, k->maxpass, k->border, k->maxchisq,
              k->mindev, k->ngiven, ndim, (double *)k->xgiven, k->nextra,
-             k->pf, NULL, NULL, &r->nregions, &r->neval, &r->fail, &r->I,
+             k->pf, statefile, NULL, &r->nregions, &r->neval, &r->fail, &r->I,
              &r->E, &r->P);
 }
 
@@ -243,6 +253,70 @@ static void check_args(void)
      r.neval, r.nregions);
 }
 
+/* A run cut short by maxeval leaves its state; a rerun with a larger
+   maxeval resumes and ends with the bits of a single run.  f1 5D's
+   partition ends after about 5600 evaluations: maxeval 3000 cuts it
+   there, the larger ones in the final phase */
+static void check_state(void)
+{
+  static const double cuts[2][3] = {{3000, 0, 0}, {3000, .15, .35}};
+  result whole, a, b, kept;
+  int k;
+  unlink(SF);
+  statefile = NULL;
+  run(&whole, 5, S(f1), NULL, 0, 0, 1e-3, 300000, &demo_keys);
+  statefile = SF;
+  for (k = 0; k < 2; ++k) {
+    int i, resumed = 1;
+    unlink(SF);
+    for (i = 0; i < 3 && cuts[k][i] > 0; ++i) {
+      const long long m = cuts[k][i] > 1
+                              ? (long long)cuts[k][i]
+                              : (long long)(cuts[k][i] * (double)whole.neval);
+      run(&a, 5, S(f1), NULL, 0, 0, 1e-3, m, &demo_keys);
+      resumed &= a.fail == 1 && access(SF, F_OK) == 0;
+      diag("maxeval %lld: fail %d, neval %lld, state file %s", m, a.fail,
+           a.neval, access(SF, F_OK) == 0 ? "kept" : "gone");
+    }
+    run(&b, 5, S(f1), NULL, 0, 0, 1e-3, 300000, &demo_keys);
+    ok(whole.fail == 0 && resumed && same(&whole, &b),
+       "f1 5D cut by maxeval %s and resumed through a state file: the "
+       "same bits (%.15g, neval %lld; whole: %.15g, neval %lld)",
+       k ? "3000, 15% and 35% of its evaluations" : "3000", b.I, b.neval,
+       whole.I, whole.neval);
+    ok(access(SF, F_OK) != 0, "the state file is removed after success");
+  }
+  run(&kept, 5, S(f1), NULL, GCUBA_KEEPSTATE, 0, 1e-3, 300000, &demo_keys);
+  ok(access(SF, F_OK) == 0 && same(&whole, &kept),
+     "flags bit 4 keeps the file");
+  run(&kept, 5, S(f1), NULL, GCUBA_KEEPSTATE, 0, 1e-3, 300000, &demo_keys);
+  ok(same(&whole, &kept), "a kept file resumes at the answer");
+  run(&kept, 5, S(f1), NULL, GCUBA_RESETSTATE, 0, 1e-3, 300000,
+      &demo_keys);
+  ok(same(&whole, &kept) && access(SF, F_OK) != 0,
+     "flags bit 5 starts afresh: the same bits");
+  run(&a, 5, S(f1), NULL, 0, 0, 1e-3, whole.neval / 2, &demo_keys);
+  run(&kept, 4, S(f1), NULL, 0, 0, 1e-3, 300000, &demo_keys);
+  ok(kept.fail == GCUBA_FAIL_STATE, "another problem's state: fail %d",
+     kept.fail);
+  run(&kept, 5, S(f1), NULL, 0, 1, 1e-3, 300000, &demo_keys);
+  ok(kept.fail == GCUBA_FAIL_STATE, "another seed's state: fail %d",
+     kept.fail);
+  {
+    FILE *f = fopen(SF, "r+b");
+    if (f) {
+      fseek(f, 100, SEEK_SET);
+      fputc(0x5a ^ fgetc(f), f);
+      fclose(f);
+    }
+    run(&kept, 5, S(f1), NULL, 0, 0, 1e-3, 300000, &demo_keys);
+    ok(f && kept.fail == GCUBA_FAIL_STATE, "a corrupt state: fail %d",
+       kept.fail);
+  }
+  unlink(SF);
+  statefile = NULL;
+}
+
 #ifndef SUITE_GPU
 static int seen_phase[4], bad_phase;
 static int nvec_fn(const int *ndim, const double x[], const int *ncomp,
@@ -290,6 +364,54 @@ static void check_cpu(void)
      "(seen %d %d %d %d)", seen_phase[0], seen_phase[1], seen_phase[2],
      seen_phase[3]);
 }
+
+/* an integrand that fails (-999) after a number of evaluations, as a run
+   that is killed: rerun, it resumes from the last state written */
+static long long abort_after = -1, nseen;
+static int killed(const int *ndim, const double x[], const int *ncomp,
+                  double f[], void *userdata)
+{
+  double s = 0;
+  int j;
+  (void)ncomp;
+  (void)userdata;
+  if (abort_after >= 0 && ++nseen > abort_after) return -999;
+  for (j = 0; j < *ndim; ++j) s += (x[j] - .4) * (x[j] - .4);
+  f[0] = exp(-8 * s);
+  return 0;
+}
+
+static void check_killed(void)
+{
+  static const double at[] = {.1, .35, .6, .8, .95};
+  const gintegrand_t f = gcuba_host_integrand((gcuba_host_fn)killed, 0);
+  result whole, a, b;
+  int i, n = 1, all = 1;
+  gcubacores(&n, &n);
+  statefile = NULL;
+  abort_after = -1;
+  run(&whole, 6, f, NULL, 0, 0, 1e-3, 400000, &demo_keys);
+  statefile = SF;
+  for (i = 0; i < (int)(sizeof at / sizeof at[0]); ++i) {
+    unlink(SF);
+    nseen = 0;
+    abort_after = (long long)(at[i] * (double)whole.neval);
+    run(&a, 6, f, NULL, 0, 0, 1e-3, 400000, &demo_keys);
+    abort_after = -1;
+    run(&b, 6, f, NULL, 0, 0, 1e-3, 400000, &demo_keys);
+    if (!(a.fail == GCUBA_FAIL_ABORT && same(&whole, &b))) all = 0;
+    diag("killed after %lld evaluations: fail %d; resumed: %.15g, neval "
+         "%lld, fail %d", (long long)(at[i] * (double)whole.neval), a.fail,
+         b.I, b.neval, b.fail);
+  }
+  ok(whole.fail == 0 && all, "a 6-D Gaussian killed at 10, 35, 60, 80 and "
+     "95%% of its evaluations resumes to the bits of one run (%.15g, "
+     "neval %lld)", whole.I, whole.neval);
+  unlink(SF);
+  statefile = NULL;
+  n = -1;
+  gcubacores(&n, &n);
+}
 #endif
 
 int main(void)
@@ -301,8 +423,10 @@ int main(void)
   check_demo();
   check_suite();
   check_keys();
+  check_state();
 #ifndef SUITE_GPU
   check_cpu();
+  check_killed();
 #endif
   return done();
 }

@@ -86,6 +86,20 @@ typedef struct divonne {
   long long neval, neval_opt, neval_cut;
   long long limit;      /* pieces explored past this many evaluations are
                            not cut further */
+  long long nlimited;   /* pieces the limit kept from being cut */
+  /* where the run stands (all in the state file): stage 1 partitioning
+     (iter, pass, nmin), 2 the final phase (fi: the next region, -1
+     before it is sized; nwant, short_, df, adjust), 3 the top-up and the
+     answer */
+  int stage, iter, pass, adjust;
+  long long nmin, fi, nwant, short_, df;
+  /* state files: the evaluations and stage of the last one written; bound
+     once a decision depended on maxeval (the pass that found neval past
+     it, a final phase sized short, ...): the states after that are not
+     those of a run with a larger maxeval, so none is written (the file
+     keeps the last one that is) */
+  long long lastsave;
+  int laststage, bound;
   dsamp samp[3];
   struct gcuba_rule *rules; /* [3] the samplers' rules */
   uint64_t nshift;      /* the random shifts drawn */
@@ -128,6 +142,12 @@ void gcuba_divonne_copy(divonne *d, const dreg *r, double *a);
 double gcuba_divonne_point(divonne *d, const double *x);
 /* evaluates n points (the border extrapolated): 0 or longjmp */
 void gcuba_divonne_eval(divonne *d, long long n, const double *x, double *f);
+
+/* state.c: writes the run's state to the state file when due (force:
+   now, unless it is the one last written); longjmps on an error */
+void gcuba_divonne_checkpoint(divonne *d, int force);
+/* reads it: 1 resumed, 0 no file, < 0 fail code */
+int gcuba_divonne_load_state(divonne *d);
 
 /* extremum.c: the smallest value of the selected component (times
    selsign) in the box lo..hi, searched from x (fx its value); x is moved

@@ -36,6 +36,7 @@
 #include <string.h>
 #include "divonne/divonne_int.h"
 #include "common/chisq.h"
+#include "common/state.h"
 #include "gcuba/detail/rule.h"
 #include "vegas/sobol.h"
 
@@ -79,13 +80,17 @@ static void partition_totals(divonne *d)
 static void partition(divonne *d)
 {
   gcuba_call *c = d->c;
-  long long nmin = LLONG_MAX;
-  int pass = 0, iter;
-  gcuba_divonne_iterate(d, 0, DIV_INIDEPTH, 0, NULL);
-  for (iter = 1;; ++iter) {
+  if (d->iter == 0) {
+    gcuba_divonne_iterate(d, 0, DIV_INIDEPTH, 0, NULL);
+    d->iter = 1;
+    d->pass = 0;
+    d->nmin = LLONG_MAX;
+  }
+  for (;; ++d->iter) {
     dtot *worst = &d->tot[0];
     double nneed;
     int cc;
+    gcuba_divonne_checkpoint(d, 0);
     partition_totals(d);
     for (cc = 0; cc < d->ncomp; ++cc) {
       dtot *t = &d->tot[cc];
@@ -97,20 +102,25 @@ static void partition(divonne *d)
     if (c->verbose >= 1) {
       gcuba_log(c, 1, "Iteration %d (pass %d): %lld regions, %lld "
                 "integrand evaluations so far, %lld in optimizing regions, "
-                "%lld in finding cuts", iter, pass, d->nreg, d->neval,
+                "%lld in finding cuts", d->iter, d->pass, d->nreg, d->neval,
                 d->neval_opt, d->neval_cut);
       for (cc = 0; cc < d->ncomp; ++cc)
         gcuba_log(c, 1, "[%d] %.15g +- %.8g", cc + 1, c->integral[cc],
                   c->error[cc]);
     }
-    if (d->neval > c->maxeval) break;
+    if (d->neval > c->maxeval) {
+      /* a larger maxeval would go on partitioning from here */
+      gcuba_divonne_checkpoint(d, 1);
+      d->bound = 1;
+      break;
+    }
     nneed = worst->spread / maxerr(d, worst->avg);
     if (nneed < DIV_MAXPRIME) {
       const long long n = d->neval + d->nreg * (long long)ceil(nneed);
-      if (n < nmin) {
-        nmin = n;
-        pass = 0;
-      } else if (++pass > c->maxpass && n >= c->mineval)
+      if (n < d->nmin) {
+        d->nmin = n;
+        d->pass = 0;
+      } else if (++d->pass > c->maxpass && n >= c->mineval)
         break;
     }
     gcuba_divonne_iterate(d, worst->iregion, DIV_DEPTH, -1, NULL);
@@ -172,6 +182,7 @@ static void more_copies(divonne *d)
     dreg *best = NULL;
     double worst = 0;
     int done = 1;
+    gcuba_divonne_checkpoint(d, 0);
     for (cc = 0; cc < nc; ++cc) {
       const dtot *t = &d->tot[cc];
       const double e = maxerr(d, t->integral);
@@ -218,15 +229,16 @@ static void more_copies(divonne *d)
               ncopies);
 }
 
-/* phases 2 and 3; the points the final phase was short of its wish, or
-   -1 when it could not run */
-static long long final(divonne *d, double *prob)
+/* phase 2's sizing: the points per region the spreads ask for, within
+   maxeval; d->short_ the points the final phase is short of its wish, -1
+   when it cannot run */
+static void final_size(divonne *d)
 {
   gcuba_call *c = d->c;
   const int nc = d->ncomp;
   double nneed = 2 * (double)d->samp[0].neff;
-  long long nwant, short_, df = 0, i;
-  int cc, adjust;
+  long long short_;
+  int cc;
   for (cc = 0; cc < nc; ++cc) {
     dtot *t = &d->tot[cc];
     /* random points (key2 < 0) have no top-up pass (more_copies): they
@@ -238,33 +250,49 @@ static long long final(divonne *d, double *prob)
     t->mindevsq = t->maxerrsq * c->mindeviation * c->mindeviation;
     t->integral = t->sigsq = t->chisq = t->sigw = 0;
   }
-  nwant = nneed < 1e15 ? (long long)ceil(nneed) : (long long)1e15;
-  short_ = gcuba_divonne_lookup(d, 1, c->key2, nwant,
+  d->nwant = nneed < 1e15 ? (long long)ceil(nneed) : (long long)1e15;
+  short_ = gcuba_divonne_lookup(d, 1, c->key2, d->nwant,
                                 (c->maxeval - d->neval) / d->nreg + 1,
                                 d->samp[0].n + 1);
+  if (short_) d->bound = 1;
+  d->df = 0;
+  d->fi = 0;
   if (short_ & (1LL << 62)) {
     gcuba_log(c, 1, "not enough evaluations left for the final "
               "integration");
-    for (cc = 0; cc < nc; ++cc) prob[cc] = -999;
-    return -1;
+    d->short_ = -2;
+    d->fi = d->nreg;
+    return;
   }
-  short_ *= d->nreg;
-  adjust = c->key3 == 1 && d->samp[1].kind != DIV_RULE &&
-           (c->key2 < 0 || d->samp[1].neff < DIV_MAXPRIME);
+  d->short_ = short_ * d->nreg;
+  d->adjust = c->key3 == 1 && d->samp[1].kind != DIV_RULE &&
+              (c->key2 < 0 || d->samp[1].neff < DIV_MAXPRIME);
   gcuba_log(c, 1, "Main integration on %lld regions with %lld samples per "
             "region.", d->nreg, d->samp[1].neff);
-  for (i = 0; i < d->nreg;) {
+}
+
+/* phase 2 from region d->fi on, and the refinements (phase 3) */
+static void final_loop(divonne *d)
+{
+  gcuba_call *c = d->c;
+  const int nc = d->ncomp;
+  long long i;
+  int cc;
+  for (i = d->fi; i < d->nreg;) {
     dreg *r = d->reg[i];
     int todo = 0;
+    d->fi = i;
+    gcuba_divonne_checkpoint(d, 0);
     if (d->neval + (d->nreg - i) * d->samp[1].n >
         c->maxeval + c->maxeval / 10) {
       /* regions cut again have taken the evaluations the others were to
          have: these get what is left, or, when that is not even the
          smallest lattices, keep the partition's estimates (fail = 1) */
       const long long left = c->maxeval - d->neval;
+      d->bound = 1;
       if (left / (d->nreg - i) < 3 * DIV_COPIES ||
-          (gcuba_divonne_lookup(d, 1, c->key2, nwant, left / (d->nreg - i),
-                                0) & (1LL << 62))) {
+          (gcuba_divonne_lookup(d, 1, c->key2, d->nwant,
+                                left / (d->nreg - i), 0) & (1LL << 62))) {
         gcuba_log(c, 1, "the evaluations ran out: %lld regions keep the "
                   "partition's estimates", d->nreg - i);
         for (; i < d->nreg; ++i)
@@ -274,10 +302,10 @@ static long long final(divonne *d, double *prob)
             d->tot[cc].integral += d->reg[i]->avg[cc];
             d->tot[cc].sigsq += e * e;
           }
-        short_ = -1;
+        d->short_ = -1;
         break;
       }
-      adjust = 0;
+      d->adjust = 0;
     }
     for (cc = 0; cc < nc; ++cc) {
       d->tot[cc].pavg[0] = r->avg[cc];
@@ -289,7 +317,7 @@ static long long final(divonne *d, double *prob)
     for (cc = 0; cc < nc; ++cc) {
       d->tot[cc].pavg[1] = r->avg[cc];
       d->tot[cc].perr[1] = r->err[cc];
-      if (adjust) d->tot[cc].spreadsq -= r->spread[cc] * r->spread[cc];
+      if (d->adjust) d->tot[cc].spreadsq -= r->spread[cc] * r->spread[cc];
     }
     for (cc = 0; cc < nc; ++cc) {
       dtot *t = &d->tot[cc];
@@ -299,30 +327,35 @@ static long long final(divonne *d, double *prob)
                                               (a2 - t->pavg[0]);
       /* refine only while every region left keeps its points within
          maxeval */
-      if (d->neval + (d->nreg - i) * d->samp[1].n >= c->maxeval) continue;
+      if (d->neval + (d->nreg - i) * d->samp[1].n >= c->maxeval) {
+        d->bound = 1;
+        continue;
+      }
       if (r->err[cc] * t->nneed > r->spread[cc] ||
           diffsq > fmax(c->maxchisq * (v0 + v1), EPSCHI * a2 * a2)) {
         if (c->key3 && diffsq > t->mindevsq) {
           if (c->key3 == 1) {
             /* cut the region again; its first piece takes its place */
             /* (within what the regions after it leave) */
+            const long long nlimited = d->nlimited;
             d->phase = 1;
             d->limit = c->maxeval - (d->nreg - i - 1) * d->samp[1].n;
             gcuba_divonne_iterate(d, i, DIV_POSTDEPTH, 1, d->tot);
             d->limit = LLONG_MAX;
-            if (adjust) {
+            if (d->nlimited != nlimited) d->bound = 1;
+            if (d->adjust) {
               const double need = sqrt(t->spreadsq / t->maxerrsq);
               const long long nnew = need > 1e15 ? (long long)1e15
                                                  : (long long)ceil(need);
-              if (nnew > nwant + nwant / 64) {
-                short_ += d->nreg *
-                          (gcuba_divonne_lookup(
-                               d, 1, c->key2, nnew,
-                               (c->maxeval - d->neval) / d->nreg + 1,
-                               d->samp[1].n) & ~(1LL << 62));
-                nwant = nnew;
+              if (nnew > d->nwant + d->nwant / 64) {
+                const long long more = gcuba_divonne_lookup(
+                    d, 1, c->key2, nnew,
+                    (c->maxeval - d->neval) / d->nreg + 1, d->samp[1].n);
+                if (more) d->bound = 1;
+                d->short_ += d->nreg * (more & ~(1LL << 62));
+                d->nwant = nnew;
                 if (c->key2 > 0 && d->samp[1].neff >= DIV_MAXPRIME)
-                  adjust = 0;
+                  d->adjust = 0;
                 gcuba_log(c, 3, "sampling the remaining %lld regions with "
                           "%lld points per region", d->nreg,
                           d->samp[1].neff);
@@ -340,7 +373,7 @@ static long long final(divonne *d, double *prob)
       /* the region was cut: the pieces are at the end of the list */
       continue;
     }
-    if (adjust)
+    if (d->adjust)
       for (cc = 0; cc < nc; ++cc) {
         const double e = r->spread[cc] / (double)d->samp[1].neff;
         d->tot[cc].maxerrsq -= e * e;
@@ -350,13 +383,13 @@ static long long final(divonne *d, double *prob)
       gcuba_divonne_explore(d, i, 1);
     } else if (todo == 3) {
       if (!d->samp[2].kind)
-        gcuba_divonne_lookup(d, 2, c->key3, nwant, LLONG_MAX / 4, 0);
+        gcuba_divonne_lookup(d, 2, c->key3, d->nwant, LLONG_MAX / 4, 0);
       d->phase = 3;
       r->isamp = 2;
       gcuba_divonne_sample(d, r, 2);
       gcuba_divonne_explore(d, i, 1);
       ++r->df;
-      ++df;
+      ++d->df;
     }
     for (cc = 0; cc < nc; ++cc) {
       dtot *t = &d->tot[cc];
@@ -412,10 +445,24 @@ static long long final(divonne *d, double *prob)
     }
     ++i;
   }
-  if (short_ >= 0) more_copies(d);
-  df += d->nreg;
-  for (cc = 0; cc < nc; ++cc) {
+  d->fi = d->nreg;
+}
+
+/* the answer from the totals; prob per component */
+static void answer(divonne *d, double *prob)
+{
+  gcuba_call *c = d->c;
+  const long long df = d->df + d->nreg;
+  int cc;
+  for (cc = 0; cc < d->ncomp; ++cc) {
     const double k = inflate(&d->tot[cc]);
+    if (d->short_ == -2) {
+      /* no final phase: the partition's answer */
+      c->integral[cc] = d->tot[cc].avg;
+      c->error[cc] = d->tot[cc].spread / (double)d->samp[0].neff;
+      prob[cc] = -999;
+      continue;
+    }
     c->integral[cc] = d->tot[cc].integral;
     c->error[cc] = sqrt(d->tot[cc].sigsq * k);
     gcuba_log(c, 2, "[%d] final error %.6g: the regions' %.6g times %.3g "
@@ -424,12 +471,33 @@ static long long final(divonne *d, double *prob)
               d->tot[cc].sigw > 0 ? d->tot[cc].sigsq * d->tot[cc].sigsq /
                                         d->tot[cc].sigw
                                   : INFINITY);
-    prob[cc] = short_ < 0 ? -999
-                          : gcuba_chisq_prob(d->tot[cc].chisq,
-                                             (int)(df < INT_MAX ? df
-                                                                : INT_MAX));
+    prob[cc] = d->short_ < 0
+                   ? -999
+                   : gcuba_chisq_prob(d->tot[cc].chisq,
+                                      (int)(df < INT_MAX ? df : INT_MAX));
   }
-  return short_;
+}
+
+/* the run from where it stands (d->stage) to its answer */
+static void run(divonne *d, double *prob)
+{
+  if (d->stage == 1) {
+    d->phase = 1;
+    partition(d);
+    d->stage = 2;
+    d->fi = -1;
+  }
+  if (d->stage == 2) {
+    if (d->fi < 0) {
+      gcuba_divonne_checkpoint(d, 1);
+      final_size(d);
+    }
+    final_loop(d);
+    d->stage = 3;
+  }
+  if (d->short_ >= 0) more_copies(d);
+  gcuba_divonne_checkpoint(d, 1);
+  answer(d, prob);
 }
 
 static void teardown(divonne *d)
@@ -482,9 +550,6 @@ static int setup(divonne *d)
   }
   d->ctx = d->ops->create(c, &c->fail);
   if (!d->ctx) return c->fail;
-  if (c->statefile)
-    gcuba_log(c, 1, "no state files yet: \"%s\" "
-              "is not used", c->statefile);
   if (c->ngiven > 0 || c->nextra > 0) {
     const long long ng = c->ngiven, ne = c->nextra;
     d->xgiven = (double *)malloc(sizeof(double) *
@@ -501,10 +566,46 @@ static int setup(divonne *d)
   return 0;
 }
 
+/* a fresh run: the given points, the unit cube as the first region */
+static void start(divonne *d)
+{
+  gcuba_call *c = d->c;
+  dreg *r;
+  int j;
+  if (d->ngiven) {
+    d->phase = 0;
+    gcuba_divonne_eval(d, d->ngiven, d->xgiven, d->fgiven);
+  }
+  gcuba_divonne_lookup(d, 0, c->key1, 47, INT_MAX, 0);
+  r = gcuba_divonne_region_new(d);
+  for (j = 0; j < d->ndim; ++j) {
+    r->lo[j] = 0;
+    r->hi[j] = 1;
+  }
+  d->phase = 1;
+  d->stage = 1;
+  d->iter = 0;
+  gcuba_log(c, 1, "Partitioning phase:");
+}
+
+/* forgets a resumed state (flags bit 5) */
+static void restart(divonne *d)
+{
+  long long i;
+  for (i = 0; i < d->nreg; ++i) free(d->reg[i]);
+  d->nreg = 0;
+  d->neval = d->neval_opt = d->neval_cut = 0;
+  d->nshift = 0;
+  d->next = d->seed == 0;
+  d->rr = 0;
+  d->lastsave = 0;
+  d->laststage = 0;
+  memset(d->samp, 0, sizeof d->samp);
+}
+
 void gcuba_divonne_drive(gcuba_call *c, const gcuba_points_ops *ops)
 {
   divonne *d = (divonne *)calloc(1, sizeof(divonne));
-  long long short_ = 0;
   double prob[GCUBA_MAXCOMP];
   int cc;
   c->neval = 0;
@@ -531,24 +632,21 @@ void gcuba_divonne_drive(gcuba_call *c, const gcuba_points_ops *ops)
   }
   if (!setup(d)) {
     if (setjmp(d->abort) == 0) {
-      dreg *r;
-      int j;
-      if (d->ngiven) {
-        d->phase = 0;
-        gcuba_divonne_eval(d, d->ngiven, d->xgiven, d->fgiven);
+      int resumed = c->statefile ? gcuba_divonne_load_state(d) : 0;
+      if (resumed > 0 && (c->flags & GCUBA_RESETSTATE)) {
+        gcuba_log(c, 1, "flags bit 5: state reset");
+        restart(d);
+        resumed = 0;
       }
-      gcuba_divonne_lookup(d, 0, c->key1, 47, INT_MAX, 0);
-      r = gcuba_divonne_region_new(d);
-      for (j = 0; j < d->ndim; ++j) {
-        r->lo[j] = 0;
-        r->hi[j] = 1;
+      if (resumed < 0) {
+        d->fail = resumed;
+      } else {
+        if (!resumed) start(d);
+        run(d, prob);
+        c->fail = 0;
       }
-      d->phase = 1;
-      gcuba_log(c, 1, "Partitioning phase:");
-      partition(d);
-      short_ = final(d, prob);
-      c->fail = 0;
     }
+    if (d->fail) c->fail = d->fail;
   }
   c->neval = d->neval;
   c->nregions = d->nreg;
@@ -556,9 +654,10 @@ void gcuba_divonne_drive(gcuba_call *c, const gcuba_points_ops *ops)
     /* fail = 0 only when the final error meets the tolerance */
     for (cc = 0; cc < c->ncomp; ++cc) {
       c->prob[cc] = prob[cc];
-      if (short_ < 0 || !(c->error[cc] <= maxerr(d, c->integral[cc])))
+      if (d->short_ < 0 || !(c->error[cc] <= maxerr(d, c->integral[cc])))
         c->fail = GCUBA_FAIL_ACCURACY;
     }
+    if (!c->fail && c->statefile) gcuba_state_remove(c);
   }
   teardown(d);
   free(d);

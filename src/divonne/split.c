@@ -448,7 +448,10 @@ void gcuba_divonne_iterate(divonne *d, long long i, int depth, int isamp,
     r->isamp = 0;
     if (r->depth > 0) {
       --r->depth;
-      if (d->neval >= d->limit) r->depth = 0;
+      if (d->neval >= d->limit && r->depth > 0) {
+        r->depth = 0;
+        ++d->nlimited;
+      }
       gcuba_divonne_explore(d, j, 0);
     }
   }
