@@ -178,12 +178,16 @@ int main(void)
   plan(0);
   {
     static const int nc[] = {1, 8, 9, 64, 1024};
-    /* gCuhre's tolerances as before; the statistical routines at 1e-3 */
-    static const double cuhre_eps[] = {1e-6, 1e-6, 1e-6, 1e-5, 1e-4};
+    /* gCuhre's tolerances as before; the statistical routines at 1e-3,
+       gSuave and gDivonne at 1e-2 with 1024 components (their drivers'
+       work per component: at 1e-3, 15 to 30 s) */
+    static const double eps[4][5] = {{1e-6, 1e-6, 1e-6, 1e-5, 1e-4},
+                                     {1e-3, 1e-3, 1e-3, 1e-3, 1e-3},
+                                     {1e-3, 1e-3, 1e-3, 1e-3, 1e-2},
+                                     {1e-3, 1e-3, 1e-3, 1e-3, 1e-2}};
     int r, i;
     for (r = CUHRE; r <= DIVONNE; ++r)
-      for (i = 0; i < 5; ++i)
-        check(r, nc[i], r == CUHRE ? cuhre_eps[i] : 1e-3);
+      for (i = 0; i < 5; ++i) check(r, nc[i], eps[r][i]);
   }
   check_devud();
   /* GCUBA_DEVICE=gpu with more than 8 components runs there (it once
