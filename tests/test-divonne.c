@@ -4,10 +4,11 @@
    their analytic values, the samplers (rules, lattices, quasi-random and
    pseudo-random points), the border, given points and a peak finder,
    bad arguments (each its fail code, no work done), an integrand's abort
-   and NaN, the same bits for any thread count, and Cuba's nvec form
-   (the phase), many components, the state file (a run interrupted by maxeval or by the
-   integrand resumes to the bits of an uninterrupted one).  Built twice: CPU integrands, and (test-divonne-gpu)
-   nvcc-built ones on the GPU.  This file is part of gcuba. */
+   and NaN, the same bits for any thread count, Cuba's nvec form (the
+   phase), many components, the state file (a run interrupted by maxeval
+   or by the integrand resumes to the bits of an uninterrupted one).
+   Built twice: CPU integrands, and (test-divonne-gpu) nvcc-built ones on
+   the GPU.  This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "tap.h"
 #include "suite.h"
 #include "gpu.h"
+#include "gaussians.h"
 
 typedef struct {
   int nregions, fail;
@@ -367,24 +369,11 @@ static void check_cpu(void)
 
 /* many components: Gaussians of their own centres and widths (as
    tests/test-ncomp-gpu.cu), each with its own extremum searches */
-static double g_centre(int k, int d)
-{
-  const double u = (k + 1) * 0.6180339887498949 * (d + 1);
-  return 0.25 + 0.5 * (u - floor(u));
-}
-static double g_width(int k) { return 0.3 + 0.2 * ((k * 7) % 11) / 10.0; }
 static int gaussians(const int *ndim, const double x[], const int *ncomp,
                      double f[], void *userdata)
 {
-  int k, d;
   (void)userdata;
-  for (k = 0; k < *ncomp; ++k) {
-    const double w = g_width(k);
-    double s = 0;
-    for (d = 0; d < *ndim; ++d)
-      s += (x[d] - g_centre(k, d)) * (x[d] - g_centre(k, d));
-    f[k] = (k + 1) * exp(-s / (w * w));
-  }
+  gaussians_eval(*ndim, x, *ncomp, f, 1);
   return 0;
 }
 
@@ -398,11 +387,8 @@ static void check_ncomp(void)
              1, 1e-3, 0, 0, 0, 0, 1000000, 47, 1, 1, 5, 0, 10, .25, 0, 3,
              NULL, 0, NULL, NULL, NULL, &nreg, &neval, &fail, I, E, P);
   for (k = 0; k < NC; ++k) {
-    const double w = g_width(k), h = 0.5 * sqrt(M_PI) * w;
-    double t = k + 1, z;
-    int d;
-    for (d = 0; d < 3; ++d)
-      t *= h * (erf((1 - g_centre(k, d)) / w) + erf(g_centre(k, d) / w));
+    const double t = gaussians_truth(k, 3);
+    double z;
     z = fabs(I[k] - t) / E[k];
     if (!(z <= worst)) worst = z;
     if (!(E[k] <= 1e-3 * fabs(I[k]))) worst = INFINITY;

@@ -23,44 +23,15 @@
 #include "tap.h"
 #include "gpu.h"
 #include "gcuba.h"
-
-/* centre and width of component k along axis d */
-__host__ __device__ static inline double centre(int k, int d)
-{
-  const double u = (k + 1) * 0.6180339887498949 * (d + 1);
-  return 0.25 + 0.5 * (u - floor(u));
-}
-__host__ __device__ static inline double width(int k)
-{
-  return 0.3 + 0.2 * ((k * 7) % 11) / 10.0;
-}
+#include "gaussians.h"
 
 /* userdata: NULL, or a scale factor (in device memory: check_devud) */
 GCUBA_INTEGRAND(many)(const int *ndim, const double x[], const int *ncomp,
                       double f[], void *userdata)
 {
-  const double a = userdata ? *(const double *)userdata : 1;
-  int k, d;
-  for (k = 0; k < *ncomp; ++k) {
-    const double w = width(k);
-    double s = 0;
-    for (d = 0; d < *ndim; ++d) {
-      const double t = x[d] - centre(k, d);
-      s += t * t;
-    }
-    f[k] = a * (k + 1) * exp(-s / (w * w));
-  }
+  gaussians_eval(*ndim, x, *ncomp, f,
+                 userdata ? *(const double *)userdata : 1);
   return 0;
-}
-
-static double truth(int k, int ndim)
-{
-  const double w = width(k), h = 0.5 * sqrt(M_PI) * w;
-  double v = k + 1;
-  int d;
-  for (d = 0; d < ndim; ++d)
-    v *= h * (erf((1 - centre(k, d)) / w) + erf(centre(k, d) / w));
-  return v;
 }
 
 static double now_ms(void)
@@ -120,7 +91,7 @@ static void check(int r, int ncomp, double epsrel)
   call(r, "cpu", ncomp, epsrel, &n1, &f1, i1, e1, p1);
   tc = now_ms() - t0;
   for (k = 0; k < ncomp; ++k) {
-    const double t = truth(k, ndim), tol = epsrel * fabs(t);
+    const double t = gaussians_truth(k, ndim), tol = epsrel * fabs(t);
     /* the exact rules' answers agree with their errors; the statistical
        routines' GPU and CPU answers are the same samples' */
     if (!(fabs(I[k] - i1[k]) <= E[k] + e1[k] + 1e-12 * fabs(t))) agree = 0;
@@ -164,7 +135,9 @@ static void check_devud(void)
   llgCuhre(3, 16, many, d, 1, 1e-5, 0, 0, 0, 10000000, 0, NULL, NULL, &nreg,
            &nev, &fail, I, E, P);
   for (k = 0; k < 16; ++k)
-    if (!(fabs(I[k] - 2 * truth(k, 3)) <= 2e-5 * truth(k, 3))) good = 0;
+    if (!(fabs(I[k] - 2 * gaussians_truth(k, 3)) <=
+          2e-5 * gaussians_truth(k, 3)))
+      good = 0;
   ok(fail == 0 && good && !strcmp(gcuba_last_backend(), "gpu"),
      "16 components, userdata in device memory: fail %d on the %s, every "
      "component within its tolerance", fail, gcuba_last_backend());
