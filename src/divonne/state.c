@@ -159,6 +159,10 @@ int gcuba_divonne_load_state(divonne *d)
   for (i = 0; i < 3; ++i) d->samp[i].rule = &d->rules[i];
   if (b.bad || nreg < 1 || d->nreg != nreg || b.pos != b.n ||
       d->stage < 1 || d->stage > 3) {
+    /* nothing of it stays */
+    for (i = 0; i < d->nreg; ++i) free(d->reg[i]);
+    d->nreg = 0;
+    d->neval = d->neval_opt = d->neval_cut = 0;
     gcuba_buf_free(&b);
     return gcuba_fail(c, GCUBA_FAIL_STATE, "%s: not a state of this "
                       "gDivonne call", c->statefile);
