@@ -230,8 +230,9 @@ static void more_copies(divonne *d)
 }
 
 /* phase 2's sizing: the points per region the spreads ask for, within
-   maxeval; d->short_ the points the final phase is short of its wish, -1
-   when it cannot run */
+   maxeval; d->short_ the points the final phase is short of its wish, -2
+   when it cannot run (the partition's answer stands), and -1 once the
+   evaluations ran out on the way (final_loop) */
 static void final_size(divonne *d)
 {
   gcuba_call *c = d->c;
