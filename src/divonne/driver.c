@@ -514,6 +514,7 @@ static void teardown(divonne *d)
   free(d->bx);
   free(d->rules);
   free((void *)d->sobol);
+  free((void *)d->csobol);
 }
 
 static int setup(divonne *d)
@@ -542,6 +543,13 @@ static int setup(divonne *d)
       if (key[i] == 7 || key[i] == 9 || (nd == 3 && key[i] == 11) ||
           (nd == 2 && key[i] == 13))
         gcuba_rule_init(&d->rules[i], nd, key[i]);
+  }
+  {
+    uint64_t *v = (uint64_t *)malloc(sizeof(uint64_t) * GCUBA_SOBOL_BITS *
+                                     (size_t)nd);
+    if (!v) return gcuba_fail(c, GCUBA_FAIL_NOMEM, "Sobol directions");
+    gcuba_sobol_dirs(nd, v);
+    d->csobol = v;
   }
   if (d->seed == 0 && (c->key1 < 0 || c->key2 < 0 || c->key3 < 0)) {
     uint64_t *v = (uint64_t *)malloc(sizeof(uint64_t) * 64 * (size_t)nd);

@@ -2,23 +2,25 @@
    A key (Cuba's key1, key2, key3) selects how a region is sampled:
      7, 9 (11 in 3-D, 13 in 2-D)  the Genz-Malik rule of that degree
                                   (detail/rule.h), with its error;
-     other positive keys          a lattice of the Korobov kind: |key|
-                                  points (below 40: |key| times the
-                                  points needed).  In the partition it is
-                                  folded by the tent map, so that a
-                                  lattice of p points (p prime) takes
-                                  p/2 + 1 evaluations; in the final phase
-                                  it is drawn DIV_COPIES times, each copy
-                                  randomly shifted, for an error;
+     other positive keys          |key| points (below 40: |key| times
+                                  the points needed).  In the partition
+                                  a lattice of the Korobov kind, folded
+                                  by the tent map, so that a lattice of
+                                  p points (p prime) takes p/2 + 1
+                                  evaluations; in the final phase
+                                  DIV_COPIES randomly shifted copies of
+                                  a lattice of p points (from
+                                  DIV_SOBOLDIM dimensions on, of p Sobol
+                                  points), for an error;
      negative keys                quasi-random points (seed 0: one Sobol
                                   sequence over the whole call) or
                                   pseudo-random ones (Philox, keyed by the
                                   seed and the point's number), these
                                   with their standard error.
-   The lattices' multipliers are gcuba's own: for each prime the one of
-   the candidates that minimises the lattice's P_2 figure of merit (the
-   mean squared error on the worst smooth periodic function of unit
-   norm), searched when the call first needs that lattice.
+   The partition lattices' multipliers are gcuba's own: for each prime
+   the one of the candidates that minimises the lattice's P_2 figure of
+   merit (the mean squared error on the worst smooth periodic function of
+   unit norm), searched when the call first needs that lattice.
 
    Points closer than the border to the unit cube's faces are never
    evaluated: the value there is extrapolated linearly from the nearest
@@ -32,6 +34,7 @@
 #include "divonne/divonne_int.h"
 #include "gcuba/detail/rule.h"
 #include "gcuba/detail/vegas.h"
+#include "vegas/sobol.h"
 
 /* ---- lattices */
 
@@ -175,10 +178,10 @@ long long gcuba_divonne_lookup(divonne *d, int isamp, int key,
     s->n = s->neff / 2 + 1;
     s->a = cached_multiplier(s->neff, d->ndim);
   } else {
-    /* the final phase's lattices: K = DIV_COPIES copies of a lattice
-       of p points (p prime, about half the points asked for), each
-       shifted by its own random vector, K p evaluations in all, whose
-       scatter is the error */
+    /* the final phase's points: K = DIV_COPIES randomly shifted copies
+       of p points (p prime, about half the points asked for; see
+       shifted_points), K p evaluations in all, whose scatter is the
+       error */
     const int K = DIV_COPIES;
     long long half = n / 2 + 1, lim = nmax / K;
     s->kind = DIV_LATTICE;
@@ -187,7 +190,7 @@ long long gcuba_divonne_lookup(divonne *d, int isamp, int key,
     if (half < 2) half = 2;
     s->neff = prime_from(half);
     s->n = K * s->neff;
-    s->a = cached_multiplier(s->neff, d->ndim);
+    s->a = d->ndim < DIV_SOBOLDIM ? cached_multiplier(s->neff, d->ndim) : 0;
     n = K * (n / 2 + 1);
   }
   return (n > nmax ? n - nmax : 0) | (nmax < nmin ? 1LL << 62 : 0);
@@ -317,8 +320,8 @@ double gcuba_divonne_point(divonne *d, const double *x)
    0 or 1/2 alone, which would keep the partition lattice's folding, leave
    every copy's points on the same grid along each axis: a jump along an
    axis would bias all copies alike, unseen by their scatter) */
-static void shifted_points(divonne *d, const dreg *r, long long p,
-                           long long a, double *x)
+static void lattice_copy(divonne *d, const dreg *r, long long p, long long a,
+                         double *x)
 {
   const int nd = d->ndim;
   const double inv = 1 / (double)p;
@@ -337,6 +340,43 @@ static void shifted_points(divonne *d, const dreg *r, long long p,
       x[i * nd + j] = r->lo[j] + v * w[j];
       if ((c[j] += z[j]) >= p) c[j] -= p;
     }
+}
+
+/* from DIV_SOBOLDIM dimensions on, one copy is the first p points of the
+   Sobol sequence, every coordinate's bits XORed with the copy's own
+   random mask (a random digital shift): each point is uniform in the
+   region, so each copy is an unbiased estimate and the copies' scatter
+   an honest error, while within a copy the points keep the sequence's
+   low discrepancy */
+static void sobol_copy(divonne *d, const dreg *r, long long p, double *x)
+{
+  const int nd = d->ndim;
+  double u[GCUBA_MAXDIM], w[GCUBA_MAXDIM];
+  uint64_t m[GCUBA_MAXDIM], b[GCUBA_MAXDIM];
+  long long i;
+  int j;
+  for (j = 0; j < nd; ++j) w[j] = r->hi[j] - r->lo[j];
+  gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
+  /* u < 1 has 53 bits: u 2^64 is an exact integer below 2^64 */
+  for (j = 0; j < nd; ++j) {
+    m[j] = (uint64_t)ldexp(u[j], 64);
+    b[j] = 0;
+  }
+  for (i = 0; i < p; ++i)
+    for (j = 0; j < nd; ++j) {
+      const uint64_t *v = d->csobol + (size_t)j * GCUBA_SOBOL_BITS;
+      if (i) b[j] = gcuba_vegas_sobol_step(v, b[j], (uint64_t)i - 1);
+      x[i * nd + j] = r->lo[j] + gcuba_vegas_sobol_value(b[j] ^ m[j]) * w[j];
+    }
+}
+
+/* one copy of the final phase's points: a the lattice's multiplier, 0
+   for Sobol points */
+static void shifted_points(divonne *d, const dreg *r, long long p,
+                           long long a, double *x)
+{
+  if (a) lattice_copy(d, r, p, a, x);
+  else sobol_copy(d, r, p, x);
 }
 
 void gcuba_divonne_copy(divonne *d, const dreg *r, double *a)
