@@ -342,6 +342,18 @@ static void lattice_copy(divonne *d, const dreg *r, long long p, long long a,
     }
 }
 
+/* the lowest set bit of i > 0 */
+static int lowbit(uint64_t i)
+{
+#if defined(__GNUC__)
+  return __builtin_ctzll(i);
+#else
+  int b = 0;
+  for (; !(i & 1); i >>= 1) ++b;
+  return b;
+#endif
+}
+
 /* from DIV_SOBOLDIM dimensions on, one copy is the first p points of the
    Sobol sequence, every coordinate's bits XORed with the copy's own
    random mask (a random digital shift): each point is uniform in the
@@ -362,12 +374,21 @@ static void sobol_copy(divonne *d, const dreg *r, long long p, double *x)
     m[j] = (uint64_t)ldexp(u[j], 64);
     b[j] = 0;
   }
-  for (i = 0; i < p; ++i)
-    for (j = 0; j < nd; ++j) {
-      const uint64_t *v = d->csobol + (size_t)j * GCUBA_SOBOL_BITS;
-      if (i) b[j] = gcuba_vegas_sobol_step(v, b[j], (uint64_t)i - 1);
-      x[i * nd + j] = r->lo[j] + gcuba_vegas_sobol_value(b[j] ^ m[j]) * w[j];
+  for (i = 0; i < p; ++i) {
+    /* point i from point i - 1: the Gray codes differ in one bit
+       (gcuba_vegas_sobol_step), the same for every axis */
+    if (i) {
+      const uint64_t *v = d->csobol + lowbit((uint64_t)i);
+      for (j = 0; j < nd; ++j) b[j] ^= v[(size_t)j * GCUBA_SOBOL_BITS];
     }
+    /* gcuba_vegas_sobol_value's (2 (b >> 12) + 1) 2^-53, converted
+       from a signed integer (below 2^53, exact; the unsigned conversion
+       takes several instructions) */
+    for (j = 0; j < nd; ++j)
+      x[i * nd + j] =
+          r->lo[j] +
+          (double)(int64_t)(2 * ((b[j] ^ m[j]) >> 12) + 1) * 0x1p-53 * w[j];
+  }
 }
 
 /* one copy of the final phase's points: a the lattice's multiplier, 0
