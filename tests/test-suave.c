@@ -1,6 +1,6 @@
 /* tests/test-suave.c -- gSuave: Cuba's demo integrands (converged
-   wherever Cuba 4.2.2's Suave converges, every fail = 0 within the
-   tolerance of the true value), test integrands of the suite against
+   wherever Cuba 4.2.2's Suave converges, every fail = 0 within 4 errors
+   of the true value), test integrands of the suite against
    their analytic values, bad arguments (each its fail code, no work
    done), an integrand's abort and NaN, the same bits for any thread
    count and through a state file, Cuba's nvec form (weights, iteration),
@@ -49,11 +49,7 @@ static int same(const result *a, const result *b)
 
 /* Cuba's demo (demo-c.c: epsrel 1e-3, epsabs 1e-12, flags LAST, maxeval
    50000, nnew 1000, nmin 2, flatness 25), its 11 integrands in 3D */
-/* Cuba 4.2.2's Suave there (one core): fail and neval.  gSuave claims
-   at 0.75 of the tolerance (doc/suave.md): on integrand 10 (an
-   integrable spike at the origin for x > 1/2) that takes more than the
-   50000 evaluations Cuba needed (issue 47 keeps it open), so the check
-   is on the others (it ends 1.5% above the claim at maxeval) */
+/* Cuba 4.2.2's Suave there (one core): fail and neval */
 static const int cuba_fail[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
 static const long long cuba_neval[12] = {0, 7000, 37000, 7000, 13000, 5000,
   13000, 27000, 6000, 7000, 43000, 50000};
@@ -74,21 +70,21 @@ static void check_demo(void)
     diag("demo %2d: %.10f +- %.3e, fail %d, neval %lld, regions %d (Cuba: "
          "fail %d, neval %lld), true error %.2e", k, r.I, r.E, r.fail,
          r.neval, r.nregions, cuba_fail[k], cuba_neval[k], err);
-    if (cuba_fail[k] == 0 && r.fail != 0 && k != 10) conv = 0;
-    if (r.fail == 0 && !(err <= 1e-3 * fabs(suite_demo_truth[k])))
-      honest = 0;
+    if (cuba_fail[k] == 0 && r.fail != 0) conv = 0;
+    if (r.fail == 0 && !(err <= 4 * r.E)) honest = 0;
     if (r.fail < 0 || r.neval > 50000) conv = honest = 0;
   }
   ok(conv, "Cuba's demo: converges on every integrand where Cuba's Suave "
-     "does (10 excepted), within maxeval");
-  ok(honest, "Cuba's demo: every fail = 0 within 1e-3 of the true value");
+     "does, within maxeval");
+  ok(honest, "Cuba's demo: every fail = 0 within 4 errors of the true "
+     "value");
 }
 
 /* the suite's integrands at their analytic values: every fail = 0
-   within the tolerance.  f3 8D, f6 6D and f7 8D at 1e-2: Cuba's Suave
-   claims them 2 to 60% off, gSuave's chi^2 rule refuses the claim.
-   (f4 5D, a narrow peak at the centre that the first 17000 samples
-   miss, still gets a false claim, as from Cuba: open in issue 47) */
+   within 4 errors of the truth (a statistical error: claimed at the
+   tolerance, about one answer in three lies beyond it).  f3 8D, f6 6D
+   and f7 8D at 1e-2: Cuba's Suave claims them 2 to 60% off; gSuave's
+   chi^2 rule refuses f3 and f6, and claims f7 within 2 errors */
 static void check_suite(void)
 {
   static const struct {
@@ -105,10 +101,12 @@ static void check_suite(void)
     run(&r, sc->d, suite_family(sc->family, SUITE_BACKEND), NULL, 0, 0, cases[i].epsrel,
         cases[i].maxeval, 1000, NULL);
     rel = fabs(r.I - sc->truth) / fabs(sc->truth);
-    ok(r.fail >= 0 && (r.fail != 0 || rel <= cases[i].epsrel),
+    ok(r.fail >= 0 &&
+           (r.fail != 0 || (fabs(r.I - sc->truth) <= 4 * r.E &&
+                            r.E <= cases[i].epsrel * fabs(r.I))),
        "%s %dD at %g: fail %d, neval %lld, %.6e +- %.2e, true relative "
-       "error %.2e", sc->name, sc->d, cases[i].epsrel, r.fail, r.neval,
-       r.I, r.E, rel);
+       "error %.2e (%.1f errors)", sc->name, sc->d, cases[i].epsrel, r.fail,
+       r.neval, r.I, r.E, rel, fabs(r.I - sc->truth) / r.E);
   }
 }
 
@@ -257,7 +255,7 @@ static void check_ncomp(void)
       double z;
       z = fabs(I[k] - t) / E[k];
       if (!(z <= worst)) worst = z;
-      if (!(E[k] <= .75 * cases[i].epsrel * fabs(I[k]))) worst = INFINITY;
+      if (!(E[k] <= cases[i].epsrel * fabs(I[k]))) worst = INFINITY;
     }
     ok(fail == 0 && worst <= 4,
        "%d components at epsrel %g: fail %d, neval %lld, every error within "
