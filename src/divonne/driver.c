@@ -544,7 +544,8 @@ static int setup(divonne *d)
           (nd == 2 && key[i] == 13))
         gcuba_rule_init(&d->rules[i], nd, key[i]);
   }
-  {
+  if (nd >= DIV_SOBOLDIM) {
+    /* the final phase's copies (sample.c) */
     uint64_t *v = (uint64_t *)malloc(sizeof(uint64_t) * GCUBA_SOBOL_BITS *
                                      (size_t)nd);
     if (!v) return gcuba_fail(c, GCUBA_FAIL_NOMEM, "Sobol directions");

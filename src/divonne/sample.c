@@ -381,13 +381,8 @@ static void sobol_copy(divonne *d, const dreg *r, long long p, double *x)
       const uint64_t *v = d->csobol + lowbit((uint64_t)i);
       for (j = 0; j < nd; ++j) b[j] ^= v[(size_t)j * GCUBA_SOBOL_BITS];
     }
-    /* gcuba_vegas_sobol_value's (2 (b >> 12) + 1) 2^-53, converted
-       from a signed integer (below 2^53, exact; the unsigned conversion
-       takes several instructions) */
     for (j = 0; j < nd; ++j)
-      x[i * nd + j] =
-          r->lo[j] +
-          (double)(int64_t)(2 * ((b[j] ^ m[j]) >> 12) + 1) * 0x1p-53 * w[j];
+      x[i * nd + j] = r->lo[j] + gcuba_vegas_sobol_value(b[j] ^ m[j]) * w[j];
   }
 }
 
