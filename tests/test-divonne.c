@@ -91,10 +91,8 @@ static void check_demo(void)
   }
   ok(honest, "Cuba's demo: every fail = 0 within 4 errors of the true "
      "value, its error within the tolerance, neval near maxeval at most");
-  /* Cuba 4.2.2's Divonne converges on all 11; gDivonne's honest error on
-     11 (the unit ball's indicator) ends 15% above the tolerance at
-     maxeval (issue 47) */
-  ok(conv >= 10, "Cuba's demo: %d of 11 converge", conv);
+  /* Cuba 4.2.2's Divonne converges on all 11 */
+  ok(conv == 11, "Cuba's demo: %d of 11 converge", conv);
 }
 
 /* the suite's integrands at their analytic values: every fail = 0 within

@@ -36,6 +36,10 @@
      rest; tests/test-divonne's f1 5D (cos(x1 + 2 x2 + ... + 5 x5))
      converges with lattices and not with Sobol points */
 #define DIV_SOBOLDIM 6
+/* when the final phase is short of points, and sampling the regions
+   alike would put less than this share of them where the error is, each
+   region gets that share and the rest go to more copies */
+#define DIV_ALIKE .5
 /* a key's absolute value below this multiplies the points needed */
 #define DIV_KEYMULT 40
 
@@ -106,6 +110,8 @@ typedef struct divonne {
      answer */
   int stage, iter, pass, adjust;
   long long nmin, fi, nwant, short_, df;
+  long long reserve;    /* evaluations the final phase leaves to more
+                           copies */
   /* state files: the evaluations and stage of the last one written; bound
      once a decision depended on maxeval (the pass that found neval past
      it, a final phase sized short, ...): the states after that are not
@@ -152,6 +158,12 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp);
 /* one more randomly shifted copy of region r's final lattice (r->cp,
    r->ca): its estimate of each component into a[ncomp] */
 void gcuba_divonne_copy(divonne *d, const dreg *r, double *a);
+/* the variance of one of region r's copies (component cc) when they all
+   agree to the bit: an integrand of few values (an indicator) often
+   gives such copies, a scatter of 0 that says little of the variance.  A
+   copy's estimate moves in steps of vol (fmax - fmin) / p at most: half
+   a step is taken as the copies' standard deviation */
+double gcuba_divonne_copyfloor(const dreg *r, int cc);
 /* the selected component at x (clamped to the unit cube, the border
    extrapolated), times d->selsign */
 double gcuba_divonne_point(divonne *d, const double *x);

@@ -161,7 +161,8 @@ static int statistical(const divonne *d, int isamp, double err)
 static double copies_var(const dreg *r, int cc)
 {
   const double n = r->ncopy;
-  return r->csq[cc] / (n * (n - 1));
+  return (r->csq[cc] > 0 ? r->csq[cc] / (n - 1)
+                         : gcuba_divonne_copyfloor(r, cc)) / n;
 }
 
 /* While the final error misses the tolerance and maxeval allows, the
@@ -229,6 +230,35 @@ static void more_copies(divonne *d)
               ncopies);
 }
 
+/* The share of the final phase's points that sampling every region alike
+   puts where the error is, when the budget falls short of the spreads'
+   wish: Neyman's allocation (points in proportion to a region's spread s)
+   gives a variance (sum s)^2 / N, alike sampling R regions R sum s^2 / N;
+   the least ratio over the components (spreads relative to their
+   tolerance).  Near 1 when the partition made the spreads about equal,
+   as it aims to; far below when regions where the integrand is flat (an
+   indicator's inside and outside) sit beside a few that carry the
+   variance. */
+static double alike_share(const divonne *d)
+{
+  double f = 1;
+  long long i;
+  int cc;
+  for (cc = 0; cc < d->ncomp; ++cc) {
+    double s1 = 0, s2 = 0;
+    for (i = 0; i < d->nreg; ++i) {
+      const double s = d->reg[i]->spread[cc];
+      s1 += s;
+      s2 += s * s;
+    }
+    if (s2 > 0) {
+      const double g = s1 / (double)d->nreg * (s1 / s2);
+      if (g < f) f = g;
+    }
+  }
+  return f;
+}
+
 /* phase 2's sizing: the points per region the spreads ask for, within
    maxeval; d->short_ the points the final phase is short of its wish, -2
    when it cannot run (the partition's answer stands), and -1 once the
@@ -238,7 +268,7 @@ static void final_size(divonne *d)
   gcuba_call *c = d->c;
   const int nc = d->ncomp;
   double nneed = 2 * (double)d->samp[0].neff;
-  long long short_;
+  long long short_, nmax;
   int cc;
   for (cc = 0; cc < nc; ++cc) {
     dtot *t = &d->tot[cc];
@@ -252,9 +282,25 @@ static void final_size(divonne *d)
     t->integral = t->sigsq = t->chisq = t->sigw = 0;
   }
   d->nwant = nneed < 1e15 ? (long long)ceil(nneed) : (long long)1e15;
-  short_ = gcuba_divonne_lookup(d, 1, c->key2, d->nwant,
-                                (c->maxeval - d->neval) / d->nreg + 1,
+  d->reserve = 0;
+  nmax = (c->maxeval - d->neval) / d->nreg + 1;
+  short_ = gcuba_divonne_lookup(d, 1, c->key2, d->nwant, nmax,
                                 d->samp[0].n + 1);
+  if (short_ && !(short_ & (1LL << 62)) && c->key2 > 0 &&
+      d->samp[1].kind == DIV_LATTICE) {
+    /* short of the wish: when sampling the regions alike wastes most of
+       the points, every region gets that share of them, and the rest go
+       copy by copy where the variance is (more_copies) */
+    const double f = alike_share(d);
+    const long long nmin = DIV_COPIES * d->samp[0].neff;
+    if (f < DIV_ALIKE && (double)nmax * f > (double)nmin) {
+      short_ = gcuba_divonne_lookup(d, 1, c->key2, d->nwant,
+                                    (long long)((double)nmax * f), nmin);
+      d->reserve = (nmax - d->samp[1].n) * d->nreg;
+      gcuba_log(c, 2, "the regions sampled alike would put %.2g of the "
+                "points where the error is: each gets that share", f);
+    }
+  }
   if (short_) d->bound = 1;
   d->df = 0;
   d->fi = 0;
@@ -277,6 +323,9 @@ static void final_loop(divonne *d)
 {
   gcuba_call *c = d->c;
   const int nc = d->ncomp;
+  /* the evaluations of this phase: maxeval less those kept for more
+     copies (final_size) */
+  const long long maxeval = c->maxeval - d->reserve;
   long long i;
   int cc;
   for (i = d->fi; i < d->nreg;) {
@@ -285,11 +334,11 @@ static void final_loop(divonne *d)
     d->fi = i;
     gcuba_divonne_checkpoint(d, 0);
     if (d->neval + (d->nreg - i) * d->samp[1].n >
-        c->maxeval + c->maxeval / 10) {
+        maxeval + maxeval / 10) {
       /* regions cut again have taken the evaluations the others were to
          have: these get what is left, or, when that is not even the
          smallest lattices, keep the partition's estimates (fail = 1) */
-      const long long left = c->maxeval - d->neval;
+      const long long left = maxeval - d->neval;
       d->bound = 1;
       if (left / (d->nreg - i) < 3 * DIV_COPIES ||
           (gcuba_divonne_lookup(d, 1, c->key2, d->nwant,
@@ -328,7 +377,7 @@ static void final_loop(divonne *d)
                                               (a2 - t->pavg[0]);
       /* refine only while every region left keeps its points within
          maxeval */
-      if (d->neval + (d->nreg - i) * d->samp[1].n >= c->maxeval) {
+      if (d->neval + (d->nreg - i) * d->samp[1].n >= maxeval) {
         d->bound = 1;
         continue;
       }
@@ -340,7 +389,7 @@ static void final_loop(divonne *d)
             /* (within what the regions after it leave) */
             const long long nlimited = d->nlimited;
             d->phase = 1;
-            d->limit = c->maxeval - (d->nreg - i - 1) * d->samp[1].n;
+            d->limit = maxeval - (d->nreg - i - 1) * d->samp[1].n;
             gcuba_divonne_iterate(d, i, DIV_POSTDEPTH, 1, d->tot);
             d->limit = LLONG_MAX;
             if (d->nlimited != nlimited) d->bound = 1;
@@ -351,7 +400,7 @@ static void final_loop(divonne *d)
               if (nnew > d->nwant + d->nwant / 64) {
                 const long long more = gcuba_divonne_lookup(
                     d, 1, c->key2, nnew,
-                    (c->maxeval - d->neval) / d->nreg + 1, d->samp[1].n);
+                    (maxeval - d->neval) / d->nreg + 1, d->samp[1].n);
                 if (more) d->bound = 1;
                 d->short_ += d->nreg * (more & ~(1LL << 62));
                 d->nwant = nnew;

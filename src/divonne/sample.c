@@ -395,6 +395,12 @@ static void shifted_points(divonne *d, const dreg *r, long long p,
   else sobol_copy(d, r, p, x);
 }
 
+double gcuba_divonne_copyfloor(const dreg *r, int cc)
+{
+  const double q = r->vol * (r->fmax[cc] - r->fmin[cc]) / (double)r->cp;
+  return q > 0 ? .25 * q * q : 0;
+}
+
 void gcuba_divonne_copy(divonne *d, const dreg *r, double *a)
 {
   const int nc = d->ncomp;
@@ -484,7 +490,8 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
       r->csum[cc] = mean;
       r->csq[cc] = sq;
       r->avg[cc] = mean;
-      r->err[cc] = sqrt(sq / (K * (K - 1.)));
+      r->err[cc] =
+          sqrt((sq > 0 ? sq / (K - 1.) : gcuba_divonne_copyfloor(r, cc)) / K);
     }
   } else {
     for (cc = 0; cc < nc; ++cc) {

@@ -21,7 +21,7 @@
 #include "gcuba/detail/rule.h"
 
 /* 1: the first layout */
-#define STATE_VERSION 1
+#define STATE_VERSION 2
 
 /* what a state file must match: the problem and the method's parameters
    (not maxeval, mineval, epsrel or epsabs: a rerun may ask for more) */
@@ -83,6 +83,7 @@ static void fields(divonne *d, gcuba_buf *b, int put)
   V(d->fi);
   V(d->nwant);
   V(d->short_);
+  V(d->reserve);
   V(d->df);
   for (i = 0; i < 3; ++i) {
     dsamp *s = &d->samp[i];
