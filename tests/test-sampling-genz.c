@@ -13,9 +13,11 @@
      found it, and 9 of these 10 5-D answers were 3 to 137 errors low.
    - gDivonne, d = 6, 8 and 10, where its final phase takes Sobol points
      (key1 47, key2 1, key3 1, maxpass 5, border 0, maxchisq 10,
-     mindeviation 0.25; neval <= 1.1 maxeval); Cuba's counts do not bind
-     the discontinuous family.  With shifted lattices in the final phase
-     instead, 8-D Gaussians made 2 claims of the 10 and product peaks 1.
+     mindeviation 0.25; neval <= 1.1 maxeval).  With shifted lattices
+     in the final phase instead, 8-D Gaussians made 2 claims of the 10
+     and product peaks 1.  Before cuts were moved onto planar jumps, the
+     discontinuous family made 2, 1 and 0 claims (Cuba's: 4 and 3 in 8
+     and 10 dimensions).
    This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
@@ -73,10 +75,10 @@ static const struct battery batteries[] = {
      {{5, 10, 10, 10, 10, 2}, {3, 10, 10, 10, 10, 0}}},
     /* Cuba's Divonne also claimed 1 to 5 times more than 4 errors off in
        8 of the 12 groups of d = 8 and 10 */
-    {"gDivonne", divonne, MAXEVAL + MAXEVAL / 10, 0, 0, 3, {6, 8, 10},
+    {"gDivonne", divonne, MAXEVAL + MAXEVAL / 10, 0, 1, 3, {6, 8, 10},
      {{-1, -1, -1, -1, -1, -1}, {9, 10, 10, 9, 10, 4}, {7, 8, 6, 5, 8, 3}},
-     {{10, 10, 10, 10, 10, 2}, {10, 10, 10, 10, 10, 1},
-      {9, 10, 10, 10, 10, 0}}},
+     {{10, 10, 10, 10, 10, 7}, {10, 10, 10, 10, 10, 5},
+      {9, 10, 10, 10, 10, 5}}},
 };
 
 static void run(const struct battery *b)

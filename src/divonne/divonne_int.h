@@ -125,7 +125,7 @@ typedef struct divonne {
   uint64_t seed;
   const uint64_t *sobol; /* seed 0: Sobol direction numbers */
   const uint64_t *csobol; /* the final phase's copies: Sobol direction
-                             numbers */
+                             numbers, [bit][axis] (and scratch) */
   uint64_t next;         /* the next quasi-random / random point */
   dreg **reg;
   long long nreg, cap;

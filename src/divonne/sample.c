@@ -378,8 +378,8 @@ static void sobol_copy(divonne *d, const dreg *r, long long p, double *x)
     /* point i from point i - 1: the Gray codes differ in one bit
        (gcuba_vegas_sobol_step), the same for every axis */
     if (i) {
-      const uint64_t *v = d->csobol + lowbit((uint64_t)i);
-      for (j = 0; j < nd; ++j) b[j] ^= v[(size_t)j * GCUBA_SOBOL_BITS];
+      const uint64_t *v = d->csobol + (size_t)lowbit((uint64_t)i) * nd;
+      for (j = 0; j < nd; ++j) b[j] ^= v[j];
     }
     for (j = 0; j < nd; ++j)
       x[i * nd + j] = r->lo[j] + gcuba_vegas_sobol_value(b[j] ^ m[j]) * w[j];
@@ -478,6 +478,12 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
     for (cc = 0; cc < nc; ++cc) {
       double a[DIV_COPIES], mean = 0, sq = 0;
       int h;
+      /* the values seen widen the region's range (copyfloor) */
+      for (i = 0; i < n; ++i) {
+        const double v = f[i * nc + cc];
+        if (v < r->fmin[cc]) r->fmin[cc] = v;
+        if (v > r->fmax[cc]) r->fmax[cc] = v;
+      }
       for (h = 0; h < K; ++h) {
         const double *fh = f + h * p * nc;
         double sum = 0;
