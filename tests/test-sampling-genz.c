@@ -77,8 +77,8 @@ static const struct battery batteries[] = {
        8 of the 12 groups of d = 8 and 10 */
     {"gDivonne", divonne, MAXEVAL + MAXEVAL / 10, 0, 1, 3, {6, 8, 10},
      {{-1, -1, -1, -1, -1, -1}, {9, 10, 10, 9, 10, 4}, {7, 8, 6, 5, 8, 3}},
-     {{10, 10, 10, 10, 10, 7}, {10, 10, 10, 10, 10, 5},
-      {9, 10, 10, 10, 10, 5}}},
+     {{10, 10, 10, 10, 10, 8}, {10, 10, 10, 10, 10, 5},
+      {9, 10, 10, 10, 10, 7}}},
 };
 
 static void run(const struct battery *b)

@@ -36,10 +36,6 @@
      rest; tests/test-divonne's f1 5D (cos(x1 + 2 x2 + ... + 5 x5))
      converges with lattices and not with Sobol points */
 #define DIV_SOBOLDIM 6
-/* when the final phase is short of points, and sampling the regions
-   alike would put less than this share of them where the error is, each
-   region gets that share and the rest go to more copies */
-#define DIV_ALIKE .5
 /* a key's absolute value below this multiplies the points needed */
 #define DIV_KEYMULT 40
 

@@ -308,12 +308,14 @@ static void final_size(divonne *d)
                                 d->samp[0].n + 1);
   if (short_ && !(short_ & (1LL << 62)) && c->key2 > 0 &&
       d->samp[1].kind == DIV_LATTICE) {
-    /* short of the wish: when sampling the regions alike wastes most of
-       the points, every region gets that share of them, and the rest go
-       copy by copy where the variance is (more_copies) */
+    /* short of the wish: every region gets the share of its points that
+       sampling them alike puts where the error is, and the rest go copy
+       by copy where the variance is (more_copies).  (Only below a share
+       of one half, Genz's protocol made 4 claims fewer, with 2.8% more
+       evaluations) */
     const double f = alike_share(d);
     const long long nmin = DIV_COPIES * d->samp[0].neff;
-    if (f < DIV_ALIKE && (double)nmax * f > (double)nmin) {
+    if (f < 1 && (double)nmax * f > (double)nmin) {
       short_ = gcuba_divonne_lookup(d, 1, c->key2, d->nwant,
                                     (long long)((double)nmax * f), nmin);
       d->reserve = (nmax - d->samp[1].n) * d->nreg;

@@ -352,7 +352,7 @@ static int find_cuts(divonne *d, dreg *r, cut *k)
      jump, which the secant steps approach only slowly: bisection for
      where the value crosses the level, kept when the jump is a plane
      (planar: Genz's discontinuous family, 5, 8, 10 dimensions: 13, 5, 1
-     claims of 20 without, one 4 errors off, 17, 11, 7 with, none); a
+     claims of 20 without, one 4 errors off, 17, 12, 10 with, none); a
      curved edge, Cuba's demo's
      ball, is better left to the secant's cut (the ball's 23 regions
      became 50, and converged for 0 seeds of 20 at maxeval 50,000
