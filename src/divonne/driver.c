@@ -183,12 +183,13 @@ static double upper(double *ucb, int dof)
    region whose variance weighs most against the tolerance gets one more
    shifted copy: its variance falls and gains a degree of freedom, which
    also narrows the widening of the total.  The variances are weighed at
-   their upper 95% bounds: three copies that happen to agree closely
-   (2 degrees of freedom) would otherwise never be looked at again
-   (Genz's 10-D discontinuous family: a region's 3 copies 16 times
-   closer than 300 copies scatter, its estimate 20 errors off).  Cuba has no such pass (its
-   error never asks for one); without it the final phase's uniform sizing
-   leaves the budget unused where a few regions dominate the error. */
+   their upper 95% bounds: three copies that happen to agree closely (2
+   degrees of freedom) would otherwise never be looked at again (Genz's
+   10-D discontinuous family: a region's 3 copies 16 times closer than
+   300 copies scatter, its estimate 20 errors off).  Cuba has no such
+   pass (its error never asks for one); without it the final phase's
+   uniform sizing leaves the budget unused where a few regions dominate
+   the error. */
 static void more_copies(divonne *d)
 {
   gcuba_call *c = d->c;
@@ -318,7 +319,9 @@ static void final_size(divonne *d)
     if (f < 1 && (double)nmax * f > (double)nmin) {
       short_ = gcuba_divonne_lookup(d, 1, c->key2, d->nwant,
                                     (long long)((double)nmax * f), nmin);
-      d->reserve = (nmax - d->samp[1].n) * d->nreg;
+      /* (a lattice's prime may round the points up past nmax) */
+      d->reserve =
+          nmax > d->samp[1].n ? (nmax - d->samp[1].n) * d->nreg : 0;
       gcuba_log(c, 2, "the regions sampled alike would put %.2g of the "
                 "points where the error is: each gets that share", f);
     }
