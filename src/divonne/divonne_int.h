@@ -154,12 +154,14 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp);
 /* one more randomly shifted copy of region r's final lattice (r->cp,
    r->ca): its estimate of each component into a[ncomp] */
 void gcuba_divonne_copy(divonne *d, const dreg *r, double *a);
-/* the variance of one of region r's copies (component cc) when they all
-   agree to the bit: an integrand of few values (an indicator) often
-   gives such copies, a scatter of 0 that says little of the variance.  A
-   copy's estimate moves in steps of vol (fmax - fmin) / p at most: half
-   a step is taken as the copies' standard deviation */
-double gcuba_divonne_copyfloor(const dreg *r, int cc);
+/* the variance of the mean of n copies of region r's points (component
+   cc), sq the sum of their squared deviations from it.  When they all
+   agree to the bit (sq 0; an integrand of few values, an indicator,
+   often gives such copies, a scatter that says little of the variance),
+   a copy's estimate moves in steps of vol (fmax - fmin) / p at most:
+   half a step is taken as a copy's standard deviation, 0 only where
+   every value the region gave was the same */
+double gcuba_divonne_copies_var(const dreg *r, int cc, double sq, int n);
 /* the selected component at x (clamped to the unit cube, the border
    extrapolated), times d->selsign */
 double gcuba_divonne_point(divonne *d, const double *x);

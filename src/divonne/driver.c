@@ -150,7 +150,7 @@ static double inflate(const dtot *t)
 
 /* whether sampler isamp's error err is a statistical one: its random
    copies' scatter (0 only where every value the region gave was the
-   same: gcuba_divonne_copyfloor), or pseudo-random points' standard
+   same: gcuba_divonne_copies_var), or pseudo-random points' standard
    error */
 static int statistical(const divonne *d, int isamp, double err)
 {
@@ -163,9 +163,7 @@ static int statistical(const divonne *d, int isamp, double err)
    their mean, csq the sum of their squared deviations from it) */
 static double copies_var(const dreg *r, int cc)
 {
-  const double n = r->ncopy;
-  return (r->csq[cc] > 0 ? r->csq[cc] / (n - 1)
-                         : gcuba_divonne_copyfloor(r, cc)) / n;
+  return gcuba_divonne_copies_var(r, cc, r->csq[cc], r->ncopy);
 }
 
 /* the factor that takes a variance estimated with dof degrees of

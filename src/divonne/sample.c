@@ -395,10 +395,12 @@ static void shifted_points(divonne *d, const dreg *r, long long p,
   else sobol_copy(d, r, p, x);
 }
 
-double gcuba_divonne_copyfloor(const dreg *r, int cc)
+double gcuba_divonne_copies_var(const dreg *r, int cc, double sq, int n)
 {
-  const double q = r->vol * (r->fmax[cc] - r->fmin[cc]) / (double)r->cp;
-  return q > 0 ? .25 * q * q : 0;
+  double q;
+  if (sq > 0) return sq / (n - 1.) / n;
+  q = r->vol * (r->fmax[cc] - r->fmin[cc]) / (double)r->cp;
+  return q > 0 ? .25 * q * q / n : 0;
 }
 
 void gcuba_divonne_copy(divonne *d, const dreg *r, double *a)
@@ -478,16 +480,16 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
     for (cc = 0; cc < nc; ++cc) {
       double a[DIV_COPIES], mean = 0, sq = 0;
       int h;
-      /* the values seen widen the region's range (copyfloor) */
-      for (i = 0; i < n; ++i) {
-        const double v = f[i * nc + cc];
-        if (v < r->fmin[cc]) r->fmin[cc] = v;
-        if (v > r->fmax[cc]) r->fmax[cc] = v;
-      }
       for (h = 0; h < K; ++h) {
         const double *fh = f + h * p * nc;
         double sum = 0;
-        for (i = 0; i < p; ++i) sum += fh[i * nc + cc];
+        for (i = 0; i < p; ++i) {
+          /* the values seen widen the region's range (copies_var) */
+          const double v = fh[i * nc + cc];
+          sum += v;
+          if (v < r->fmin[cc]) r->fmin[cc] = v;
+          if (v > r->fmax[cc]) r->fmax[cc] = v;
+        }
         a[h] = r->vol / (double)p * sum;
         mean += a[h];
       }
@@ -496,8 +498,7 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
       r->csum[cc] = mean;
       r->csq[cc] = sq;
       r->avg[cc] = mean;
-      r->err[cc] =
-          sqrt((sq > 0 ? sq / (K - 1.) : gcuba_divonne_copyfloor(r, cc)) / K);
+      r->err[cc] = sqrt(gcuba_divonne_copies_var(r, cc, sq, K));
     }
   } else {
     for (cc = 0; cc < nc; ++cc) {

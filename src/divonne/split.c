@@ -353,10 +353,9 @@ static int find_cuts(divonne *d, dreg *r, cut *k)
      where the value crosses the level, kept when the jump is a plane
      (planar: Genz's discontinuous family, 5, 8, 10 dimensions: 13, 5, 1
      claims of 20 without, one 4 errors off, 17, 12, 10 with, none); a
-     curved edge, Cuba's demo's
-     ball, is better left to the secant's cut (the ball's 23 regions
-     became 50, and converged for 0 seeds of 20 at maxeval 50,000
-     against 20 of 20) */
+     curved edge, Cuba's demo's ball, is better left to the secant's cut
+     (the ball's 23 regions became 50, and converged for 0 seeds of 20
+     at maxeval 50,000 against 20 of 20) */
   for (j = 0; j < nk; ++j) {
     cut *c = &k[j];
     double a = 0, b = c->delta, fb = c->f;
