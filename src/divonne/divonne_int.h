@@ -36,6 +36,8 @@
      rest; tests/test-divonne's f1 5D (cos(x1 + 2 x2 + ... + 5 x5))
      converges with lattices and not with Sobol points */
 #define DIV_SOBOLDIM 6
+/* the axes padded to an even count (the copies' points, sample.c) */
+#define DIV_PAD(nd) (((nd) + 1) & ~1)
 /* a key's absolute value below this multiplies the points needed */
 #define DIV_KEYMULT 40
 

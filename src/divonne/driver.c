@@ -31,6 +31,7 @@
      fail = 0 whenever the final phase had the points it wished for).
    This file is part of gcuba. */
 #include <limits.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,30 @@ static void partition(divonne *d)
 #define VAR(e, spread, neff)                                                   \
   ((e) ? (e) * (e) : ((spread) / (double)(neff)) * ((spread) / (double)(neff)))
 
+/* dof / chi^2_dof(5%): the factor that takes a variance estimated with
+   dof degrees of freedom to the one the true variance exceeds with 5%
+   probability.  Computed once per process for dof below NQ05 (a
+   quantile costs thousands of terms of a series, and more_copies asks
+   for it at every copy) */
+#define NQ05 1024
+static double q05[NQ05];
+static pthread_mutex_t q05_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static double upper95(int dof)
+{
+  double f;
+  if (dof >= NQ05) return dof / gcuba_chisq_quantile(.05, dof);
+  pthread_mutex_lock(&q05_lock);
+  f = q05[dof];
+  pthread_mutex_unlock(&q05_lock);
+  if (f) return f;
+  f = dof / gcuba_chisq_quantile(.05, dof);
+  pthread_mutex_lock(&q05_lock);
+  q05[dof] = f;
+  pthread_mutex_unlock(&q05_lock);
+  return f;
+}
+
 /* The final variance is a sum of the regions' estimates, those of the
    shifted lattices with DIV_COPIES - 1 degrees of freedom each.  When a
    few regions dominate it, the sum has few degrees of freedom
@@ -144,8 +169,7 @@ static double inflate(const dtot *t)
   if (!(t->sigw > 0)) return 1;
   nu = t->sigsq * t->sigsq / t->sigw;
   if (nu > 1e5) return 1;
-  if (nu < 1) nu = 1;
-  return floor(nu) / gcuba_chisq_quantile(.05, (int)floor(nu));
+  return upper95(nu < 1 ? 1 : (int)floor(nu));
 }
 
 /* whether sampler isamp's error err is a statistical one: its random
@@ -166,15 +190,11 @@ static double copies_var(const dreg *r, int cc)
   return gcuba_divonne_copies_var(r, cc, r->csq[cc], r->ncopy);
 }
 
-/* the factor that takes a variance estimated with dof degrees of
-   freedom to the one the true variance exceeds with 5% probability
-   (ucb[dof]: 0 until needed) */
+/* upper95, beyond NUCB degrees of freedom approximated */
 #define NUCB 64
-static double upper(double *ucb, int dof)
+static double upper(int dof)
 {
-  if (dof >= NUCB) return 1 + 2.33 / sqrt(dof);
-  if (!ucb[dof]) ucb[dof] = dof / gcuba_chisq_quantile(.05, dof);
-  return ucb[dof];
+  return dof >= NUCB ? 1 + 2.33 / sqrt(dof) : upper95(dof);
 }
 
 /* While the final error misses the tolerance and maxeval allows, the
@@ -194,7 +214,6 @@ static void more_copies(divonne *d)
   const int nc = d->ncomp;
   double a[GCUBA_MAXCOMP];
   long long i, ncopies = 0;
-  double ucb[NUCB] = {0};
   int cc;
   d->phase = 2;
   for (;;) {
@@ -213,7 +232,7 @@ static void more_copies(divonne *d)
       if (r->ncopy < 2) continue;
       for (cc = 0; cc < nc; ++cc) {
         const double e = maxerr(d, d->tot[cc].integral);
-        const double w = copies_var(r, cc) * upper(ucb, r->ncopy - 1) /
+        const double w = copies_var(r, cc) * upper(r->ncopy - 1) /
                          (e * e);
         if (w > worst) {
           worst = w;
@@ -620,15 +639,17 @@ static int setup(divonne *d)
         gcuba_rule_init(&d->rules[i], nd, key[i]);
   }
   if (nd >= DIV_SOBOLDIM) {
-    /* the final phase's copies (sample.c): bit-major, [bit][axis] */
-    const size_t nv = (size_t)GCUBA_SOBOL_BITS * nd;
-    uint64_t *v = (uint64_t *)malloc(sizeof(uint64_t) * 2 * nv);
+    /* the final phase's copies (sample.c): bit-major, [bit][axis], the
+       axes padded to DIV_PAD(nd) with 0 */
+    const size_t nv = (size_t)GCUBA_SOBOL_BITS * DIV_PAD(nd);
+    uint64_t *v = (uint64_t *)calloc(2 * nv, sizeof(uint64_t));
     int b;
     if (!v) return gcuba_fail(c, GCUBA_FAIL_NOMEM, "Sobol directions");
     gcuba_sobol_dirs(nd, v + nv);
     for (b = 0; b < GCUBA_SOBOL_BITS; ++b)
       for (i = 0; i < nd; ++i)
-        v[(size_t)b * nd + i] = v[nv + (size_t)i * GCUBA_SOBOL_BITS + b];
+        v[(size_t)b * DIV_PAD(nd) + i] =
+            v[nv + (size_t)i * GCUBA_SOBOL_BITS + b];
     d->csobol = v;
   }
   if (d->seed == 0 && (c->key1 < 0 || c->key2 < 0 || c->key3 < 0)) {

@@ -36,6 +36,12 @@
 #include "gcuba/detail/vegas.h"
 #include "vegas/sobol.h"
 
+#if defined(__GNUC__)
+/* two doubles or two 64-bit words side by side (GNU C's vectors) */
+typedef double dpair __attribute__((vector_size(16)));
+typedef uint64_t upair __attribute__((vector_size(16)));
+#endif
+
 /* ---- lattices */
 
 static int is_prime(long long n)
@@ -49,26 +55,54 @@ static int is_prime(long long n)
 }
 
 /* P_2 of the tent-folded lattice {k (1, a, a^2, ...) / p}: the mean over
-   its points of prod_j (1 + 2 pi^2 B_2(x_j)) - 1, B_2(x) = x^2 - x + 1/6 */
+   its points of prod_j (1 + 2 pi^2 B_2(x_j)) - 1, B_2(x) = x^2 - x + 1/6.
+   Point k's coordinates k a^j mod p are stepped by adding a^j mod p
+   (kept as doubles: integers below 2^53, exact); B_2 is symmetric, so
+   points k and p - k count alike.  With GNU C's vectors two points go
+   side by side, each product and the sum in the same order as one at a
+   time. */
 static double p2(long long p, long long a, int ndim)
 {
-  /* point k's coordinates k a^j mod p, stepped by adding a^j mod p; B_2
-     is symmetric, so points k and p - k count alike */
-  long long z[GCUBA_MAXDIM], c[GCUBA_MAXDIM], k;
-  const double inv = 1 / (double)p;
-  double sum = 0;
+  const double inv = 1 / (double)p, k2 = 2 * M_PI * M_PI;
+  double z[GCUBA_MAXDIM], sum = 0;
+  long long zj = 1, k;
   int j;
-  for (z[0] = 1, j = 1; j < ndim; ++j) z[j] = z[j - 1] * a % p;
-  for (j = 0; j < ndim; ++j) c[j] = 0;
+  for (j = 0; j < ndim; ++j, zj = zj * a % p) z[j] = (double)zj;
+#if defined(__GNUC__)
+  {
+    /* lanes: points k and k + 1, stepped by 2 a^j mod p */
+    const dpair pp = {(double)p, (double)p}, one = {1, 1};
+    dpair cv[GCUBA_MAXDIM], z2[GCUBA_MAXDIM];
+    for (j = 0; j < ndim; ++j) {
+      const double s = z[j] >= (double)p - z[j] ? 2 * z[j] - (double)p
+                                                 : 2 * z[j];
+      cv[j] = (dpair){0, z[j]};
+      z2[j] = (dpair){s, s};
+    }
+    for (k = 0; k <= p / 2; k += 2) {
+      dpair prod = one;
+      for (j = 0; j < ndim; ++j) {
+        const dpair x = cv[j] * inv;
+        prod *= one + k2 * (x * x - x + 1. / 6);
+        cv[j] += z2[j];
+        cv[j] -= (dpair)((upair)pp & (upair)(cv[j] >= pp));
+      }
+      sum += k ? 2 * prod[0] : prod[0];
+      if (k + 1 <= p / 2) sum += 2 * prod[1];
+    }
+  }
+#else
+  double c[GCUBA_MAXDIM] = {0};
   for (k = 0; k <= p / 2; ++k) {
     double prod = 1;
     for (j = 0; j < ndim; ++j) {
-      const double x = (double)c[j] * inv;
-      prod *= 1 + 2 * M_PI * M_PI * (x * x - x + 1. / 6);
-      if ((c[j] += z[j]) >= p) c[j] -= p;
+      const double x = c[j] * inv;
+      prod *= 1 + k2 * (x * x - x + 1. / 6);
+      if ((c[j] += z[j]) >= (double)p) c[j] -= (double)p;
     }
     sum += k ? 2 * prod : prod;
   }
+#endif
   return sum / (double)p - 1;
 }
 
@@ -189,8 +223,8 @@ long long gcuba_divonne_lookup(divonne *d, int isamp, int key,
     if (half > lim) half = lim;
     if (half < 2) half = 2;
     s->neff = prime_from(half);
-    s->n = K * s->neff;
     s->a = d->ndim < DIV_SOBOLDIM ? cached_multiplier(s->neff, d->ndim) : 0;
+    s->n = K * s->neff;
     n = K * (n / 2 + 1);
   }
   return (n > nmax ? n - nmax : 0) | (nmax < nmin ? 1LL << 62 : 0);
@@ -313,6 +347,19 @@ double gcuba_divonne_point(divonne *d, const double *x)
 
 /* ---- a region's sampling */
 
+/* the lowest set bit of i > 0 */
+static int lowbit(uint64_t i)
+{
+#if defined(__GNUC__)
+  return __builtin_ctzll(i);
+#else
+  int b = 0;
+  for (; !(i & 1); i >>= 1) ++b;
+  return b;
+#endif
+}
+
+#if !defined(__GNUC__)
 /* one copy of the lattice (p, a) in region r: point i at the tent of
    frac(i a^j / p + u_j), u uniform in the unit cube.  Each copy is an
    unbiased estimate (Cranley and Patterson's random shift), the tent keeps
@@ -342,18 +389,6 @@ static void lattice_copy(divonne *d, const dreg *r, long long p, long long a,
     }
 }
 
-/* the lowest set bit of i > 0 */
-static int lowbit(uint64_t i)
-{
-#if defined(__GNUC__)
-  return __builtin_ctzll(i);
-#else
-  int b = 0;
-  for (; !(i & 1); i >>= 1) ++b;
-  return b;
-#endif
-}
-
 /* from DIV_SOBOLDIM dimensions on, one copy is the first p points of the
    Sobol sequence, every coordinate's bits XORed with the copy's own
    random mask (a random digital shift): each point is uniform in the
@@ -378,7 +413,8 @@ static void sobol_copy(divonne *d, const dreg *r, long long p, double *x)
     /* point i from point i - 1: the Gray codes differ in one bit
        (gcuba_vegas_sobol_step), the same for every axis */
     if (i) {
-      const uint64_t *v = d->csobol + (size_t)lowbit((uint64_t)i) * nd;
+      const uint64_t *v =
+          d->csobol + (size_t)lowbit((uint64_t)i) * DIV_PAD(nd);
       for (j = 0; j < nd; ++j) b[j] ^= v[j];
     }
     for (j = 0; j < nd; ++j)
@@ -386,13 +422,123 @@ static void sobol_copy(divonne *d, const dreg *r, long long p, double *x)
   }
 }
 
+#else
+/* The copies' points cost as much as a cheap integrand: with GNU C's
+   vectors they are made two coordinates at a time, by the same
+   operations as lattice_copy and sobol_copy in the same order, so with
+   the same bits.  The axes are padded to DIV_PAD(nd) (the padding lanes
+   are 0 throughout), and a point's row is stored whole: its padding
+   lane lands on the next row's first slot, which that row then
+   overwrites; the last row goes through a scratch row. */
+
+static dpair dload(const double *a)
+{
+  dpair v;
+  memcpy(&v, a, sizeof v);
+  return v;
+}
+
+static upair uload(const uint64_t *a)
+{
+  upair v;
+  memcpy(&v, a, sizeof v);
+  return v;
+}
+
+/* the padded region: lo and widths */
+static void padded_box(const dreg *r, int nd, double *lo, double *w)
+{
+  int j;
+  for (j = 0; j < DIV_PAD(nd); ++j) {
+    lo[j] = j < nd ? r->lo[j] : 0;
+    w[j] = j < nd ? r->hi[j] - r->lo[j] : 0;
+  }
+}
+
+static void lattice_pairs(divonne *d, const dreg *r, long long p,
+                          long long a, double *x)
+{
+  const int nd = d->ndim, ne = DIV_PAD(nd);
+  const double inv = 1 / (double)p;
+  const dpair one = {1, 1}, pp = {(double)p, (double)p};
+  const upair nosign = {~0ULL >> 1, ~0ULL >> 1};
+  double u[GCUBA_MAXDIM + 1], w[GCUBA_MAXDIM + 1], lo[GCUBA_MAXDIM + 1],
+      z[GCUBA_MAXDIM + 1], c[GCUBA_MAXDIM + 1], row[GCUBA_MAXDIM + 1];
+  long long zj = 1, i;
+  int j;
+  padded_box(r, nd, lo, w);
+  /* the numerators i a^j mod p as doubles: integers below 2^53, exact */
+  for (j = 0; j < ne; ++j, zj = zj * a % p) {
+    z[j] = j < nd ? (double)zj : 0;
+    c[j] = u[j] = 0;
+  }
+  gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
+  for (i = 0; i < p; ++i) {
+    double *xo = i + 1 < p ? x + i * nd : row;
+    for (j = 0; j < ne; j += 2) {
+      dpair v = dload(c + j) * inv + dload(u + j), cj;
+      v -= (dpair)((upair)one & (upair)(v >= one));
+      v = one - (dpair)((upair)(2 * v - one) & nosign);
+      v = dload(lo + j) + v * dload(w + j);
+      memcpy(xo + j, &v, sizeof v);
+      cj = dload(c + j) + dload(z + j);
+      cj -= (dpair)((upair)pp & (upair)(cj >= pp));
+      memcpy(c + j, &cj, sizeof cj);
+    }
+  }
+  memcpy(x + (p - 1) * nd, row, (size_t)nd * sizeof(double));
+}
+
+static void sobol_pairs(divonne *d, const dreg *r, long long p, double *x)
+{
+  const int nd = d->ndim, ne = DIV_PAD(nd);
+  /* gcuba_vegas_sobol_value's (2 (b >> 12) + 1) 2^-53, exactly: the
+     double 1 + (b >> 12) 2^-52 less 1 - 2^-53 (Sterbenz) */
+  const upair one = {0x3ff0000000000000ULL, 0x3ff0000000000000ULL};
+  const dpair half = {1 - 0x1p-53, 1 - 0x1p-53};
+  double u[GCUBA_MAXDIM + 1], w[GCUBA_MAXDIM + 1], lo[GCUBA_MAXDIM + 1],
+      row[GCUBA_MAXDIM + 1];
+  uint64_t m[GCUBA_MAXDIM + 1], b[GCUBA_MAXDIM + 1];
+  long long i;
+  int j;
+  padded_box(r, nd, lo, w);
+  gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
+  for (j = 0; j < ne; ++j) {
+    m[j] = j < nd ? (uint64_t)ldexp(u[j], 64) : 0;
+    b[j] = 0;
+  }
+  for (i = 0; i < p; ++i) {
+    double *xo = i + 1 < p ? x + i * nd : row;
+    const uint64_t *v =
+        i ? d->csobol + (size_t)lowbit((uint64_t)i) * ne : NULL;
+    for (j = 0; j < ne; j += 2) {
+      upair bj = uload(b + j);
+      dpair y;
+      if (v) {
+        bj ^= uload(v + j);
+        memcpy(b + j, &bj, sizeof bj);
+      }
+      y = (dpair)((((bj ^ uload(m + j)) >> 12)) | one) - half;
+      y = dload(lo + j) + y * dload(w + j);
+      memcpy(xo + j, &y, sizeof y);
+    }
+  }
+  memcpy(x + (p - 1) * nd, row, (size_t)nd * sizeof(double));
+}
+#endif
+
 /* one copy of the final phase's points: a the lattice's multiplier, 0
    for Sobol points */
 static void shifted_points(divonne *d, const dreg *r, long long p,
                            long long a, double *x)
 {
+#if defined(__GNUC__)
+  if (a) lattice_pairs(d, r, p, a, x);
+  else sobol_pairs(d, r, p, x);
+#else
   if (a) lattice_copy(d, r, p, a, x);
   else sobol_copy(d, r, p, x);
+#endif
 }
 
 double gcuba_divonne_copies_var(const dreg *r, int cc, double sq, int n)
