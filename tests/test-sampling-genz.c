@@ -17,7 +17,8 @@
      in the final phase instead, 8-D Gaussians made 2 claims of the 10
      and product peaks 1.  Before cuts were moved onto planar jumps, the
      discontinuous family made 2, 1 and 0 claims (Cuba's: 4 and 3 in 8
-     and 10 dimensions).
+     and 10 dimensions); with copies of any count of Sobol points
+     instead of 2^m, 8 and 7 in 6 and 10 dimensions.
    This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
@@ -77,8 +78,8 @@ static const struct battery batteries[] = {
        8 of the 12 groups of d = 8 and 10 */
     {"gDivonne", divonne, MAXEVAL + MAXEVAL / 10, 0, 1, 3, {6, 8, 10},
      {{-1, -1, -1, -1, -1, -1}, {9, 10, 10, 9, 10, 4}, {7, 8, 6, 5, 8, 3}},
-     {{10, 10, 10, 10, 10, 8}, {10, 10, 10, 10, 10, 5},
-      {9, 10, 10, 10, 10, 7}}},
+     {{10, 10, 10, 10, 10, 9}, {10, 10, 10, 10, 10, 5},
+      {9, 10, 10, 10, 10, 8}}},
 };
 
 static void run(const struct battery *b)
@@ -115,6 +116,27 @@ static void run(const struct battery *b)
     }
 }
 
+/* Genz's 3-D discontinuous instance 19: the jump at x1 = 0.010 leaves 1%
+   of the cube non-zero.  A region sampled before the final phase's size
+   was raised saw 3 x 41 zeros while 1% of it lies below the jump (28%
+   of the integral): it was claimed with an error of 4e-5, the answer
+   0.77 off.  It must be sampled again at the final size, or charged
+   for what it may hide (driver.c, flat_again). */
+static void check_pocket(void)
+{
+  struct genz_instance g;
+  long long neval;
+  int fail;
+  double I, E, truth;
+  genz_make(&g, GENZ_SEED, 3, 6, 19);
+  truth = genz_truth(&g);
+  divonne(&g, &neval, &fail, &I, &E);
+  ok(fail >= 0 && fabs(I - truth) <= 4 * E && neval <= MAXEVAL + MAXEVAL / 10,
+     "gDivonne 3D discontinuous 19: fail %d, %.10g +- %.2e, true %.10g "
+     "(%.1f errors), neval %lld", fail, I, E, truth, fabs(I - truth) / E,
+     neval);
+}
+
 int main(void)
 {
   unsigned i;
@@ -122,5 +144,6 @@ int main(void)
   plan(0);
   for (i = 0; i < sizeof batteries / sizeof batteries[0]; ++i)
     run(&batteries[i]);
+  check_pocket();
   return done();
 }

@@ -153,9 +153,10 @@ long long gcuba_divonne_lookup(divonne *d, int isamp, int key,
 /* samples region r with sampler isamp: r's avg and err, the points and
    values in d->sx, d->sf (returns their count) */
 long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp);
-/* one more randomly shifted copy of region r's final lattice (r->cp,
-   r->ca): its estimate of each component into a[ncomp] */
-void gcuba_divonne_copy(divonne *d, const dreg *r, double *a);
+/* one more randomly shifted copy of region r's final points (r->cp,
+   r->ca): its estimate of each component into a[ncomp]; its values
+   widen r's range */
+void gcuba_divonne_copy(divonne *d, dreg *r, double *a);
 /* the variance of the mean of n copies of region r's points (component
    cc), sq the sum of their squared deviations from it.  When they all
    agree to the bit (sq 0; an integrand of few values, an indicator,

@@ -20,8 +20,9 @@
 #include "common/state.h"
 #include "gcuba/detail/rule.h"
 
-/* 1: the first layout */
-#define STATE_VERSION 2
+/* 1: the first layout; 2: the final phase's reserve; 3: Sobol copies of
+   2^m points (a version 2 file's copies are of another size) */
+#define STATE_VERSION 3
 
 /* what a state file must match: the problem and the method's parameters
    (not maxeval, mineval, epsrel or epsabs: a rerun may ask for more) */
