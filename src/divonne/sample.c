@@ -556,14 +556,32 @@ static void shifted_points(divonne *d, const dreg *r, long long p,
 }
 
 /* one copy's estimate of component cc from its p values f (nc per
-   point); the values widen the region's range (copies_var).  (Two
-   partial sums: one would wait on each addition) */
+   point); the values widen the region's range (copies_var).  Two
+   partial sums, of the even and the odd points (one would wait on each
+   addition); with GNU C's vectors side by side */
 static double copy_estimate(dreg *r, const double *f, long long p, int nc,
                             int cc)
 {
   double sum[2] = {0, 0}, lo = r->fmin[cc], hi = r->fmax[cc];
-  long long i;
-  for (i = 0; i < p; ++i) {
+  long long i = 0;
+#if defined(__GNUC__)
+  {
+    dpair s2 = {0, 0}, lo2 = {lo, lo}, hi2 = {hi, hi};
+    for (; i + 1 < p; i += 2) {
+      const dpair v = {f[i * nc + cc], f[(i + 1) * nc + cc]};
+      s2 += v;
+      lo2 = (dpair)(((upair)v & (upair)(v < lo2)) |
+                    ((upair)lo2 & ~(upair)(v < lo2)));
+      hi2 = (dpair)(((upair)v & (upair)(v > hi2)) |
+                    ((upair)hi2 & ~(upair)(v > hi2)));
+    }
+    sum[0] = s2[0];
+    sum[1] = s2[1];
+    lo = fmin(lo2[0], lo2[1]);
+    hi = fmax(hi2[0], hi2[1]);
+  }
+#endif
+  for (; i < p; ++i) {
     const double v = f[i * nc + cc];
     sum[i & 1] += v;
     lo = v < lo ? v : lo;
