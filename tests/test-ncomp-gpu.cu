@@ -5,8 +5,10 @@
    ncomp.  gSuave and gDivonne: their drivers on the host, the integrand's
    values from the GPU (cuda/points.cu).  Component k of the integrand is
    a 3-D Gaussian of its own centre and width times (k + 1); each call is
-   made on the GPU and on the CPU backend: the same fail and neval, the
-   answers within their errors of each other, and, where fail = 0, every
+   made on the GPU and on the CPU backend: the same fail and neval (for
+   gDivonne within 0.5%: its extremum searches follow the integrand's
+   last bits, which the device's exp may differ in), the answers within
+   their errors of each other, and, where fail = 0, every
    component near the closed form (gCuhre: within its tolerance; the
    statistical routines: within 5 of its errors, or its tolerance).  The
    GPU call must run on the GPU (gcuba_last_backend).  Diagnostics give
@@ -103,8 +105,9 @@ static void check(int r, int ncomp, double epsrel)
       within = 0;
     }
   }
-  ok(!strcmp(bk, "gpu") && fail == 0 && f1 == fail && n1 == nev && agree &&
-         within,
+  ok(!strcmp(bk, "gpu") && fail == 0 && f1 == fail &&
+         (n1 == nev || (r == DIVONNE && llabs(n1 - nev) * 200 <= nev)) &&
+         agree && within,
      "%s, ncomp %d at epsrel %g: on the %s, fail %d, neval %lld (CPU: "
      "fail %d, neval %lld); every component within the errors of the "
      "CPU's and near the truth", names[r], ncomp, epsrel, bk, fail, nev,
