@@ -205,18 +205,20 @@ static double upper(int dof)
    points, 1% of it below the jump, missed 28% of the integral, claimed
    with an error of 4e-5).  Such a region is sampled again at the final
    size, its new copies replacing the old: whatever the new ones find,
-   the old were flat, so the choice biases nothing.  Where maxeval
-   leaves no room for that, its error is the pocket it may hide: 3/N of
-   its volume (none of its N points saw it: 95%) times the range of all
-   the values the call saw. */
+   the old were flat, so the choice biases nothing.  One copy of the
+   final size looks first, and where it is flat too the region stays as
+   it is.  Where maxeval leaves no room for the copies, its error is the
+   pocket it may hide: 3/N of its volume (none of its N points saw it:
+   95%) times the range of all the values the call saw, or, where the
+   look found the pocket, its volume times its range. */
 static void flat_again(divonne *d)
 {
   gcuba_call *c = d->c;
   const dsamp *s = &d->samp[1];
   const int nc = d->ncomp;
-  double lo[GCUBA_MAXCOMP], hi[GCUBA_MAXCOMP];
+  double lo[GCUBA_MAXCOMP], hi[GCUBA_MAXCOMP], n;
   long long i;
-  int cc;
+  int cc, probed;
   if (!s->shifted) return;
   for (cc = 0; cc < nc; ++cc) {
     lo[cc] = INFINITY;
@@ -235,7 +237,9 @@ static void flat_again(divonne *d)
       flat = r->fmin[cc] == r->fmax[cc] && copies_var(r, cc) == 0;
     if (!flat) continue;
     gcuba_divonne_checkpoint(d, 0);
-    if (d->neval + s->neff <= c->maxeval) {
+    n = (double)r->ncopy * (double)r->cp;
+    probed = d->neval + s->neff <= c->maxeval;
+    if (probed) {
       /* first one copy at the final size: where it is flat too, the
          region keeps its estimate, now from N + p points */
       double a[GCUBA_MAXCOMP];
@@ -247,10 +251,12 @@ static void flat_again(divonne *d)
       if (flat) continue;
     }
     if (d->neval + s->n > c->maxeval) {
+      /* no room: the pocket its N points may have missed, or, where the
+         copy found one, the region's range */
       d->bound = 1;
       for (cc = 0; cc < nc; ++cc) {
-        const double e = r->vol * (hi[cc] - lo[cc]) * 3 /
-                         ((double)r->ncopy * (double)r->cp);
+        const double e = probed ? r->vol * (r->fmax[cc] - r->fmin[cc])
+                                : r->vol * (hi[cc] - lo[cc]) * 3 / n;
         d->tot[cc].sigsq += e * e;
       }
       r->ncopy = 0;
