@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include "common.cuh"
 #include "common/points.h"
+#include "common/copy_point.h"
 #include "cuda/device.h"
 #include "gcuba/detail/gpu_ops.h"
 
@@ -32,6 +33,12 @@ struct sctx {
   void *ud, *udcopy;
   size_t udcap;
   int host;              /* small lists on the host (userdata readable) */
+  /* gDivonne's copies: their parameters, the blocks' partial sums and
+     extrema (device and pinned host) */
+  char *qbuf;
+  size_t qcap;
+  double *part, *h_part;
+  size_t pcap, hpcap;
 };
 
 static void destroy(void *ctx)
@@ -44,6 +51,9 @@ static void destroy(void *ctx)
   cudaFree(t->f);
   cudaFree(t->status);
   cudaFree(t->udcopy);
+  cudaFree(t->qbuf);
+  cudaFree(t->part);
+  cudaFreeHost(t->h_part);
   cudaFreeHost(t->h_status);
   if (t->stream) cudaStreamDestroy(t->stream);
   (void)cudaGetLastError();
@@ -137,5 +147,227 @@ static int eval(void *ctx, long long n, const double *x, const double *w,
   return 0;
 }
 
+/* ---- gDivonne's final copies, made on the device: a chunk of at most
+   CCHUNK points of one copy is made (k_copy_points), evaluated (the
+   integrand's eval_points) and reduced (k_copy_reduce: CRB blocks, each
+   a contiguous slice, their sums in a fixed tree and their extrema the
+   first of equals), the chunks one after another on the stream; the
+   blocks' partials come back in one copy and are combined in order on
+   the host.  The points are those of the host's walks
+   (common/copy_point.h); the sums' order is the device's own. */
+
+#define CCHUNK (1LL << 22)
+#define CRB 64
+#define CTHREADS 256
+
+struct copy_args {
+  int ndim, ncomp, h;
+  long long p, i0, n;
+  const double *lo, *w, *z, *u; /* z NULL: Sobol */
+  const uint64_t *m, *v;
+};
+
+__global__ void k_copy_points(copy_args a, double *x)
+{
+  const int nd = a.ndim, pad = GCUBA_COPY_PAD(nd);
+  const double inv = 1 / (double)a.p;
+  long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  for (; k < a.n; k += (long long)gridDim.x * blockDim.x) {
+    const long long i = a.i0 + k;
+    double *xi = x + k * nd;
+    for (int j = 0; j < nd; ++j)
+      xi[j] = a.z ? gcuba_copy_lattice(i, a.p, a.z[j], inv,
+                                       a.u[(long)a.h * nd + j], a.lo[j],
+                                       a.w[j])
+                  : gcuba_copy_sobol_value(
+                        gcuba_copy_sobol_bits(i, a.v, pad, j) ^
+                            a.m[(long)a.h * nd + j],
+                        a.lo[j], a.w[j]);
+  }
+}
+
+/* block b: points [b L, (b + 1) L) of the chunk; part[b][5 ncomp]: the
+   sums, then per component least, greatest, and their numbers (as
+   doubles, exact) */
+__global__ void k_copy_reduce(copy_args a, const double *f, double *part)
+{
+  __shared__ double ss[CTHREADS], sl[CTHREADS], sh[CTHREADS];
+  __shared__ long long il[CTHREADS], ih[CTHREADS];
+  const int nc = a.ncomp, t = threadIdx.x;
+  const long long len = (a.n + gridDim.x - 1) / gridDim.x,
+                  b0 = blockIdx.x * len,
+                  b1 = b0 + len < a.n ? b0 + len : a.n;
+  double *out = part + (size_t)blockIdx.x * 5 * nc;
+  for (int c = 0; c < nc; ++c) {
+    double s = 0, lo = INFINITY, hi = -INFINITY;
+    long long jl = -1, jh = -1;
+    for (long long k = b0 + t; k < b1; k += CTHREADS) {
+      const double v = f[k * nc + c];
+      s += v;
+      if (v < lo) lo = v, jl = k;
+      if (v > hi) hi = v, jh = k;
+    }
+    ss[t] = s;
+    sl[t] = lo;
+    sh[t] = hi;
+    il[t] = jl;
+    ih[t] = jh;
+    __syncthreads();
+    for (int w = CTHREADS / 2; w > 0; w /= 2) {
+      if (t < w) {
+        const int o = t + w;
+        ss[t] += ss[o];
+        if (il[o] >= 0 &&
+            (il[t] < 0 || sl[o] < sl[t] || (sl[o] == sl[t] && il[o] < il[t])))
+          sl[t] = sl[o], il[t] = il[o];
+        if (ih[o] >= 0 &&
+            (ih[t] < 0 || sh[o] > sh[t] || (sh[o] == sh[t] && ih[o] < ih[t])))
+          sh[t] = sh[o], ih[t] = ih[o];
+      }
+      __syncthreads();
+    }
+    if (t == 0) {
+      out[c] = ss[0];
+      out[nc + 2 * c] = sl[0];
+      out[nc + 2 * c + 1] = sh[0];
+      out[3 * nc + 2 * c] = (double)(il[0] < 0 ? -1 : a.h * a.p + a.i0 + il[0]);
+      out[3 * nc + 2 * c + 1] =
+          (double)(ih[0] < 0 ? -1 : a.h * a.p + a.i0 + ih[0]);
+    }
+    __syncthreads();
+  }
+}
+
+/* the device buffer of at least n bytes at *buf (capacity *cap) */
+static int grow(sctx *t, void **buf, size_t *cap, size_t n)
+{
+  gcuba_call *c = t->c;
+  int rc;
+  if (n <= *cap) return 0;
+  if ((rc = GCUBA_CK(c, cudaStreamSynchronize(t->stream)))) return rc;
+  cudaFree(*buf);
+  *buf = NULL;
+  *cap = 0;
+  if ((rc = GCUBA_CK(c, cudaMalloc(buf, 2 * n)))) return rc;
+  *cap = 2 * n;
+  return 0;
+}
+
+static int copies(void *ctx, const gcuba_copies *q, int iter, double *sum,
+                  double *ext, long long *iext)
+{
+  sctx *t = (sctx *)ctx;
+  gcuba_call *c = t->c;
+  const int nd = q->ndim, nc = t->ncomp, pad = GCUBA_COPY_PAD(nd);
+  const long long per = (q->p + CCHUNK - 1) / CCHUNK, nchunk = q->k * per;
+  const long long chunk = q->p < CCHUNK ? q->p : CCHUNK;
+  const size_t nbd = sizeof(double) * (size_t)nd,
+               qbytes = 4 * nbd * 1 + (size_t)q->k * nbd * 2 +
+                        (q->z ? 0 : sizeof(uint64_t) * 64 * pad);
+  copy_args a;
+  long long ch, b, nparts = 0;
+  size_t pbytes;
+  int rc, cc;
+  (void)iter;
+  if ((rc = reserve(t, chunk)) ||
+      (rc = grow(t, (void **)&t->qbuf, &t->qcap, qbytes)))
+    return rc;
+  /* the parameters: lo, w, z, u[k nd], m[k nd], v[64 pad] */
+  {
+    char *d = t->qbuf;
+    size_t o = 0;
+    const void *src[6] = {q->lo, q->w, q->z, q->u, q->m, q->v};
+    const size_t len[6] = {nbd, nbd, q->z ? nbd : 0, (size_t)q->k * nbd,
+                           q->z ? 0 : (size_t)q->k * nbd,
+                           q->z ? 0 : sizeof(uint64_t) * 64 * pad};
+    const void *dst[6];
+    for (int j = 0; j < 6; ++j) {
+      dst[j] = len[j] ? d + o : NULL;
+      if (len[j] &&
+          (rc = GCUBA_CK(c, cudaMemcpyAsync(d + o, src[j], len[j],
+                                            cudaMemcpyHostToDevice,
+                                            t->stream))))
+        return rc;
+      o += len[j];
+    }
+    a.lo = (const double *)dst[0];
+    a.w = (const double *)dst[1];
+    a.z = (const double *)dst[2];
+    a.u = (const double *)dst[3];
+    a.m = (const uint64_t *)dst[4];
+    a.v = (const uint64_t *)dst[5];
+  }
+  a.ndim = nd;
+  a.ncomp = nc;
+  a.p = q->p;
+  pbytes = sizeof(double) * (size_t)nchunk * CRB * 5 * nc;
+  if ((rc = grow(t, (void **)&t->part, &t->pcap, pbytes)))
+    return rc;
+  if (t->pcap > t->hpcap) {
+    cudaFreeHost(t->h_part);
+    t->h_part = NULL;
+    t->hpcap = 0;
+    if ((rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_part, t->pcap))))
+      return rc;
+    t->hpcap = t->pcap;
+  }
+  for (ch = 0; ch < nchunk; ++ch) {
+    long long blocks;
+    int nb;
+    a.h = (int)(ch / per);
+    a.i0 = ch % per * CCHUNK;
+    a.n = q->p - a.i0 < CCHUNK ? q->p - a.i0 : CCHUNK;
+    blocks = (a.n + CTHREADS - 1) / CTHREADS;
+    if (blocks > 65535) blocks = 65535;
+    k_copy_points<<<(unsigned)blocks, CTHREADS, 0, t->stream>>>(a, t->x);
+    if ((rc = GCUBA_CK_LAUNCH(c, "k_copy_points"))) return rc;
+    rc = c->integrand->gpu->eval_points(nd, nc, a.n, t->x, t->f, t->ud,
+                                        t->status, t->stream);
+    if (rc) return GCUBA_CK(c, (cudaError_t)rc);
+    nb = (int)((a.n + CTHREADS - 1) / CTHREADS);
+    if (nb > CRB) nb = CRB;
+    k_copy_reduce<<<nb, CTHREADS, 0, t->stream>>>(
+        a, t->f, t->part + (size_t)nparts * 5 * nc);
+    if ((rc = GCUBA_CK_LAUNCH(c, "k_copy_reduce"))) return rc;
+    nparts += nb;
+  }
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(t->h_part, t->part,
+                                        sizeof(double) * nparts * 5 * nc,
+                                        cudaMemcpyDeviceToHost,
+                                        t->stream))) ||
+      (rc = GCUBA_CK(c, cudaMemcpyAsync(t->h_status, t->status, sizeof(int),
+                                        cudaMemcpyDeviceToHost,
+                                        t->stream))) ||
+      (rc = GCUBA_CK(c, cudaStreamSynchronize(t->stream))))
+    return rc;
+  if (*t->h_status & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
+  if (*t->h_status & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
+  /* the blocks in order: chunks by copy and place, blocks by place */
+  for (long long k = 0; k < (long long)q->k * nc; ++k) sum[k] = 0;
+  for (cc = 0; cc < nc; ++cc) iext[2 * cc] = iext[2 * cc + 1] = -1;
+  nparts = 0;
+  for (ch = 0; ch < nchunk; ++ch) {
+    const long long n =
+        q->p - ch % per * CCHUNK < CCHUNK ? q->p - ch % per * CCHUNK : CCHUNK;
+    int nb = (int)((n + CTHREADS - 1) / CTHREADS);
+    if (nb > CRB) nb = CRB;
+    for (b = 0; b < nb; ++b, ++nparts) {
+      const double *pt = t->h_part + (size_t)nparts * 5 * nc;
+      double *s = sum + (size_t)(ch / per) * nc;
+      for (cc = 0; cc < nc; ++cc) {
+        const double lo = pt[nc + 2 * cc], hi = pt[nc + 2 * cc + 1];
+        const long long jl = (long long)pt[3 * nc + 2 * cc],
+                        jh = (long long)pt[3 * nc + 2 * cc + 1];
+        s[cc] += pt[cc];
+        if (jl >= 0 && (iext[2 * cc] < 0 || lo < ext[2 * cc]))
+          ext[2 * cc] = lo, iext[2 * cc] = jl;
+        if (jh >= 0 && (iext[2 * cc + 1] < 0 || hi > ext[2 * cc + 1]))
+          ext[2 * cc + 1] = hi, iext[2 * cc + 1] = jh;
+      }
+    }
+  }
+  return 0;
+}
+
 extern "C" const gcuba_points_ops gcuba_points_cuda = {"gpu", create, destroy,
-                                                     eval};
+                                                     eval, copies};

@@ -6,6 +6,7 @@
 #ifndef GCUBA_POINTS_H
 #define GCUBA_POINTS_H
 #include "common/common.h"
+#include "common/copies.h"
 
 typedef struct gcuba_points_ops {
   const char *name;
@@ -21,6 +22,15 @@ typedef struct gcuba_points_ops {
      GCUBA_FAIL_ABORT, GCUBA_FAIL_NAN, GCUBA_FAIL_NOMEM, GCUBA_FAIL_CUDA. */
   int (*eval)(void *ctx, long long n, const double *x, const double *w,
               int iter, double *f);
+  /* gDivonne's final copies, made where the integrand runs (no points
+     cross to the device): sum[h ncomp + k] the sum of component k over
+     copy h's points; ext[2k] and ext[2k + 1] the least and the greatest
+     value of component k, iext[2k] and iext[2k + 1] their points' numbers
+     h p + i (the first such); iter as for eval.  The sums' order is fixed
+     by the executor, whatever its threads.  0 or a fail code as for
+     eval.  NULL: the caller makes the points and calls eval. */
+  int (*copies)(void *ctx, const gcuba_copies *q, int iter, double *sum,
+                double *ext, long long *iext);
 } gcuba_points_ops;
 
 #endif

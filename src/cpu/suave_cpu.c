@@ -5,7 +5,10 @@
    (1000 in Cuba's demo): for a cheap integrand that is a few
    microseconds, less than waking the threads costs, so the threads used
    follow the integrand's measured cost (src/cpu/work.h, gVegas's rule),
-   measured on a serial piece whenever a call runs on one thread.  This file is part of gcuba. */
+   measured on a serial piece whenever a call runs on one thread.
+   gDivonne's final copies are made here too, a block of points at a
+   time on each thread, and summed block by block in order.  This file
+   is part of gcuba. */
 #include <math.h>
 #include <stdlib.h>
 #include "suave/suave.h"
@@ -33,7 +36,16 @@ typedef struct {
   double *f;
   int iter;
   volatile int abort;
+  /* gDivonne's copies in progress: items of CBLOCK points, rounds of at
+     most CROUND items; per item the sums, minima and maxima; per thread
+     its points and values */
+  const gcuba_copies *q;
+  long long nb, item0;
+  double *part, *scratch;
 } cpu;
+
+#define CBLOCK 1024
+#define CROUND 4096
 
 static void *create(gcuba_call *c, int *fail)
 {
@@ -52,36 +64,51 @@ static void *create(gcuba_call *c, int *fail)
   return t;
 }
 
-static void destroy(void *ctx) { free(ctx); }
+static void destroy(void *ctx)
+{
+  cpu *t = (cpu *)ctx;
+  if (!t) return;
+  free(t->part);
+  free(t->scratch);
+  free(t);
+}
 
-/* points [i0, i1) on thread tid: GCUBA_ST_* bits */
-static int points(cpu *t, long long i0, long long i1, int tid)
+/* the n points x on thread tid into f (w: their weights, or NULL):
+   GCUBA_ST_* bits */
+static int run(cpu *t, long long n, const double *x, const double *w,
+               double *f, int tid)
 {
   gintegrand_t in = t->c->integrand;
   void *ud = gcuba_ud_thread(&t->c->ud, tid);
   const int nd = t->ndim, nc = t->ncomp;
   long long i;
   if (in->kind == GCUBA_DESC_NVEC) {
-    for (i = i0; i < i1; i += t->nv) {
-      int m = (int)(i1 - i < t->nv ? i1 - i : t->nv);
+    for (i = 0; i < n; i += t->nv) {
+      int m = (int)(n - i < t->nv ? n - i : t->nv);
       /* gSuave: weight and iteration, as Cuba's Suave; gDivonne (no
          weights): the phase, as Cuba's Divonne */
-      if ((t->w ? ((gcuba_vegas_nvec_fn)in->fn)(&t->ndim, t->x + i * nd,
-                                                &t->ncomp, t->f + i * nc, ud,
-                                                &m, &tid, t->w + i, &t->iter)
-                : ((divonne_fn)in->fn)(&t->ndim, t->x + i * nd, &t->ncomp,
-                                       t->f + i * nc, ud, &m, &tid,
-                                       &t->iter)) == -999)
+      if ((w ? ((gcuba_vegas_nvec_fn)in->fn)(&t->ndim, x + i * nd,
+                                             &t->ncomp, f + i * nc, ud, &m,
+                                             &tid, w + i, &t->iter)
+             : ((divonne_fn)in->fn)(&t->ndim, x + i * nd, &t->ncomp,
+                                    f + i * nc, ud, &m, &tid, &t->iter)) ==
+          -999)
         return GCUBA_ST_ABORT;
     }
   } else
-    for (i = i0; i < i1; ++i)
-      if (in->fn(&t->ndim, t->x + i * nd, &t->ncomp, t->f + i * nc, ud) ==
-          -999)
+    for (i = 0; i < n; ++i)
+      if (in->fn(&t->ndim, x + i * nd, &t->ncomp, f + i * nc, ud) == -999)
         return GCUBA_ST_ABORT;
-  for (i = i0 * nc; i < i1 * nc; ++i)
-    if (!isfinite(t->f[i])) return GCUBA_ST_NONFINITE;
+  for (i = 0; i < n * nc; ++i)
+    if (!isfinite(f[i])) return GCUBA_ST_NONFINITE;
   return 0;
+}
+
+/* points [i0, i1) of the call in progress on thread tid */
+static int points(cpu *t, long long i0, long long i1, int tid)
+{
+  return run(t, i1 - i0, t->x + i0 * t->ndim, t->w ? t->w + i0 : NULL,
+             t->f + i0 * t->ncomp, tid);
 }
 
 static int item(void *ctx, long long k, int tid)
@@ -125,4 +152,101 @@ static int eval(void *ctx, long long n, const double *x, const double *w,
   return 0;
 }
 
-const gcuba_points_ops gcuba_suave_cpu = {"cpu", create, destroy, eval};
+/* item k of a round of gDivonne's copies: CBLOCK points (fewer at a
+   copy's end) made on thread tid, evaluated and summed in order; per
+   component the sum, the extrema and their points' numbers */
+static int copy_item(void *ctx, long long k, int tid)
+{
+  cpu *t = (cpu *)ctx;
+  const gcuba_copies *q = t->q;
+  const int nc = t->ncomp;
+  const long long it = t->item0 + k, h = it / t->nb, i0 = it % t->nb * CBLOCK;
+  const long long n = q->p - i0 < CBLOCK ? q->p - i0 : CBLOCK;
+  double *x = t->scratch +
+              (size_t)tid * ((size_t)CBLOCK * (t->ndim + nc) + 2);
+  double *f = x + (size_t)CBLOCK * t->ndim + 2;
+  double *part = t->part + (size_t)k * 5 * nc;
+  long long i;
+  int cc, st;
+  if (t->abort) return 0;
+  gcuba_copies_walk(q, (int)h, i0, n, x);
+  if ((st = run(t, n, x, NULL, f, tid))) {
+    t->abort = 1;
+    return st;
+  }
+  for (cc = 0; cc < nc; ++cc) {
+    /* (two partial sums: one would wait on each addition) */
+    double sum[2] = {0, 0}, lo = f[cc], hi = f[cc];
+    long long ilo = 0, ihi = 0;
+    for (i = 0; i < n; ++i) {
+      const double v = f[i * nc + cc];
+      sum[i & 1] += v;
+      if (v < lo) lo = v, ilo = i;
+      if (v > hi) hi = v, ihi = i;
+    }
+    part[cc] = sum[0] + sum[1];
+    part[nc + 2 * cc] = lo;
+    part[nc + 2 * cc + 1] = hi;
+    part[3 * nc + 2 * cc] = (double)(h * q->p + i0 + ilo);
+    part[3 * nc + 2 * cc + 1] = (double)(h * q->p + i0 + ihi);
+  }
+  return 0;
+}
+
+static int copies(void *ctx, const gcuba_copies *q, int iter, double *sum,
+                  double *ext, long long *iext)
+{
+  cpu *t = (cpu *)ctx;
+  const int nc = t->ncomp;
+  const long long nb = (q->p + CBLOCK - 1) / CBLOCK, items = q->k * nb;
+  long long r, k;
+  int cc;
+  if (!t->scratch) {
+    t->scratch = (double *)malloc(sizeof(double) * t->nthreads *
+                                  ((size_t)CBLOCK * (t->ndim + nc) + 2));
+    t->part = (double *)malloc(sizeof(double) * CROUND * 5 * nc);
+    if (!t->scratch || !t->part) return GCUBA_FAIL_NOMEM;
+  }
+  t->q = q;
+  t->nb = nb;
+  t->iter = iter;
+  t->abort = 0;
+  for (k = 0; k < (long long)q->k * nc; ++k) sum[k] = 0;
+  for (r = 0; r < items; r += CROUND) {
+    const long long m = items - r < CROUND ? items - r : CROUND;
+    int nt = t->ns < 0 ? 1
+                       : gcuba_cpu_threads(m * CBLOCK, t->ns, t->nthreads,
+                                           m),
+        st = 0;
+    t->item0 = r;
+    if (nt <= 1) {
+      const double t0 = gcuba_now_ms();
+      for (k = 0; k < m && !st; ++k) st = copy_item(t, k, 0);
+      if (!st) t->ns = (gcuba_now_ms() - t0) * 1e6 / (double)(m * CBLOCK);
+    } else
+      st = gcuba_pool_for(nt, m, 1, copy_item, t);
+    if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
+    if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
+    /* the items in order, whatever the threads: the first extremum */
+    for (k = 0; k < m; ++k) {
+      const double *part = t->part + (size_t)k * 5 * nc;
+      double *s = sum + (size_t)((r + k) / nb) * nc;
+      for (cc = 0; cc < nc; ++cc) {
+        const double lo = part[nc + 2 * cc], hi = part[nc + 2 * cc + 1];
+        s[cc] += part[cc];
+        if (r + k == 0 || lo < ext[2 * cc]) {
+          ext[2 * cc] = lo;
+          iext[2 * cc] = (long long)part[3 * nc + 2 * cc];
+        }
+        if (r + k == 0 || hi > ext[2 * cc + 1]) {
+          ext[2 * cc + 1] = hi;
+          iext[2 * cc + 1] = (long long)part[3 * nc + 2 * cc + 1];
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+const gcuba_points_ops gcuba_suave_cpu = {"cpu", create, destroy, eval,
+                                          copies};

@@ -36,8 +36,6 @@
      rest; tests/test-divonne's f1 5D (cos(x1 + 2 x2 + ... + 5 x5))
      converges with lattices and not with Sobol points */
 #define DIV_SOBOLDIM 6
-/* the axes padded to an even count (the copies' points, sample.c) */
-#define DIV_PAD(nd) (((nd) + 1) & ~1)
 /* a key's absolute value below this multiplies the points needed */
 #define DIV_KEYMULT 40
 
@@ -136,6 +134,12 @@ typedef struct divonne {
   /* scratch */
   double *sx, *sf;      /* a sampling's points and values */
   long long scap;
+  /* final copies made by the executor (ops->copies): their sums and
+     extrema (sample.c's make_copies); ext: the last sampling's d->sx
+     holds only each component's least and greatest values' points */
+  double *cbuf;
+  long long *cext;
+  int ext;
   double *wx, *wf;      /* a single point's: [2 ndim], [2 ncomp] */
   double *bx;           /* the border's points, values, distances */
   long long bcap;       /* points bx holds */

@@ -686,6 +686,8 @@ static void teardown(divonne *d)
   free(d->tot);
   free(d->xgiven);
   free(d->wx);
+  free(d->cbuf);
+  free(d->cext);
   free(d->bx);
   free(d->rules);
   free((void *)d->sobol);
@@ -709,7 +711,9 @@ static int setup(divonne *d)
   d->tot = (dtot *)calloc((size_t)nc, sizeof(dtot));
   d->wx = (double *)malloc(sizeof(double) * 2 * ((size_t)nd + nc));
   d->rules = (gcuba_rule *)calloc(3, sizeof(gcuba_rule));
-  if (!d->tot || !d->wx || !d->rules)
+  d->cbuf = (double *)malloc(sizeof(double) * (2 * DIV_COPIES + 2) * nc);
+  d->cext = (long long *)malloc(sizeof(long long) * 2 * nc);
+  if (!d->tot || !d->wx || !d->rules || !d->cbuf || !d->cext)
     return gcuba_fail(c, GCUBA_FAIL_NOMEM, "gDivonne's scratch");
   d->wf = d->wx + 2 * nd;
   {
@@ -721,15 +725,15 @@ static int setup(divonne *d)
   }
   if (nd >= DIV_SOBOLDIM) {
     /* the final phase's copies (sample.c): bit-major, [bit][axis], the
-       axes padded to DIV_PAD(nd) with 0 */
-    const size_t nv = (size_t)GCUBA_SOBOL_BITS * DIV_PAD(nd);
+       axes padded to GCUBA_COPY_PAD(nd) with 0 */
+    const size_t nv = (size_t)GCUBA_SOBOL_BITS * GCUBA_COPY_PAD(nd);
     uint64_t *v = (uint64_t *)calloc(2 * nv, sizeof(uint64_t));
     int b;
     if (!v) return gcuba_fail(c, GCUBA_FAIL_NOMEM, "Sobol directions");
     gcuba_sobol_dirs(nd, v + nv);
     for (b = 0; b < GCUBA_SOBOL_BITS; ++b)
       for (i = 0; i < nd; ++i)
-        v[(size_t)b * DIV_PAD(nd) + i] =
+        v[(size_t)b * GCUBA_COPY_PAD(nd) + i] =
             v[nv + (size_t)i * GCUBA_SOBOL_BITS + b];
     d->csobol = v;
   }

@@ -36,6 +36,7 @@
 #include "gcuba/detail/rule.h"
 #include "gcuba/detail/vegas.h"
 #include "vegas/sobol.h"
+#include "common/copies.h"
 
 #if defined(__GNUC__)
 /* two doubles or two 64-bit words side by side (GNU C's vectors) */
@@ -263,6 +264,16 @@ static void reserve(divonne *d, long long m)
   d->sf = d->sx + (size_t)m * 2 * d->ndim;
 }
 
+/* the executor's failure rc: the call ends with it */
+static void eval_failed(divonne *d, int rc)
+{
+  d->fail = gcuba_fail(d->c, rc, "%s", rc == GCUBA_FAIL_ABORT
+                                           ? "the integrand returned -999"
+                                           : "the integrand's evaluation "
+                                             "failed");
+  longjmp(d->abort, 1);
+}
+
 void gcuba_divonne_eval(divonne *d, long long n, const double *x, double *f)
 {
   const int nd = d->ndim, nc = d->ncomp;
@@ -324,13 +335,7 @@ void gcuba_divonne_eval(divonne *d, long long n, const double *x, double *f)
   }
   rc = d->ops->eval(d->ctx, m, x, NULL, d->phase, xe ? fe : f);
   d->neval += m;
-  if (rc) {
-    d->fail = gcuba_fail(d->c, rc, "%s", rc == GCUBA_FAIL_ABORT
-                                             ? "the integrand returned -999"
-                                             : "the integrand's evaluation "
-                                               "failed");
-    longjmp(d->abort, 1);
-  }
+  if (rc) eval_failed(d, rc);
   if (xe) {
     long long k = n;
     for (i = 0; i < n; ++i) {
@@ -360,200 +365,6 @@ double gcuba_divonne_point(divonne *d, const double *x)
 }
 
 /* ---- a region's sampling */
-
-/* the lowest set bit of i > 0 */
-static int lowbit(uint64_t i)
-{
-#if defined(__GNUC__)
-  return __builtin_ctzll(i);
-#else
-  int b = 0;
-  for (; !(i & 1); i >>= 1) ++b;
-  return b;
-#endif
-}
-
-#if !defined(__GNUC__)
-/* one copy of the lattice (p, a) in region r: point i at the tent of
-   frac(i a^j / p + u_j), u uniform in the unit cube.  Each copy is an
-   unbiased estimate (Cranley and Patterson's random shift), the tent keeps
-   the lattice's accuracy on integrands that are not periodic.  (Shifts by
-   0 or 1/2 alone, which would keep the partition lattice's folding, leave
-   every copy's points on the same grid along each axis: a jump along an
-   axis would bias all copies alike, unseen by their scatter) */
-static void lattice_copy(divonne *d, const dreg *r, long long p, long long a,
-                         double *x)
-{
-  const int nd = d->ndim;
-  const double inv = 1 / (double)p;
-  double u[GCUBA_MAXDIM], w[GCUBA_MAXDIM];
-  long long z[GCUBA_MAXDIM], c[GCUBA_MAXDIM], i;
-  int j;
-  for (j = 0; j < nd; ++j) w[j] = r->hi[j] - r->lo[j];
-  for (z[0] = 1, j = 1; j < nd; ++j) z[j] = z[j - 1] * a % p;
-  gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
-  for (j = 0; j < nd; ++j) c[j] = 0;
-  for (i = 0; i < p; ++i)
-    for (j = 0; j < nd; ++j) {
-      double v = (double)c[j] * inv + u[j];
-      if (v >= 1) v -= 1;
-      v = 1 - fabs(2 * v - 1);
-      x[i * nd + j] = r->lo[j] + v * w[j];
-      if ((c[j] += z[j]) >= p) c[j] -= p;
-    }
-}
-
-/* from DIV_SOBOLDIM dimensions on, one copy is the first p = 2^m points of the
-   Sobol sequence, every coordinate's bits XORed with the copy's own
-   random mask (a random digital shift): each point is uniform in the
-   region, so each copy is an unbiased estimate and the copies' scatter
-   an honest error, while within a copy the points keep the sequence's
-   low discrepancy */
-static void sobol_copy(divonne *d, const dreg *r, long long p, double *x)
-{
-  const int nd = d->ndim;
-  double u[GCUBA_MAXDIM], w[GCUBA_MAXDIM];
-  uint64_t m[GCUBA_MAXDIM], b[GCUBA_MAXDIM];
-  long long i;
-  int j;
-  for (j = 0; j < nd; ++j) w[j] = r->hi[j] - r->lo[j];
-  gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
-  /* u < 1 has 53 bits: u 2^64 is an exact integer below 2^64 */
-  for (j = 0; j < nd; ++j) {
-    m[j] = (uint64_t)ldexp(u[j], 64);
-    b[j] = 0;
-  }
-  for (i = 0; i < p; ++i) {
-    /* point i from point i - 1: the Gray codes differ in one bit
-       (gcuba_vegas_sobol_step), the same for every axis */
-    if (i) {
-      const uint64_t *v =
-          d->csobol + (size_t)lowbit((uint64_t)i) * DIV_PAD(nd);
-      for (j = 0; j < nd; ++j) b[j] ^= v[j];
-    }
-    for (j = 0; j < nd; ++j)
-      x[i * nd + j] = r->lo[j] + gcuba_vegas_sobol_value(b[j] ^ m[j]) * w[j];
-  }
-}
-
-#else
-/* The copies' points cost as much as a cheap integrand: with GNU C's
-   vectors they are made two coordinates at a time, by the same
-   operations as lattice_copy and sobol_copy in the same order, so with
-   the same bits.  The axes are padded to DIV_PAD(nd) (the padding lanes
-   are 0 throughout), and a point's row is stored whole: its padding
-   lane lands on the next row's first slot, which that row then
-   overwrites; the last row goes through a scratch row. */
-
-static dpair dload(const double *a)
-{
-  dpair v;
-  memcpy(&v, a, sizeof v);
-  return v;
-}
-
-static upair uload(const uint64_t *a)
-{
-  upair v;
-  memcpy(&v, a, sizeof v);
-  return v;
-}
-
-/* the padded region: lo and widths */
-static void padded_box(const dreg *r, int nd, double *lo, double *w)
-{
-  int j;
-  for (j = 0; j < DIV_PAD(nd); ++j) {
-    lo[j] = j < nd ? r->lo[j] : 0;
-    w[j] = j < nd ? r->hi[j] - r->lo[j] : 0;
-  }
-}
-
-static void lattice_pairs(divonne *d, const dreg *r, long long p,
-                          long long a, double *x)
-{
-  const int nd = d->ndim, ne = DIV_PAD(nd);
-  const double inv = 1 / (double)p;
-  const dpair one = {1, 1}, pp = {(double)p, (double)p};
-  const upair nosign = {~0ULL >> 1, ~0ULL >> 1};
-  double u[GCUBA_MAXDIM + 1], w[GCUBA_MAXDIM + 1], lo[GCUBA_MAXDIM + 1],
-      z[GCUBA_MAXDIM + 1], c[GCUBA_MAXDIM + 1], row[GCUBA_MAXDIM + 1];
-  long long zj = 1, i;
-  int j;
-  padded_box(r, nd, lo, w);
-  /* the numerators i a^j mod p as doubles: integers below 2^53, exact */
-  for (j = 0; j < ne; ++j, zj = zj * a % p) {
-    z[j] = j < nd ? (double)zj : 0;
-    c[j] = u[j] = 0;
-  }
-  gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
-  for (i = 0; i < p; ++i) {
-    double *xo = i + 1 < p ? x + i * nd : row;
-    for (j = 0; j < ne; j += 2) {
-      dpair v = dload(c + j) * inv + dload(u + j), cj;
-      v -= (dpair)((upair)one & (upair)(v >= one));
-      v = one - (dpair)((upair)(2 * v - one) & nosign);
-      v = dload(lo + j) + v * dload(w + j);
-      memcpy(xo + j, &v, sizeof v);
-      cj = dload(c + j) + dload(z + j);
-      cj -= (dpair)((upair)pp & (upair)(cj >= pp));
-      memcpy(c + j, &cj, sizeof cj);
-    }
-  }
-  memcpy(x + (p - 1) * nd, row, (size_t)nd * sizeof(double));
-}
-
-static void sobol_pairs(divonne *d, const dreg *r, long long p, double *x)
-{
-  const int nd = d->ndim, ne = DIV_PAD(nd);
-  /* gcuba_vegas_sobol_value's (2 (b >> 12) + 1) 2^-53, exactly: the
-     double 1 + (b >> 12) 2^-52 less 1 - 2^-53 (Sterbenz) */
-  const upair one = {0x3ff0000000000000ULL, 0x3ff0000000000000ULL};
-  const dpair half = {1 - 0x1p-53, 1 - 0x1p-53};
-  double u[GCUBA_MAXDIM + 1], w[GCUBA_MAXDIM + 1], lo[GCUBA_MAXDIM + 1],
-      row[GCUBA_MAXDIM + 1];
-  uint64_t m[GCUBA_MAXDIM + 1], b[GCUBA_MAXDIM + 1];
-  long long i;
-  int j;
-  padded_box(r, nd, lo, w);
-  gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, u);
-  for (j = 0; j < ne; ++j) {
-    m[j] = j < nd ? (uint64_t)ldexp(u[j], 64) : 0;
-    b[j] = 0;
-  }
-  for (i = 0; i < p; ++i) {
-    double *xo = i + 1 < p ? x + i * nd : row;
-    const uint64_t *v =
-        i ? d->csobol + (size_t)lowbit((uint64_t)i) * ne : NULL;
-    for (j = 0; j < ne; j += 2) {
-      upair bj = uload(b + j);
-      dpair y;
-      if (v) {
-        bj ^= uload(v + j);
-        memcpy(b + j, &bj, sizeof bj);
-      }
-      y = (dpair)((((bj ^ uload(m + j)) >> 12)) | one) - half;
-      y = dload(lo + j) + y * dload(w + j);
-      memcpy(xo + j, &y, sizeof y);
-    }
-  }
-  memcpy(x + (p - 1) * nd, row, (size_t)nd * sizeof(double));
-}
-#endif
-
-/* one copy of the final phase's points: a the lattice's multiplier, 0
-   for Sobol points */
-static void shifted_points(divonne *d, const dreg *r, long long p,
-                           long long a, double *x)
-{
-#if defined(__GNUC__)
-  if (a) lattice_pairs(d, r, p, a, x);
-  else sobol_pairs(d, r, p, x);
-#else
-  if (a) lattice_copy(d, r, p, a, x);
-  else sobol_copy(d, r, p, x);
-#endif
-}
 
 /* one copy's estimate of component cc from its p values f (nc per
    point); the values widen the region's range (copies_var).  Two
@@ -592,6 +403,75 @@ static double copy_estimate(dreg *r, const double *f, long long p, int nc,
   return r->vol / (double)p * (sum[0] + sum[1]);
 }
 
+/* K copies of region r's final points (r->cp points each; r->ca the
+   lattice's multiplier, 0: Sobol points), their shifts drawn in turn:
+   their estimates a[h ncomp + cc], r's range widened.  The executor
+   makes and sums them where it can (no border, whose points are
+   extrapolated here): then d->sx holds only each component's least and
+   greatest values' points, d->ext set (gcuba_divonne_explore's
+   searches start there) */
+static void make_copies(divonne *d, dreg *r, int K, double *a)
+{
+  const int nd = d->ndim, nc = d->ncomp;
+  const long long p = r->cp;
+  double w[GCUBA_MAXDIM], z[GCUBA_MAXDIM], u[DIV_COPIES * GCUBA_MAXDIM];
+  uint64_t m[DIV_COPIES * GCUBA_MAXDIM];
+  gcuba_copies q;
+  long long zj = 1;
+  int h, j, cc;
+  for (j = 0; j < nd; ++j) {
+    w[j] = r->hi[j] - r->lo[j];
+    z[j] = (double)zj;
+    if (r->ca) zj = zj * r->ca % p;
+  }
+  for (h = 0; h < K; ++h) {
+    double *uh = u + (size_t)h * nd;
+    gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, uh);
+    /* u < 1 has 53 bits: u 2^64 is an exact integer below 2^64 */
+    if (!r->ca)
+      for (j = 0; j < nd; ++j)
+        m[(size_t)h * nd + j] = (uint64_t)ldexp(uh[j], 64);
+  }
+  q.ndim = nd;
+  q.k = K;
+  q.p = p;
+  q.lo = r->lo;
+  q.w = w;
+  q.z = r->ca ? z : NULL;
+  q.u = u;
+  q.m = m;
+  q.v = d->csobol;
+  d->ext = d->ops->copies && !(d->blo > 0);
+  if (d->ext) {
+    double *sum = d->cbuf, *fext = sum + DIV_COPIES * nc;
+    long long *iext = d->cext;
+    const int rc = d->ops->copies(d->ctx, &q, d->phase, sum, fext, iext);
+    d->neval += K * p;
+    if (rc) eval_failed(d, rc);
+    for (h = 0; h < K; ++h)
+      for (cc = 0; cc < nc; ++cc)
+        a[h * nc + cc] = r->vol / (double)p * sum[h * nc + cc];
+    reserve(d, 2 * nc);
+    for (cc = 0; cc < nc; ++cc) {
+      for (j = 0; j < 2; ++j)
+        gcuba_copies_walk(&q, (int)(iext[2 * cc + j] / p),
+                          iext[2 * cc + j] % p, 1,
+                          d->sx + (size_t)(2 * cc + j) * nd);
+      if (fext[2 * cc] < r->fmin[cc]) r->fmin[cc] = fext[2 * cc];
+      if (fext[2 * cc + 1] > r->fmax[cc]) r->fmax[cc] = fext[2 * cc + 1];
+    }
+    return;
+  }
+  reserve(d, K * p);
+  for (h = 0; h < K; ++h)
+    gcuba_copies_walk(&q, h, 0, p, d->sx + (size_t)h * p * nd);
+  gcuba_divonne_eval(d, K * p, d->sx, d->sf);
+  for (h = 0; h < K; ++h)
+    for (cc = 0; cc < nc; ++cc)
+      a[h * nc + cc] =
+          copy_estimate(r, d->sf + (size_t)h * p * nc, p, nc, cc);
+}
+
 double gcuba_divonne_copies_var(const dreg *r, int cc, double sq, int n)
 {
   double q;
@@ -602,13 +482,7 @@ double gcuba_divonne_copies_var(const dreg *r, int cc, double sq, int n)
 
 void gcuba_divonne_copy(divonne *d, dreg *r, double *a)
 {
-  const int nc = d->ncomp;
-  const long long p = r->cp;
-  int cc;
-  reserve(d, p);
-  shifted_points(d, r, p, r->ca, d->sx);
-  gcuba_divonne_eval(d, p, d->sx, d->sf);
-  for (cc = 0; cc < nc; ++cc) a[cc] = copy_estimate(r, d->sf, p, nc, cc);
+  make_copies(d, r, 1, a);
 }
 
 long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
@@ -622,14 +496,31 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
   reserve(d, n);
   x = d->sx;
   f = d->sf;
+  d->ext = 0;
   if (s->kind == DIV_LATTICE && s->shifted) {
-    int h;
-    r->ncopy = s->shifted;
+    /* K shifted copies: their mean, and the scatter of their estimates
+       a[h nc + cc] */
+    const int K = s->shifted;
+    double *a = d->cbuf + (DIV_COPIES + 2) * nc;
+    r->ncopy = K;
     r->cp = s->neff;
     r->ca = s->a;
-    for (h = 0; h < s->shifted; ++h)
-      shifted_points(d, r, s->neff, s->a, x + h * s->neff * nd);
-  } else if (s->kind == DIV_LATTICE) {
+    make_copies(d, r, K, a);
+    for (cc = 0; cc < nc; ++cc) {
+      double mean = 0, sq = 0;
+      int h;
+      for (h = 0; h < K; ++h) mean += a[h * nc + cc];
+      mean /= K;
+      for (h = 0; h < K; ++h)
+        sq += (a[h * nc + cc] - mean) * (a[h * nc + cc] - mean);
+      r->csum[cc] = mean;
+      r->csq[cc] = sq;
+      r->avg[cc] = mean;
+      r->err[cc] = sqrt(gcuba_divonne_copies_var(r, cc, sq, K));
+    }
+    return n;
+  }
+  if (s->kind == DIV_LATTICE) {
     /* point i: |2 (i a^j mod p) / p - 1| along axis j; i = 0 is the
        upper corner, i and p - i coincide */
     const long long p = s->neff;
@@ -666,23 +557,6 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
   gcuba_divonne_eval(d, n, x, f);
   if (s->kind == DIV_RULE) {
     gcuba_rule_apply(s->rule, nc, f, r->vol, NULL, r->avg, r->err, NULL);
-  } else if (s->shifted) {
-    const long long p = s->neff;
-    const int K = s->shifted;
-    for (cc = 0; cc < nc; ++cc) {
-      double a[DIV_COPIES], mean = 0, sq = 0;
-      int h;
-      for (h = 0; h < K; ++h) {
-        a[h] = copy_estimate(r, f + h * p * nc, p, nc, cc);
-        mean += a[h];
-      }
-      mean /= K;
-      for (h = 0; h < K; ++h) sq += (a[h] - mean) * (a[h] - mean);
-      r->csum[cc] = mean;
-      r->csq[cc] = sq;
-      r->avg[cc] = mean;
-      r->err[cc] = sqrt(gcuba_divonne_copies_var(r, cc, sq, K));
-    }
   } else {
     for (cc = 0; cc < nc; ++cc) {
       double sum = 0;

@@ -140,7 +140,16 @@ int gcuba_divonne_explore(divonne *d, long long i, int sampled)
     gcuba_divonne_sample(d, r, r->isamp);
   }
   n = d->samp[r->isamp].n;
-  extrema(d, r, d->sx, d->sf, n, nd, fmn, fmx, xmn, xmx);
+  if (d->ext)
+    /* the executor made the copies: their extrema */
+    for (cc = 0; cc < nc; ++cc) {
+      xmn[cc] = d->sx + (size_t)2 * cc * nd;
+      xmx[cc] = xmn[cc] + nd;
+      fmn[cc] = d->cbuf[DIV_COPIES * nc + 2 * cc];
+      fmx[cc] = d->cbuf[DIV_COPIES * nc + 2 * cc + 1];
+    }
+  else
+    extrema(d, r, d->sx, d->sf, n, nd, fmn, fmx, xmn, xmx);
   halfvol = .5 * r->vol;
   r->cutcomp = 0;
   for (cc = 0; cc < nc; ++cc) {

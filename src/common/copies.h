@@ -1,0 +1,34 @@
+/* src/common/copies.h -- gDivonne's final copies: what a points executor
+   (src/common/points.h, copies) needs to make them itself, and the host's
+   walk over a stretch of one copy (src/common/copies.c).  Point i of a
+   copy is defined point by point in copy_point.h, which the
+   device uses; the walk gives the same bits.  This file is part of
+   gcuba. */
+#ifndef GCUBA_COMMON_COPIES_H
+#define GCUBA_COMMON_COPIES_H
+#include <stdint.h>
+#include "common/copy_point.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* k copies of p points in the box lo + w [0,1)^ndim.  A lattice: z[ndim]
+   = a^j mod p (exact doubles) and u[k ndim] the copies' shifts; Sobol (z
+   NULL): m[k ndim] the copies' masks, v the directions [64 bits][pad]
+   with pad = GCUBA_COPY_PAD(ndim) and 0 in the padding */
+typedef struct gcuba_copies {
+  int ndim, k;
+  long long p;
+  const double *lo, *w, *z, *u;
+  const uint64_t *m, *v;
+} gcuba_copies;
+
+/* points i0 .. i0 + n - 1 of copy h into x (rows of ndim) */
+void gcuba_copies_walk(const gcuba_copies *q, int h, long long i0,
+                       long long n, double *x);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
