@@ -654,12 +654,15 @@ static void answer(divonne *d, double *prob)
 /* the run from where it stands (d->stage) to its answer */
 static void run(divonne *d, double *prob)
 {
+  gcuba_call *c = d->c;
+  double t0 = gcuba_now_ms(), t1 = t0, t2 = t0;
   if (d->stage == 1) {
     d->phase = 1;
     partition(d);
     d->stage = 2;
     d->fi = -1;
   }
+  t1 = gcuba_now_ms();
   if (d->stage == 2) {
     if (d->fi < 0) {
       gcuba_divonne_checkpoint(d, 1);
@@ -668,12 +671,16 @@ static void run(divonne *d, double *prob)
     final_loop(d);
     d->stage = 3;
   }
+  t2 = gcuba_now_ms();
   if (d->short_ >= 0) {
     flat_again(d);
     more_copies(d);
   }
   gcuba_divonne_checkpoint(d, 1);
   answer(d, prob);
+  gcuba_log(c, 2, "time: partition %.3f s, final phase %.3f s, its top-up "
+            "%.3f s", (t1 - t0) / 1e3, (t2 - t1) / 1e3,
+            (gcuba_now_ms() - t2) / 1e3);
 }
 
 static void teardown(divonne *d)
