@@ -125,6 +125,11 @@ typedef struct divonne {
   uint64_t next;         /* the next quasi-random / random point */
   dreg **reg;
   long long nreg, cap;
+  /* the partition's copy of the regions' averages and spreads, in the
+     list's order ([2 ncomp] each; mcap regions): its rounds read them
+     all, from one array instead of every region */
+  double *mir;
+  long long mcap;
   dtot *tot;
   /* given points (ngiven) and the peak finder's (nextra) with values */
   double *xgiven, *fgiven;

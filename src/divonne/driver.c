@@ -52,44 +52,94 @@ static double maxerr(const divonne *d, double avg)
 
 /* the totals of the partition: per component the sum of the averages,
    the spreads' squares, the largest and second largest spread */
+/* the partition's copy of region i's averages and spreads (d->mir) */
+static void mirror(divonne *d, long long i)
+{
+  const int nc = d->ncomp;
+  double *m = d->mir + (size_t)i * 2 * nc;
+  memcpy(m, d->reg[i]->avg, sizeof(double) * nc);
+  memcpy(m + nc, d->reg[i]->spread, sizeof(double) * nc);
+}
+
+/* room in d->mir for every region */
+static void mirror_room(divonne *d)
+{
+  double *m;
+  if (d->nreg <= d->mcap) return;
+  m = (double *)realloc(d->mir, sizeof(double) * 2 * d->ncomp *
+                                    (size_t)(2 * d->nreg));
+  if (!m) {
+    d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's regions");
+    longjmp(d->abort, 1);
+  }
+  d->mir = m;
+  d->mcap = 2 * d->nreg;
+}
+
+/* the totals over the regions in the list's order, from d->mir */
 static void partition_totals(divonne *d)
 {
+  const int nc = d->ncomp;
   long long i;
   int cc;
-  for (cc = 0; cc < d->ncomp; ++cc) {
-    dtot *t = &d->tot[cc];
-    t->avg = t->spreadsq = 0;
-    t->spread = t->secondspread = -INFINITY;
-    t->iregion = 0;
-  }
-  for (i = 0; i < d->nreg; ++i) {
-    const dreg *r = d->reg[i];
-    for (cc = 0; cc < d->ncomp; ++cc) {
-      dtot *t = &d->tot[cc];
-      t->avg += r->avg[cc];
-      t->spreadsq += r->spread[cc] * r->spread[cc];
-      if (r->spread[cc] > t->spread) {
-        t->secondspread = t->spread;
-        t->spread = r->spread[cc];
-        t->iregion = (int)i;
-      } else if (r->spread[cc] > t->secondspread)
-        t->secondspread = r->spread[cc];
+  for (cc = 0; cc < nc; ++cc) {
+    const double *m = d->mir + cc;
+    double avg = 0, ssq = 0, top = -INFINITY, second = -INFINITY;
+    long long at = 0;
+    for (i = 0; i < d->nreg; ++i, m += 2 * nc) {
+      const double spread = m[nc];
+      avg += m[0];
+      ssq += spread * spread;
+      if (spread > top) {
+        second = top;
+        top = spread;
+        at = i;
+      } else if (spread > second)
+        second = spread;
     }
+    d->tot[cc].avg = avg;
+    d->tot[cc].spreadsq = ssq;
+    d->tot[cc].spread = top;
+    d->tot[cc].secondspread = second;
+    d->tot[cc].iregion = (int)at;
   }
+}
+
+/* the regions cut in a round: region i's place (or its removal: the
+   regions after it move up) and the pieces after first, the list's
+   length before */
+static void mirror_round(divonne *d, long long i, const dreg *parent,
+                         long long first)
+{
+  const int nc = d->ncomp;
+  long long j = first;
+  mirror_room(d);
+  if (i < d->nreg && d->reg[i] == parent) mirror(d, i);
+  else {
+    memmove(d->mir + (size_t)i * 2 * nc, d->mir + (size_t)(i + 1) * 2 * nc,
+            sizeof(double) * 2 * nc * (size_t)(first - 1 - i));
+    j = first - 1;
+  }
+  for (; j < d->nreg; ++j) mirror(d, j);
 }
 
 static void partition(divonne *d)
 {
   gcuba_call *c = d->c;
+  long long i;
   if (d->iter == 0) {
     gcuba_divonne_iterate(d, 0, DIV_INIDEPTH, 0, NULL);
     d->iter = 1;
     d->pass = 0;
     d->nmin = LLONG_MAX;
   }
+  mirror_room(d);
+  for (i = 0; i < d->nreg; ++i) mirror(d, i);
   for (;; ++d->iter) {
     dtot *worst = &d->tot[0];
     double nneed;
+    long long first;
+    const dreg *parent;
     int cc;
     gcuba_divonne_checkpoint(d, 0);
     partition_totals(d);
@@ -124,7 +174,10 @@ static void partition(divonne *d)
       } else if (++d->pass > c->maxpass && n >= c->mineval)
         break;
     }
+    first = d->nreg;
+    parent = d->reg[worst->iregion];
     gcuba_divonne_iterate(d, worst->iregion, DIV_DEPTH, -1, NULL);
+    mirror_round(d, worst->iregion, parent, first);
   }
 }
 
@@ -693,6 +746,7 @@ static void teardown(divonne *d)
   free(d->tot);
   free(d->xgiven);
   free(d->wx);
+  free(d->mir);
   free(d->cbuf);
   free(d->cext);
   free(d->bx);
