@@ -147,16 +147,18 @@ static int eval(void *ctx, long long n, const double *x, const double *w,
   return 0;
 }
 
-/* ---- gDivonne's final copies, made on the device: a chunk of at most
-   CCHUNK points of one copy is made (k_copy_points), evaluated (the
-   integrand's eval_points) and reduced (k_copy_reduce: CRB blocks, each
-   a contiguous slice, their sums in a fixed tree and their extrema the
-   first of equals), the chunks one after another on the stream; the
-   blocks' partials come back in one copy and are combined in order on
-   the host.  The points are those of the host's walks
-   (common/copy_point.h); the sums' order is the device's own. */
+/* ---- gDivonne's final copies, made on the device: a chunk of one copy,
+   at most CCHUNK points whose points and values fit in CBYTES, is made
+   (k_copy_points), evaluated (the integrand's eval_points) and reduced
+   (k_copy_reduce: CRB blocks, each a contiguous slice, their sums in a
+   fixed tree and their extrema the first of equals), the chunks one
+   after another on the stream; the blocks' partials come back in one
+   copy and are combined in order on the host.  The points are those of
+   the host's walks (common/copy_point.h); the sums' order is the
+   device's own. */
 
 #define CCHUNK (1LL << 22)
+#define CBYTES (1LL << 29)
 #define CRB 64
 #define CTHREADS 256
 
@@ -259,8 +261,11 @@ static int copies(void *ctx, const gcuba_copies *q, int iter, double *sum,
   sctx *t = (sctx *)ctx;
   gcuba_call *c = t->c;
   const int nd = q->ndim, nc = t->ncomp, pad = GCUBA_COPY_PAD(nd);
-  const long long per = (q->p + CCHUNK - 1) / CCHUNK, nchunk = q->k * per;
-  const long long chunk = q->p < CCHUNK ? q->p : CCHUNK;
+  /* a chunk's points and values in at most CBYTES */
+  const long long cmax = CBYTES / (long long)(sizeof(double) * (nd + nc)),
+                  cch = cmax < CCHUNK ? (cmax > 0 ? cmax : 1) : CCHUNK;
+  const long long per = (q->p + cch - 1) / cch, nchunk = q->k * per;
+  const long long chunk = q->p < cch ? q->p : cch;
   const size_t nbd = sizeof(double) * (size_t)nd,
                qbytes = 4 * nbd * 1 + (size_t)q->k * nbd * 2 +
                         (q->z ? 0 : sizeof(uint64_t) * 64 * pad);
@@ -315,8 +320,8 @@ static int copies(void *ctx, const gcuba_copies *q, int iter, double *sum,
     long long blocks;
     int nb;
     a.h = (int)(ch / per);
-    a.i0 = ch % per * CCHUNK;
-    a.n = q->p - a.i0 < CCHUNK ? q->p - a.i0 : CCHUNK;
+    a.i0 = ch % per * cch;
+    a.n = q->p - a.i0 < cch ? q->p - a.i0 : cch;
     blocks = (a.n + CTHREADS - 1) / CTHREADS;
     if (blocks > 65535) blocks = 65535;
     k_copy_points<<<(unsigned)blocks, CTHREADS, 0, t->stream>>>(a, t->x);
@@ -348,7 +353,7 @@ static int copies(void *ctx, const gcuba_copies *q, int iter, double *sum,
   nparts = 0;
   for (ch = 0; ch < nchunk; ++ch) {
     const long long n =
-        q->p - ch % per * CCHUNK < CCHUNK ? q->p - ch % per * CCHUNK : CCHUNK;
+        q->p - ch % per * cch < cch ? q->p - ch % per * cch : cch;
     int nb = (int)((n + CTHREADS - 1) / CTHREADS);
     if (nb > CRB) nb = CRB;
     for (b = 0; b < nb; ++b, ++nparts) {

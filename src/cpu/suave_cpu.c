@@ -214,15 +214,19 @@ static int copies(void *ctx, const gcuba_copies *q, int iter, double *sum,
   for (k = 0; k < (long long)q->k * nc; ++k) sum[k] = 0;
   for (r = 0; r < items; r += CROUND) {
     const long long m = items - r < CROUND ? items - r : CROUND;
-    int nt = t->ns < 0 ? 1
-                       : gcuba_cpu_threads(m * CBLOCK, t->ns, t->nthreads,
-                                           m),
-        st = 0;
+    long long pts = 0;
+    int nt, st = 0;
+    /* the round's points (a copy's last block may be short) */
+    for (k = r; k < r + m; ++k)
+      pts += q->p - k % nb * CBLOCK < CBLOCK ? q->p - k % nb * CBLOCK
+                                             : CBLOCK;
+    nt = t->ns < 0 ? 1 : gcuba_cpu_threads(pts, t->ns, t->nthreads, m);
     t->item0 = r;
     if (nt <= 1) {
       const double t0 = gcuba_now_ms();
       for (k = 0; k < m && !st; ++k) st = copy_item(t, k, 0);
-      if (!st) t->ns = (gcuba_now_ms() - t0) * 1e6 / (double)(m * CBLOCK);
+      if (!st && pts >= 64)
+        t->ns = (gcuba_now_ms() - t0) * 1e6 / (double)pts;
     } else
       st = gcuba_pool_for(nt, m, 1, copy_item, t);
     if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;

@@ -145,6 +145,8 @@ typedef struct divonne {
   double *cbuf;
   long long *cext;
   int ext;
+  double *cq;           /* a copy's widths, z, shifts: (2 + DIV_COPIES) ndim */
+  uint64_t *cm;         /* its masks: DIV_COPIES ndim */
   double *wx, *wf;      /* a single point's: [2 ndim], [2 ncomp] */
   double *bx;           /* the border's points, values, distances */
   long long bcap;       /* points bx holds */

@@ -749,6 +749,8 @@ static void teardown(divonne *d)
   free(d->mir);
   free(d->cbuf);
   free(d->cext);
+  free(d->cq);
+  free(d->cm);
   free(d->bx);
   free(d->rules);
   free((void *)d->sobol);
@@ -774,7 +776,10 @@ static int setup(divonne *d)
   d->rules = (gcuba_rule *)calloc(3, sizeof(gcuba_rule));
   d->cbuf = (double *)malloc(sizeof(double) * (2 * DIV_COPIES + 2) * nc);
   d->cext = (long long *)malloc(sizeof(long long) * 2 * nc);
-  if (!d->tot || !d->wx || !d->rules || !d->cbuf || !d->cext)
+  d->cq = (double *)malloc(sizeof(double) * (2 + DIV_COPIES) * nd);
+  d->cm = (uint64_t *)malloc(sizeof(uint64_t) * DIV_COPIES * nd);
+  if (!d->tot || !d->wx || !d->rules || !d->cbuf || !d->cext || !d->cq ||
+      !d->cm)
     return gcuba_fail(c, GCUBA_FAIL_NOMEM, "gDivonne's scratch");
   d->wf = d->wx + 2 * nd;
   {

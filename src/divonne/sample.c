@@ -414,8 +414,8 @@ static void make_copies(divonne *d, dreg *r, int K, double *a)
 {
   const int nd = d->ndim, nc = d->ncomp;
   const long long p = r->cp;
-  double w[GCUBA_MAXDIM], z[GCUBA_MAXDIM], u[DIV_COPIES * GCUBA_MAXDIM];
-  uint64_t m[DIV_COPIES * GCUBA_MAXDIM];
+  double *w = d->cq, *z = w + nd, *u = z + nd;
+  uint64_t *m = d->cm;
   gcuba_copies q;
   long long zj = 1;
   int h, j, cc;
