@@ -24,15 +24,7 @@ static int same(const gcuba_copies *q, int h, long long i0, long long n,
   int j;
   for (i = 0; i < n; ++i)
     for (j = 0; j < nd; ++j) {
-      const double want =
-          q->z ? gcuba_copy_lattice(i0 + i, q->p, q->z[j], inv,
-                                    q->u[(long)h * nd + j], q->lo[j],
-                                    q->w[j])
-               : gcuba_copy_sobol_value(
-                     gcuba_copy_sobol_bits(i0 + i, q->v,
-                                           GCUBA_COPY_PAD(nd), j) ^
-                         q->m[(long)h * nd + j],
-                     q->lo[j], q->w[j]);
+      const double want = gcuba_copies_coord(q, h, i0 + i, j, inv);
       if (memcmp(&want, &x[i * nd + j], sizeof want) ||
           !(x[i * nd + j] >= q->lo[j] &&
             x[i * nd + j] <= q->lo[j] + q->w[j] * (1 + 1e-15))) {

@@ -33,6 +33,16 @@ static upair uload(const uint64_t *a)
   return v;
 }
 
+/* the box, padded with 0 to GCUBA_COPY_PAD(ndim) axes */
+static void padded_box(const gcuba_copies *q, double *lo, double *w)
+{
+  int j;
+  for (j = 0; j < GCUBA_COPY_PAD(q->ndim); ++j) {
+    lo[j] = j < q->ndim ? q->lo[j] : 0;
+    w[j] = j < q->ndim ? q->w[j] : 0;
+  }
+}
+
 static void lattice_walk(const gcuba_copies *q, int h, long long i0,
                          long long n, double *x)
 {
@@ -45,10 +55,9 @@ static void lattice_walk(const gcuba_copies *q, int h, long long i0,
       z[GCUBA_MAXDIM + 1], c[GCUBA_MAXDIM + 1], row[GCUBA_MAXDIM + 1];
   long long i;
   int j;
+  padded_box(q, lo, w);
   for (j = 0; j < ne; ++j) {
     const int in = j < nd;
-    lo[j] = in ? q->lo[j] : 0;
-    w[j] = in ? q->w[j] : 0;
     u[j] = in ? q->u[(long)h * nd + j] : 0;
     z[j] = in ? q->z[j] : 0;
     c[j] = in ? (double)(i0 % p * (long long)z[j] % p) : 0;
@@ -81,10 +90,9 @@ static void sobol_walk(const gcuba_copies *q, int h, long long i0,
   uint64_t m[GCUBA_MAXDIM + 1], b[GCUBA_MAXDIM + 1];
   long long i;
   int j;
+  padded_box(q, lo, w);
   for (j = 0; j < ne; ++j) {
     const int in = j < nd;
-    lo[j] = in ? q->lo[j] : 0;
-    w[j] = in ? q->w[j] : 0;
     m[j] = in ? q->m[(long)h * nd + j] : 0;
     b[j] = in ? gcuba_copy_sobol_bits(i0, q->v, ne, j) : 0;
   }
@@ -125,14 +133,6 @@ void gcuba_copies_walk(const gcuba_copies *q, int h, long long i0,
   int j;
   for (i = 0; i < n; ++i)
     for (j = 0; j < nd; ++j)
-      x[i * nd + j] =
-          q->z ? gcuba_copy_lattice(i0 + i, q->p, q->z[j], inv,
-                                    q->u[(long)h * nd + j], q->lo[j],
-                                    q->w[j])
-               : gcuba_copy_sobol_value(
-                     gcuba_copy_sobol_bits(i0 + i, q->v,
-                                           GCUBA_COPY_PAD(nd), j) ^
-                         q->m[(long)h * nd + j],
-                     q->lo[j], q->w[j]);
+      x[i * nd + j] = gcuba_copies_coord(q, h, i0 + i, j, inv);
 }
 #endif

@@ -24,6 +24,19 @@ typedef struct gcuba_copies {
   const uint64_t *m, *v;
 } gcuba_copies;
 
+/* coordinate j of point i of copy h, by copy_point.h (inv = 1 / p) */
+GCUBA_HDI double gcuba_copies_coord(const gcuba_copies *q, int h,
+                                    long long i, int j, double inv)
+{
+  const int nd = q->ndim;
+  return q->z ? gcuba_copy_lattice(i, q->p, q->z[j], inv,
+                                   q->u[(long)h * nd + j], q->lo[j], q->w[j])
+              : gcuba_copy_sobol_value(
+                    gcuba_copy_sobol_bits(i, q->v, GCUBA_COPY_PAD(nd), j) ^
+                        q->m[(long)h * nd + j],
+                    q->lo[j], q->w[j]);
+}
+
 /* points i0 .. i0 + n - 1 of copy h into x (rows of ndim) */
 void gcuba_copies_walk(const gcuba_copies *q, int h, long long i0,
                        long long n, double *x);

@@ -36,6 +36,8 @@
      rest; tests/test-divonne's f1 5D (cos(x1 + 2 x2 + ... + 5 x5))
      converges with lattices and not with Sobol points */
 #define DIV_SOBOLDIM 6
+/* the executor's extrema of the last copies in d->cbuf (make_copies) */
+#define DIV_CEXT(d) ((d)->cbuf + DIV_COPIES * (d)->ncomp)
 /* a key's absolute value below this multiplies the points needed */
 #define DIV_KEYMULT 40
 
@@ -145,6 +147,8 @@ typedef struct divonne {
   double *cbuf;
   long long *cext;
   int ext;
+  /* (cbuf: the copies' sums [DIV_COPIES ncomp], then their extrema
+     DIV_CEXT [2 ncomp], then their estimates [DIV_COPIES ncomp]) */
   double *cq;           /* a copy's widths, z, shifts: (2 + DIV_COPIES) ndim */
   uint64_t *cm;         /* its masks: DIV_COPIES ndim */
   double *wx, *wf;      /* a single point's: [2 ndim], [2 ncomp] */

@@ -443,7 +443,7 @@ static void make_copies(divonne *d, dreg *r, int K, double *a)
   q.v = d->csobol;
   d->ext = d->ops->copies && !(d->blo > 0);
   if (d->ext) {
-    double *sum = d->cbuf, *fext = sum + DIV_COPIES * nc;
+    double *sum = d->cbuf, *fext = DIV_CEXT(d);
     long long *iext = d->cext;
     const int rc = d->ops->copies(d->ctx, &q, d->phase, sum, fext, iext);
     d->neval += K * p;

@@ -145,8 +145,8 @@ int gcuba_divonne_explore(divonne *d, long long i, int sampled)
     for (cc = 0; cc < nc; ++cc) {
       xmn[cc] = d->sx + (size_t)2 * cc * nd;
       xmx[cc] = xmn[cc] + nd;
-      fmn[cc] = d->cbuf[DIV_COPIES * nc + 2 * cc];
-      fmx[cc] = d->cbuf[DIV_COPIES * nc + 2 * cc + 1];
+      fmn[cc] = DIV_CEXT(d)[2 * cc];
+      fmx[cc] = DIV_CEXT(d)[2 * cc + 1];
     }
   else
     extrema(d, r, d->sx, d->sf, n, nd, fmn, fmx, xmn, xmx);
