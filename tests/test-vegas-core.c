@@ -1007,6 +1007,18 @@ static void test_sobol(void)
   ok(gcuba_sobol_dirs(0, v) < 0 && gcuba_sobol_dirs(1025, v) < 0 &&
      gcuba_sobol_dirs(GCUBA_SOBOL_MAXDIM, v) == 0,
      "Sobol direction numbers for 1 to %d axes", GCUBA_SOBOL_MAXDIM);
+  {
+    /* the shared table: the same numbers, one table for every ndim */
+    const uint64_t *t5 = gcuba_sobol_table(5), *tm =
+        gcuba_sobol_table(GCUBA_SOBOL_MAXDIM);
+    static uint64_t w[5 * GCUBA_SOBOL_BITS];
+    gcuba_sobol_dirs(5, w);
+    ok(t5 && t5 == tm && !gcuba_sobol_table(0) &&
+           !gcuba_sobol_table(GCUBA_SOBOL_MAXDIM + 1) &&
+           !memcmp(t5, w, sizeof w) && !memcmp(tm, v, sizeof v),
+       "the shared Sobol table holds gcuba_sobol_dirs' numbers for 5 and "
+       "%d axes, NULL outside 1..%d", GCUBA_SOBOL_MAXDIM, GCUBA_SOBOL_MAXDIM);
+  }
   for (i = 0; i < 8; ++i)
     for (a = 0; a < 3; ++a) {
       double u = gcuba_vegas_sobol(v + a * 64, (uint64_t)i);

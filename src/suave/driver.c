@@ -336,7 +336,6 @@ static void teardown(suave *s)
   free(s->sb);
   free(s->scr);
   free(s->set);
-  free((void *)s->sobol);
 }
 
 static int setup(suave *s)
@@ -372,10 +371,8 @@ static int setup(suave *s)
   s->tdev = s->tchisq + nc;
   s->pavg = s->tdev + nc;
   if (s->seed == 0) {
-    uint64_t *v = (uint64_t *)malloc(sizeof(uint64_t) * 64 * (size_t)nd);
-    if (!v) return nomem(s, "Sobol direction numbers");
-    gcuba_sobol_dirs(nd, v);
-    s->sobol = v;
+    s->sobol = gcuba_sobol_table(nd);
+    if (!s->sobol) return nomem(s, "Sobol direction numbers");
   }
   s->ctx = s->ops->create(c, &c->fail);
   return s->ctx ? 0 : c->fail;

@@ -436,10 +436,8 @@ static vegas *open_run(gcuba_call *c, const gcuba_vegas_ops *ops,
   s->sobol = NULL;
   if (c->seed == 0) {
     /* Cuba's Vegas samples Sobol points for seed 0: so does gVegas */
-    v->sobol = (uint64_t *)malloc(sizeof(uint64_t) * GCUBA_SOBOL_BITS *
-                                  (size_t)v->ndim);
-    if (gcuba_coll_status(c, !v->sobol || gcuba_sobol_dirs(v->ndim, v->sobol)
-                                 ? GCUBA_FAIL_NOMEM : 0)) {
+    v->sobol = gcuba_sobol_table(v->ndim);
+    if (gcuba_coll_status(c, !v->sobol ? GCUBA_FAIL_NOMEM : 0)) {
       if (c->fail == 0 || c->fail == GCUBA_FAIL_NOMEM)
         gcuba_fail(c, GCUBA_FAIL_NOMEM, "Sobol direction numbers");
       goto fail;
@@ -475,7 +473,6 @@ void gcuba_vegas_end(vegas *v)
   free(v->hV);
   free(v->hX);
   free(v->hcalls);
-  free(v->sobol);
   free(v->R);
   free(v->Rp);
   free(v->cv);

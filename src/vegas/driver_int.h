@@ -90,7 +90,8 @@ typedef struct gcuba_vegas_run {
   double *sums;            /* 2 * ncomp of the latest iteration */
   double *res, *err, *prob, *chi2; /* [ncomp] current results */
   double *qw;              /* [ncomp] weights of the bin contributions */
-  uint64_t *sobol;         /* seed 0: Sobol direction numbers, else NULL */
+  const uint64_t *sobol;   /* seed 0: Sobol direction numbers (shared,
+                              gcuba_sobol_table), else NULL */
   int grid_changed;
   /* ---- the run state (state files) ---- */
   long long k;             /* iterations done */

@@ -3,6 +3,7 @@
    primitive polynomials and initial direction numbers of S. Joe and
    F. Y. Kuo (2008) in sobol_data.inc, which holds them with their
    licence.  This file is part of gcuba. */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "vegas/sobol.h"
@@ -35,4 +36,16 @@ int gcuba_sobol_dirs(int ndim, uint64_t *v)
     e += 2 + s;
   }
   return 0;
+}
+
+/* the direction numbers of every axis, made once (512 KiB) */
+static uint64_t table[GCUBA_SOBOL_MAXDIM * GCUBA_SOBOL_BITS];
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
+static void make_table(void) { gcuba_sobol_dirs(GCUBA_SOBOL_MAXDIM, table); }
+
+const uint64_t *gcuba_sobol_table(int ndim)
+{
+  if (ndim < 1 || ndim > GCUBA_SOBOL_MAXDIM) return NULL;
+  pthread_once(&table_once, make_table);
+  return table;
 }

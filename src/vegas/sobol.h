@@ -18,4 +18,12 @@ extern "C"
 #endif
 int gcuba_sobol_dirs(int ndim, uint64_t *v);
 
+/* the same numbers for every axis, made once for the process and shared
+   by all calls (the first ndim*64 are gcuba_sobol_dirs(ndim)'s); NULL
+   when ndim is outside 1..GCUBA_SOBOL_MAXDIM.  Thread-safe. */
+#ifdef __cplusplus
+extern "C"
+#endif
+const uint64_t *gcuba_sobol_table(int ndim);
+
 #endif
