@@ -17,6 +17,12 @@
    batch: an integral's bits depend on it alone.  An integral converges
    and leaves; others go on with the next launch.
 
+   The integrals are dealt to up to LANES lanes, each with its own
+   streams and buffers, and the host steps the lanes as their work on
+   the device ends: the drivers of one lane take their results, queue
+   their refinements and ask for their next iterations while the device
+   samples another lane's wave.
+
    An iteration that one launch cannot hold (more than one slice, or
    beyond a wave's buffers) is sampled by the single-call backend, and the
    integral goes on there alone (gcuba_vegas_resume); a batch with
@@ -46,6 +52,8 @@
                                     device memory in its buffers */
 #define BIN_CUBES 4096           /* cubes per block of the bin sums */
 #define ADMIT (1 << 16)          /* integrals in the pipeline at once */
+#define LANES 4                  /* lanes of a batch, at most */
+#define LANE_MIN 32              /* integrals per lane, at least */
 
 /* the members' executor: the pipeline samples their iterations */
 static int token;
@@ -70,8 +78,10 @@ static const gcuba_vegas_ops member_ops = {"pipeline", m_create, m_destroy,
                                            m_iterate, NULL, NULL};
 
 struct pipe_s;
+struct lane_s;
 typedef struct {
   struct pipe_s *P;
+  struct lane_s *L; /* the lane it runs in */
   gcuba_call *c;
   gcuba_vegas_run *v;
   const gcuba_vegas_iter *it;
@@ -97,24 +107,55 @@ typedef struct {
   int r0;                  /* its first refinement (gcuba_vk_refine) */
 } place;
 
+/* a wave: its members, where their data lie, the buffers' layout */
+typedef struct {
+  struct pipe_s *P;
+  struct lane_s *L;
+  member **w;
+  int n;
+  size_t o_L, o_cbeg, o_seg, o_B, o_bbeg, o_R, o_G, in, o_left, o_edge;
+  size_t outc;              /* the output bytes copied back */
+  int ngin;                 /* grids sent or set to the uniform one */
+  int launched;             /* its copies and launches are queued */
+} wavej;
+
+/* a lane: a share of the batch's integrals with its own stream and
+   buffers, stepped by the host while the device samples the other
+   lane's wave */
+typedef struct lane_s {
+  cudaStream_t st, rst; /* its stream, and its urgent one (refinements,
+                           grids back) */
+  char *din, *hin, *dout, *hout, *dscr;
+  size_t incap, hincap, outcap, houtcap, scrcap;
+  place *pl;
+  long long plcap;
+  member **act; /* its integrals running */
+  int nact;
+  int next;     /* the next of its integrals to enter (batch index) */
+  int j0;       /* act[j0 ..] are still to be sampled this round */
+  int busy;     /* 1: W's sampling is in flight, 2: its refinements */
+  int done;     /* the lane has nothing left */
+  long long seq; /* when its work in flight was queued (P->seq) */
+  wavej W;
+} lane;
+
 typedef struct pipe_s {
   gcuba_call *c;
   const struct gcuba_gpu_ops *g;
-  cudaStream_t st;
   int ndim, ncomp, ngrids, shared, nsm, broken, threads;
   /* verbosity 2: where the time goes (ms), rounds and waves */
-  double t_start, t_want, t_pack, t_gpu, t_took, t_ref;
+  double t_start, t_want, t_pack, t_gpu, t_took, t_ref, t_refw;
   int rounds, waves;
+  long long seq; /* work queued in the lanes, in order */
   double memcap; /* bytes of the buffers of one wave, at most (more for
                     one member alone) */
   double memfree; /* free device memory at the start */
   ull *sobol;          /* device Sobol direction numbers (seed 0), or NULL */
   void *ud, *ucopy;    /* userdata on the device; the copy made */
   size_t ucap, stride;
-  char *din, *hin, *dout, *hout, *dscr;
-  size_t incap, hincap, outcap, houtcap, scrcap;
-  place *pl;
-  long long plcap;
+  member *ms;          /* the batch's integrals */
+  int n, nlanes;
+  lane lanes[LANES];
   /* the members' grids on the device: nslots slots of gsize doubles (the
      grids of the first member's bins per axis), the free ones in gfree;
      a grid of more bins has its own allocation */
@@ -151,36 +192,28 @@ static size_t head_bytes(const pipe *P)
   return sizeof(double) * (4 * (size_t)P->ncomp + 2);
 }
 
-/* a wave: its members, where their data lie, the buffers' layout */
-typedef struct {
-  pipe *P;
-  member **w;
-  int n;
-  size_t o_L, o_cbeg, o_seg, o_B, o_bbeg, o_R, o_G, in, o_left, o_edge;
-  int ngin;                 /* grids sent or set to the uniform one */
-} wavej;
-
 /* pack member j's launch, tree, bin arguments, grid, qw, edge powers and
    initial head (a pool item: members write their own places) */
 static int pack_item(void *ctx, long long jj, int tid)
 {
   const wavej *W = (const wavej *)ctx;
   pipe *P = W->P;
+  lane *L = W->L;
   const int j = (int)jj, nc = P->ncomp, nc2 = 2 * nc, ndim = P->ndim;
   const gcuba_vegas_iter *it = W->w[j]->it;
-  const place *p = &P->pl[j];
+  const place *p = &L->pl[j];
   struct gcuba_vegas_launch *l =
-      (struct gcuba_vegas_launch *)(P->hin + W->o_L) + j;
-  struct gcuba_vk_seg *sg = (struct gcuba_vk_seg *)(P->hin + W->o_seg) + j;
-  char *head = P->dout + p->head;
-  ull *hf = (ull *)(P->hout + p->head);
+      (struct gcuba_vegas_launch *)(L->hin + W->o_L) + j;
+  struct gcuba_vk_seg *sg = (struct gcuba_vk_seg *)(L->hin + W->o_seg) + j;
+  char *head = L->dout + p->head;
+  ull *hf = (ull *)(L->hout + p->head);
   int k;
   (void)tid;
   if (!it->remote && !W->w[j]->flat)
-    memcpy(P->hin + p->grid, it->grid,
+    memcpy(L->hin + p->grid, it->grid,
            sizeof(double) * (size_t)P->ngrids * (it->nb + 1));
   for (k = 0; k < nc; ++k) {
-    ((double *)(P->hin + p->qw))[k] = it->qw ? it->qw[k] : 0;
+    ((double *)(L->hin + p->qw))[k] = it->qw ? it->qw[k] : 0;
     hf[k] = gcuba_vegas_okey(-HUGE_VAL);
     hf[nc + k] = gcuba_vegas_okey(HUGE_VAL);
     ((double *)(hf + nc2))[k] = ((double *)(hf + nc2))[nc + k] = 0;
@@ -188,7 +221,7 @@ static int pack_item(void *ctx, long long jj, int tid)
   hf[2 * nc2] = 0;     /* qmax */
   hf[2 * nc2 + 1] = 0; /* status */
   for (k = 0; k < 2 * ndim; ++k)
-    ((int *)(P->hin + p->epow))[k] = it->epow ? it->epow[k] : 0;
+    ((int *)(L->hin + p->epow))[k] = it->epow ? it->epow[k] : 0;
   memset(l, 0, sizeof *l);
   l->size = (int)sizeof *l;
   l->ndim = ndim;
@@ -206,23 +239,23 @@ static int pack_item(void *ctx, long long jj, int tid)
   l->nchunk = p->nch;
   l->pstride = p->nch;
   l->grid = W->w[j]->dg;
-  l->epow = it->epow ? (const int *)(P->din + p->epow) : NULL;
+  l->epow = it->epow ? (const int *)(L->din + p->epow) : NULL;
   l->userdata = P->ud ? (char *)P->ud + (size_t)W->w[j]->b * P->stride
                       : NULL;
-  l->part = (double *)(P->dscr + p->part);
-  l->qw = (const double *)(P->din + p->qw);
-  l->fj = it->bins ? (double *)(P->dscr + p->fj) : NULL;
+  l->part = (double *)(L->dscr + p->part);
+  l->qw = (const double *)(L->din + p->qw);
+  l->fj = it->bins ? (double *)(L->dscr + p->fj) : NULL;
   l->fext = (ull *)head;
   l->qmax = (ull *)head + 2 * nc2;
   l->status = (int *)((ull *)head + 2 * nc2 + 1);
   l->nsm = P->nsm;
   sg->part = l->part;
   sg->n = p->nch;
-  sg->t = (double *)(P->dscr + p->t);
+  sg->t = (double *)(L->dscr + p->t);
   sg->tot = (double *)((ull *)head + nc2);
   if (p->ib >= 0) {
     struct gcuba_vk_bins_args *b =
-        (struct gcuba_vk_bins_args *)(P->hin + W->o_B) + p->ib;
+        (struct gcuba_vk_bins_args *)(L->hin + W->o_B) + p->ib;
     memset(b, 0, sizeof *b);
     b->s = it->strat;
     b->seed = it->seed;
@@ -237,10 +270,10 @@ static int pack_item(void *ctx, long long jj, int tid)
     b->ns = lmin(p->nch * it->plan.cpt * it->strat.npg, it->strat.calls);
     b->fj = l->fj;
     b->qmax = l->qmax;
-    b->hi = (ull *)(P->dscr + p->hl);
+    b->hi = (ull *)(L->dscr + p->hl);
     b->lo = b->hi + p->cells;
-    b->d = (double *)(P->dout + p->d);
-    b->ds = (double *)(P->dout + p->ds);
+    b->d = (double *)(L->dout + p->d);
+    b->ds = (double *)(L->dout + p->ds);
   }
   return 0;
 }
@@ -251,14 +284,15 @@ static int took_item(void *ctx, long long jj, int tid)
 {
   const wavej *W = (const wavej *)ctx;
   const pipe *P = W->P;
+  const lane *L = W->L;
   const int j = (int)jj, nc2 = 2 * P->ncomp;
   member *m = W->w[j];
   const double *ds = NULL;
   int rc = P->broken;
   (void)tid;
   if (!rc) {
-    const place *p = &P->pl[j];
-    const ull *hf = (const ull *)(P->hout + p->head);
+    const place *p = &L->pl[j];
+    const ull *hf = (const ull *)(L->hout + p->head);
     const int st = (int)hf[2 * nc2 + 1];
     int k;
     rc = st & GCUBA_ST_ABORT       ? GCUBA_FAIL_ABORT
@@ -269,8 +303,8 @@ static int took_item(void *ctx, long long jj, int tid)
       for (k = 0; k < nc2; ++k)
         m->sums[nc2 + k] = gcuba_vegas_okey_value(hf[k]);
       if (m->it->hostd)
-        memcpy(m->d, P->hout + p->d, sizeof(double) * (size_t)p->cells);
-      if (m->it->bins) ds = (const double *)(P->hout + p->ds);
+        memcpy(m->d, L->hout + p->d, sizeof(double) * (size_t)p->cells);
+      if (m->it->bins) ds = (const double *)(L->hout + p->ds);
     }
   }
   m->refine = 0;
@@ -292,13 +326,14 @@ static int fetch(void *ctx, double *grid)
 {
   member *m = (member *)ctx;
   pipe *P = m->P;
+  lane *L = m->L;
   int rc;
   if (P->broken) return P->broken;
   if (!(rc = GCUBA_CK(m->c, cudaMemcpyAsync(grid, m->dg,
                                             sizeof(double) * P->ngrids *
                                                 (size_t)(m->gnb + 1),
-                                            cudaMemcpyDeviceToHost, P->st))))
-    rc = GCUBA_CK(m->c, cudaStreamSynchronize(P->st));
+                                            cudaMemcpyDeviceToHost, L->rst))))
+    rc = GCUBA_CK(m->c, cudaStreamSynchronize(L->rst));
   return rc;
 }
 
@@ -308,9 +343,10 @@ static int refined_item(void *ctx, long long jj, int tid)
 {
   const wavej *W = (const wavej *)ctx;
   const pipe *P = W->P;
+  const lane *L = W->L;
   member *m = W->w[jj];
-  const place *p = &P->pl[jj];
-  const int *left = (const int *)(P->hout + W->o_left) + p->r0;
+  const place *p = &L->pl[jj];
+  const int *left = (const int *)(L->hout + W->o_left) + p->r0;
   int g, nleft = 0;
   (void)tid;
   if (!m->refine) return 0;
@@ -318,7 +354,7 @@ static int refined_item(void *ctx, long long jj, int tid)
   /* (a broken wave: whatever came back; the call fails next) */
   for (g = 0; g < P->ngrids; ++g) nleft += left[g];
   if (gcuba_vegas_refined_at(m->v,
-                             (const double *)(P->hout + W->o_edge) + 2 * p->r0,
+                             (const double *)(L->hout + W->o_edge) + 2 * p->r0,
                              nleft, fetch, m)) {
     gcuba_vegas_end(m->v);
     m->v = NULL;
@@ -326,51 +362,65 @@ static int refined_item(void *ctx, long long jj, int tid)
   return 0;
 }
 
-/* the refinements the drivers of wave W asked for, on the device: their
-   grids refined in place from their bin contributions (still in the
-   wave's output buffer), one thread per grid; back come the grids left
-   unchanged and the edge bins' widths; then each driver goes on */
-static void refine(pipe *P, wavej *W)
+/* the refinements the drivers of wave W asked for, queued on the
+   device in the lane's urgent stream (ahead of the other lane's
+   sampling): their grids refined in place from their bin contributions
+   (still in the wave's output buffer), one thread per grid; back come
+   the grids left unchanged and the edge bins' widths (refined_all);
+   1 when some are queued */
+static int refine(pipe *P, wavej *W)
 {
+  lane *L = W->L;
   gcuba_call *c = P->c;
-  struct gcuba_vk_refine *R = (struct gcuba_vk_refine *)(P->hin + W->o_R);
+  struct gcuba_vk_refine *R = (struct gcuba_vk_refine *)(L->hin + W->o_R);
   size_t so = 0;
   int j, nr = 0, rc = P->broken;
   const double t = gcuba_now_ms();
   for (j = 0; j < W->n; ++j) {
     const member *m = W->w[j];
-    place *p = &P->pl[j];
+    place *p = &L->pl[j];
     int g;
     if (!m->refine) continue;
     p->r0 = nr;
     for (g = 0; g < P->ngrids; ++g, ++nr) {
       const int nb = m->it->nb;
       R[nr].e = m->dg + (size_t)g * (nb + 1);
-      R[nr].d = (const double *)(P->dout + p->d) + (size_t)g * nb;
-      R[nr].scratch = (double *)P->dscr + so;
+      R[nr].d = (const double *)(L->dout + p->d) + (size_t)g * nb;
+      R[nr].scratch = (double *)L->dscr + so;
       so += GCUBA_VEGAS_GRID_SCRATCH(nb);
-      R[nr].left = (int *)(P->dout + W->o_left) + nr;
-      R[nr].edge = (double *)(P->dout + W->o_edge) + 2 * nr;
+      R[nr].left = (int *)(L->dout + W->o_left) + nr;
+      R[nr].edge = (double *)(L->dout + W->o_edge) + 2 * nr;
       R[nr].nb = nb;
       R[nr].nrows = P->shared ? P->ndim : 1;
       R[nr].mode = gcuba_vegas_refine_mode(m->v);
     }
   }
-  if (nr == 0) return;
+  if (nr == 0) return 0;
   if (!rc &&
-      !(rc = GCUBA_CK(c, cudaMemcpyAsync(P->din + W->o_R, R, sizeof *R * nr,
-                                         cudaMemcpyHostToDevice, P->st)))) {
-    gcuba_vk_refine<<<(nr + 127) / 128, 128, 0, P->st>>>(
-        (const struct gcuba_vk_refine *)(P->din + W->o_R), nr);
-    if (!(rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_refine")) &&
-        !(rc = GCUBA_CK(c, cudaMemcpyAsync(P->hout + W->o_left,
-                                           P->dout + W->o_left,
-                                           W->o_edge - W->o_left +
-                                               sizeof(double) * 2 * nr,
-                                           cudaMemcpyDeviceToHost, P->st))))
-      rc = GCUBA_CK(c, cudaStreamSynchronize(P->st));
+      !(rc = GCUBA_CK(c, cudaMemcpyAsync(L->din + W->o_R, R, sizeof *R * nr,
+                                         cudaMemcpyHostToDevice, L->rst)))) {
+    gcuba_vk_refine<<<(nr + 127) / 128, 128, 0, L->rst>>>(
+        (const struct gcuba_vk_refine *)(L->din + W->o_R), nr);
+    if (!(rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_refine")))
+      rc = GCUBA_CK(c, cudaMemcpyAsync(L->hout + W->o_left,
+                                       L->dout + W->o_left,
+                                       W->o_edge - W->o_left +
+                                           sizeof(double) * 2 * nr,
+                                       cudaMemcpyDeviceToHost, L->rst));
   }
   if (rc) P->broken = rc;
+  P->t_ref += gcuba_now_ms() - t;
+  return 1;
+}
+
+/* wave W's refinements done: each driver goes on */
+static void refined_all(pipe *P, wavej *W)
+{
+  double t = gcuba_now_ms();
+  if (!P->broken) P->broken = GCUBA_CK(P->c, cudaStreamSynchronize(W->L->rst));
+  else cudaStreamSynchronize(W->L->rst);
+  P->t_refw += gcuba_now_ms() - t;
+  t = gcuba_now_ms();
   gcuba_pool_for(P->threads, W->n, 4, refined_item, W);
   P->t_ref += gcuba_now_ms() - t;
 }
@@ -421,34 +471,39 @@ static int place_grid(pipe *P, member *m)
   return 0;
 }
 
-/* sample the iterations of members w[0 .. n-1] and hand them to their
-   drivers; 0 or a fail code (P->broken: every member of this wave and
-   later ones failed with it), but GCUBA_FAIL_DEVMEM when the wave's
-   buffers did not fit (then nothing was done) */
-static int wave(pipe *P, member **w, int n)
+/* queue the sampling of the iterations of members w[0 .. n-1] in lane L
+   (wave_done hands them to their drivers): 0 or a fail code (P->broken:
+   every member of this wave and later ones failed with it), but
+   GCUBA_FAIL_DEVMEM when the wave's buffers did not fit (then nothing
+   was done and nothing is in flight) */
+static int wave(pipe *P, lane *L, member **w, int n)
 {
   gcuba_call *c = P->c;
   const int nc = P->ncomp, nc2 = 2 * nc, ndim = P->ndim;
   const size_t hb = head_bytes(P);
   size_t in = 0, out = 0, outc, scr = 0, o_ins, o_hl, smem = 0, sref = 0;
   long long nchunk = 0, *cbeg, *bbeg;
-  int j, nbw = 0, gy = 1, rc = P->broken;
+  int j, nbw = 0, gy = 1, rc = P->broken, fit = 1;
   struct gcuba_vegas_launch A;
-  wavej W;
+  wavej &W = L->W;
   double t = gcuba_now_ms();
 
   W.P = P;
+  W.L = L;
   W.w = w;
   W.n = n;
+  W.launched = 0;
+  W.outc = 0;
+  L->busy = 1;
   if (rc) goto step;
-  if (n > P->plcap) {
-    place *q = (place *)realloc(P->pl, sizeof(place) * (size_t)n);
+  if (n > L->plcap) {
+    place *q = (place *)realloc(L->pl, sizeof(place) * (size_t)n);
     if (!q) {
       rc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "pipeline");
       goto step;
     }
-    P->pl = q;
-    P->plcap = n;
+    L->pl = q;
+    L->plcap = n;
   }
   /* every member's grid on the device, where its driver's is sent */
   W.ngin = 0;
@@ -475,7 +530,7 @@ static int wave(pipe *P, member **w, int n)
   out = hb * (size_t)n;
   for (j = 0; j < n; ++j) {
     const gcuba_vegas_iter *it = w[j]->it;
-    place *p = &P->pl[j];
+    place *p = &L->pl[j];
     p->nch = it->plan.nchunks;
     p->cells = (long long)ndim * it->nb;
     p->grid = in;
@@ -513,37 +568,32 @@ static int wave(pipe *P, member **w, int n)
   outc = out;
   for (j = 0; j < n; ++j)
     if (w[j]->it->bins && !w[j]->it->hostd) {
-      P->pl[j].d = out;
-      out += sizeof(double) * (size_t)P->pl[j].cells;
+      L->pl[j].d = out;
+      out += sizeof(double) * (size_t)L->pl[j].cells;
     }
   o_hl = scr;
   for (j = 0; j < n; ++j)
     if (w[j]->it->bins) {
-      P->pl[j].hl = scr;
-      scr += 2 * sizeof(ull) * (size_t)P->pl[j].cells;
+      L->pl[j].hl = scr;
+      scr += 2 * sizeof(ull) * (size_t)L->pl[j].cells;
     }
   W.in = in;
-  if ((rc = grow(P, &P->din, &P->incap, in, 0)) ||
-      (rc = grow(P, &P->hin, &P->hincap, in, 1)) ||
-      (rc = grow(P, &P->dout, &P->outcap, out, 0)) ||
-      (rc = grow(P, &P->hout, &P->houtcap, outc, 1)) ||
-      (rc = grow(P, &P->dscr, &P->scrcap,
+  if ((rc = grow(P, &L->din, &L->incap, in, 0)) ||
+      (rc = grow(P, &L->hin, &L->hincap, in, 1)) ||
+      (rc = grow(P, &L->dout, &L->outcap, out, 0)) ||
+      (rc = grow(P, &L->hout, &L->houtcap, outc, 1)) ||
+      (rc = grow(P, &L->dscr, &L->scrcap,
                  scr > sref ? scr : sref > 0 ? sref : 8, 0))) {
-    /* no memory for the wave's buffers: smaller waves (the members are
-       not touched) */
-    if (rc == GCUBA_FAIL_DEVMEM) {
-      c->fail = 0;
-      return rc;
-    }
+    fit = rc != GCUBA_FAIL_DEVMEM;
     goto step;
   }
   /* the chunk and bin-block starts, the bins' shapes */
-  cbeg = (long long *)(P->hin + W.o_cbeg);
-  bbeg = (long long *)(P->hin + W.o_bbeg);
+  cbeg = (long long *)(L->hin + W.o_cbeg);
+  bbeg = (long long *)(L->hin + W.o_bbeg);
   cbeg[0] = bbeg[0] = 0;
   for (j = 0, nbw = 0; j < n; ++j) {
     const gcuba_vegas_iter *it = w[j]->it;
-    place *p = &P->pl[j];
+    place *p = &L->pl[j];
     cbeg[j + 1] = cbeg[j] + p->nch;
     if (it->bins) {
       long long bx = (it->strat.ncubes + BIN_CUBES - 1) / BIN_CUBES;
@@ -564,13 +614,13 @@ static int wave(pipe *P, member **w, int n)
   t = gcuba_now_ms();
   gcuba_pool_for(P->threads, n, 16, pack_item, &W);
   {
-    struct gcuba_vk_gridin *G = (struct gcuba_vk_gridin *)(P->hin + W.o_G);
+    struct gcuba_vk_gridin *G = (struct gcuba_vk_gridin *)(L->hin + W.o_G);
     int k = 0;
     for (j = 0; j < n; ++j)
       if (!w[j]->it->remote) {
         G[k].dst = w[j]->dg;
         G[k].src = w[j]->flat ? NULL
-                              : (const double *)(P->din + P->pl[j].grid);
+                              : (const double *)(L->din + L->pl[j].grid);
         G[k].n = P->ngrids * (w[j]->it->nb + 1);
         G[k].nb = w[j]->it->nb;
         ++k;
@@ -586,51 +636,73 @@ static int wave(pipe *P, member **w, int n)
   A.ncomp = nc;
   A.nchunk = nchunk;
   A.nsm = P->nsm;
-  A.members = (const struct gcuba_vegas_launch *)(P->din + W.o_L);
-  A.cbeg = (const long long *)(P->din + W.o_cbeg);
+  A.members = (const struct gcuba_vegas_launch *)(L->din + W.o_L);
+  A.cbeg = (const long long *)(L->din + W.o_cbeg);
   A.nmembers = n;
-  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(P->din, P->hin, in,
-                                        cudaMemcpyHostToDevice, P->st))) ||
-      (rc = GCUBA_CK(c, cudaMemcpyAsync(P->dout, P->hout, hb * (size_t)n,
-                                        cudaMemcpyHostToDevice, P->st))) ||
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(L->din, L->hin, in,
+                                        cudaMemcpyHostToDevice, L->st))) ||
+      (rc = GCUBA_CK(c, cudaMemcpyAsync(L->dout, L->hout, hb * (size_t)n,
+                                        cudaMemcpyHostToDevice, L->st))) ||
       (scr > o_hl &&
-       (rc = GCUBA_CK(c, cudaMemsetAsync(P->dscr + o_hl, 0, scr - o_hl,
-                                         P->st)))))
+       (rc = GCUBA_CK(c, cudaMemsetAsync(L->dscr + o_hl, 0, scr - o_hl,
+                                         L->st)))))
     goto step;
   if (W.ngin > 0) {
-    gcuba_vk_grid_in<<<(unsigned)W.ngin, 128, 0, P->st>>>(
-        (const struct gcuba_vk_gridin *)(P->din + W.o_G));
+    gcuba_vk_grid_in<<<(unsigned)W.ngin, 128, 0, L->st>>>(
+        (const struct gcuba_vk_gridin *)(L->din + W.o_G));
     if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_grid_in"))) goto step;
   }
-  if ((rc = GCUBA_CK(c, P->g->vegas_iter(&A, P->st)))) goto step;
+  if ((rc = GCUBA_CK(c, P->g->vegas_iter(&A, L->st)))) goto step;
   gcuba_vk_tree_members<<<dim3((unsigned)n, (unsigned)nc2), TREE_THREADS, 0,
-                          P->st>>>(
-      (const struct gcuba_vk_seg *)(P->din + W.o_seg));
+                          L->st>>>(
+      (const struct gcuba_vk_seg *)(L->din + W.o_seg));
   if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_tree_members"))) goto step;
   if (nbw > 0) {
     gcuba_vk_bins_members<<<dim3((unsigned)bbeg[nbw], (unsigned)gy),
-                            BIN_THREADS, smem, P->st>>>(
-        (const struct gcuba_vk_bins_args *)(P->din + W.o_B),
-        (const long long *)(P->din + W.o_bbeg), nbw);
+                            BIN_THREADS, smem, L->st>>>(
+        (const struct gcuba_vk_bins_args *)(L->din + W.o_B),
+        (const long long *)(L->din + W.o_bbeg), nbw);
     if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_bins_members"))) goto step;
-    gcuba_vk_bins_finish_members<<<(unsigned)nbw, 256, 0, P->st>>>(
-        (const struct gcuba_vk_bins_args *)(P->din + W.o_B));
+    gcuba_vk_bins_finish_members<<<(unsigned)nbw, 256, 0, L->st>>>(
+        (const struct gcuba_vk_bins_args *)(L->din + W.o_B));
     if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_bins_finish_members")))
       goto step;
   }
-  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(P->hout, P->dout, outc,
-                                        cudaMemcpyDeviceToHost, P->st))) ||
-      (rc = GCUBA_CK(c, cudaStreamSynchronize(P->st))))
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(L->hout, L->dout, outc,
+                                        cudaMemcpyDeviceToHost, L->st))))
     goto step;
+  W.launched = 1;
   P->t_gpu += gcuba_now_ms() - t;
+  return 0;
 step:
+  if (!fit) {
+    /* no memory for the wave's buffers: smaller waves (the members are
+       not touched) */
+    c->fail = 0;
+    L->busy = 0;
+    return rc;
+  }
   if (rc) P->broken = rc;
-  t = gcuba_now_ms();
-  gcuba_pool_for(P->threads, n, 4, took_item, &W);
-  P->t_took += gcuba_now_ms() - t;
-  refine(P, &W);
-  ++P->waves;
   return rc;
+}
+
+/* lane L's wave in flight: its results to their drivers, and the
+   refinements they ask for queued (then L->busy is 2) */
+static void wave_done(pipe *P, lane *L)
+{
+  wavej *W = &L->W;
+  double t = gcuba_now_ms();
+  /* (also after a failed launch: what was queued ends before its buffers
+     are used again) */
+  if (!P->broken) P->broken = GCUBA_CK(P->c, cudaStreamSynchronize(L->st));
+  else cudaStreamSynchronize(L->st);
+  P->t_gpu += gcuba_now_ms() - t;
+  t = gcuba_now_ms();
+  gcuba_pool_for(P->threads, W->n, 4, took_item, W);
+  P->t_took += gcuba_now_ms() - t;
+  ++P->waves;
+  L->busy = refine(P, W) ? 2 : 0;
+  L->seq = ++P->seq;
 }
 
 /* the bytes of device memory member's iteration it takes in a wave
@@ -661,7 +733,7 @@ static int alone(const gcuba_vegas_iter *it)
 /* member i's driver set up (a pool item) */
 static int start_item(void *ctx, long long i, int tid)
 {
-  member *m = (member *)ctx + i;
+  member *m = ((member **)ctx)[i];
   (void)tid;
   m->v = gcuba_vegas_start(m->c, &member_ops);
   return 0;
@@ -694,12 +766,115 @@ static int want_item(void *ctx, long long i, int tid)
   return 0;
 }
 
+/* member m's iteration sampled alone, and the rest of its call there */
+static void go_alone(pipe *P, member *m)
+{
+  gcuba_vegas_resume(m->v, &gcuba_vegas_cuda);
+  m->v = NULL;
+  release_grid(P, m);
+}
+
+/* lane L one step on: its wave in flight handed to its drivers and their
+   refinements queued, or, with those done (or none asked), the next wave
+   queued (a new round when this one is done: the integrals that ended
+   leave, new ones enter, the others' next iterations); 1 when work of
+   the lane is in flight, 0 when the lane has nothing left */
+static int lane_step(pipe *P, lane *L)
+{
+  const int cap = ADMIT / P->nlanes;
+  if (L->busy == 1) {
+    wave_done(P, L);
+    if (L->busy) return 1;
+  }
+  if (L->busy == 2) {
+    refined_all(P, &L->W);
+    L->busy = 0;
+  }
+  for (;;) {
+    int i, k, j1;
+    long long ns = 0, nch = 0;
+    double mem = 0, t;
+    if (L->j0 >= L->nact) {
+      /* a new round */
+      for (i = k = 0; i < L->nact; ++i)
+        if (L->act[i]->v) L->act[k++] = L->act[i];
+        else release_grid(P, L->act[i]);
+      L->nact = k;
+      t = gcuba_now_ms();
+      /* integrals enter while fewer than ADMIT run (each driver holds
+         its grids and history in host memory) */
+      if (L->next < P->n && L->nact < cap) {
+        k = L->nact;
+        for (; L->next < P->n && L->nact < cap; L->next += P->nlanes)
+          L->act[L->nact++] = &P->ms[L->next];
+        gcuba_pool_for(P->threads, L->nact - k, 16, start_item, L->act + k);
+        for (i = k; i < L->nact; ++i)
+          if (L->act[i]->v) L->act[k++] = L->act[i];
+        L->nact = k;
+        P->t_start += gcuba_now_ms() - t;
+        t = gcuba_now_ms();
+      }
+      if (L->nact == 0) {
+        if (L->next < P->n) continue;
+        return 0;
+      }
+      /* the next iteration of every member that goes on (in parallel:
+         each member's driver is its own) */
+      gcuba_pool_for(P->threads, L->nact, 16, want_item, L->act);
+      P->t_want += gcuba_now_ms() - t;
+      ++P->rounds;
+      for (i = k = 0; i < L->nact; ++i) {
+        member *m = L->act[i];
+        if (!m->v) continue;
+        if (m->solo) go_alone(P, m);
+        else L->act[k++] = m;
+      }
+      L->nact = k;
+      L->j0 = 0;
+      continue;
+    }
+    /* the next wave of this round */
+    for (j1 = L->j0; j1 < L->nact; ++j1) {
+      const gcuba_vegas_iter *it = L->act[j1]->it;
+      const long long s = it->bins ? it->strat.calls : 0;
+      const double mb = member_bytes(P, it);
+      if (j1 > L->j0 && (ns + s > WAVE_SAMPLES ||
+                         nch + it->plan.nchunks > WAVE_CHUNKS ||
+                         mem + mb > P->memcap))
+        break;
+      ns += s;
+      nch += it->plan.nchunks;
+      mem += mb;
+    }
+    if (wave(P, L, L->act + L->j0, j1 - L->j0) == GCUBA_FAIL_DEVMEM &&
+        !L->busy) {
+      /* half the memory, the same members again; one member alone goes
+         on as a single call, which meets the shortage its own way */
+      P->memcap = mem / 2;
+      if (j1 - L->j0 > 1) continue;
+      go_alone(P, L->act[L->j0]);
+    }
+    L->j0 = j1;
+    if (L->busy) {
+      L->seq = ++P->seq;
+      return 1;
+    }
+  }
+}
+
+/* 1 when lane L's work in flight is done (a step on it will not wait) */
+static int lane_ready(const lane *L)
+{
+  return L->busy == 0 ||
+         cudaStreamQuery(L->busy == 1 ? L->st : L->rst) != cudaErrorNotReady;
+}
+
 extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
                                      size_t stride)
 {
   pipe P;
-  member *ms = NULL, **act = NULL;
-  int nact = 0, next = 0, b, rc = 0, dev = 0;
+  member *ms = NULL;
+  int b, k, rc = 0, dev = 0, urgent = 0;
   double t0 = gcuba_now_ms();
   size_t freeb = 0, totalb = 0;
 
@@ -713,9 +888,20 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
   P.stride = stride;
   P.threads = c->threads > 0 ? c->threads : 1;
   if (!P.g || !P.g->vegas_iter) return 1;
-  ms = (member *)calloc((size_t)n, sizeof *ms);
-  act = (member **)malloc(sizeof *act * (size_t)n);
-  if (!ms || !act) {
+  /* lanes, so that the host steps some while the device samples
+     another's wave (4 measured best on an H200 with 16 cores: 5-D and
+     3-D peaks, bench-batch), but for a batch too small to share */
+  P.nlanes = n / LANE_MIN < 1 ? 1 : n / LANE_MIN > LANES ? LANES
+                                                        : n / LANE_MIN;
+  P.n = n;
+  P.ms = ms = (member *)calloc((size_t)n, sizeof *ms);
+  for (k = 0; k < P.nlanes; ++k) {
+    P.lanes[k].next = k;
+    P.lanes[k].act =
+        (member **)malloc(sizeof(member *) * (size_t)(n / P.nlanes + 1));
+    if (!P.lanes[k].act) ms = NULL;
+  }
+  if (!ms) {
     rc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "pipeline");
     goto done;
   }
@@ -723,110 +909,66 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
       (rc = GCUBA_CK(c, cudaMemGetInfo(&freeb, &totalb))) ||
       (rc = GCUBA_CK(c, cudaDeviceGetAttribute(
            &P.nsm, cudaDevAttrMultiProcessorCount, dev))) ||
-      (rc = GCUBA_CK(c, cudaStreamCreateWithFlags(&P.st,
-                                                  cudaStreamNonBlocking))) ||
-      (P.memfree = (double)freeb, P.memcap = WAVE_MEM * P.memfree, 0) ||
+      (rc = GCUBA_CK(c, cudaDeviceGetStreamPriorityRange(&k, &urgent))) ||
+      (P.memfree = (double)freeb,
+       P.memcap = WAVE_MEM * P.memfree / P.nlanes, 0) ||
       (rc = gcuba_device_userdata(c, c->ud.p, c->ud.bytes,
                                   " (or a nonzero userstride)", &P.ud,
-                                  &P.ucopy, &P.ucap, P.st)))
+                                  &P.ucopy, &P.ucap, NULL)) ||
+      (rc = GCUBA_CK(c, cudaStreamSynchronize(NULL))))
     goto done;
+  /* each lane's stream, and its urgent one */
+  for (k = 0; k < P.nlanes; ++k)
+    if ((rc = GCUBA_CK(c, cudaStreamCreateWithFlags(&P.lanes[k].st,
+                                                    cudaStreamNonBlocking))) ||
+        (rc = GCUBA_CK(c, cudaStreamCreateWithPriority(
+             &P.lanes[k].rst, cudaStreamNonBlocking, urgent))))
+      goto done;
   if (c->seed == 0) {
-    uint64_t *h = (uint64_t *)malloc(sizeof(uint64_t) * GCUBA_SOBOL_BITS *
-                                     (size_t)P.ndim);
-    if (!h || gcuba_sobol_dirs(P.ndim, h)) {
-      free(h);
+    const uint64_t *h = gcuba_sobol_table(P.ndim);
+    if (!h) {
       rc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "Sobol direction numbers");
       goto done;
     }
-    rc = GCUBA_CK(c, cudaMalloc((void **)&P.sobol, sizeof(ull) * 64 * P.ndim));
-    if (!rc)
-      rc = GCUBA_CK(c, cudaMemcpy(P.sobol, h, sizeof(ull) * 64 * P.ndim,
-                                  cudaMemcpyHostToDevice));
-    free(h);
-    if (rc) goto done;
+    if ((rc = GCUBA_CK(c, cudaMalloc((void **)&P.sobol,
+                                     sizeof(ull) * 64 * P.ndim))) ||
+        (rc = GCUBA_CK(c, cudaMemcpy(P.sobol, h, sizeof(ull) * 64 * P.ndim,
+                                     cudaMemcpyHostToDevice))))
+      goto done;
   }
 
   t0 = gcuba_now_ms();
   P.nslots = n < ADMIT ? n : ADMIT;
   for (b = 0; b < n; ++b) {
     ms[b].P = &P;
+    ms[b].L = &P.lanes[b % P.nlanes];
     ms[b].b = b;
     ms[b].c = &calls[b];
     ms[b].gslot = -1;
   }
-  while (nact > 0 || next < n) {
-    int i, k = 0, j0;
-    double t = gcuba_now_ms();
-    /* integrals enter while fewer than ADMIT run (each driver holds its
-       grids and history in host memory) */
-    if (next < n && nact < ADMIT) {
-      const int add = ADMIT - nact < n - next ? ADMIT - nact : n - next;
-      gcuba_pool_for(P.threads, add, 16, start_item, ms + next);
-      for (b = next; b < next + add; ++b)
-        if (ms[b].v) act[nact++] = &ms[b];
-      next += add;
-      P.t_start += gcuba_now_ms() - t;
-      t = gcuba_now_ms();
+  /* the lanes stepped on as their work on the device ends (the host
+     steps one while the device works for the other): a lane whose work
+     is done, the one queued first among them, else the one queued first
+     (waiting for it) */
+  for (;;) {
+    lane *pick = NULL, *old = NULL;
+    for (k = 0; k < P.nlanes; ++k) {
+      lane *L = &P.lanes[k];
+      if (L->done) continue;
+      if (!old || L->seq < old->seq) old = L;
+      if (lane_ready(L) && (!pick || L->seq < pick->seq)) pick = L;
     }
-    if (nact == 0) continue;
-    /* the next iteration of every member that goes on (in parallel: each
-       member's driver is its own) */
-    gcuba_pool_for(P.threads, nact, 16, want_item, act);
-    P.t_want += gcuba_now_ms() - t;
-    ++P.rounds;
-    for (i = 0; i < nact; ++i) {
-      member *m = act[i];
-      if (!m->v) continue;
-      if (m->solo) {
-        /* (its iterations from here on one at a time, on its own) */
-        gcuba_vegas_resume(m->v, &gcuba_vegas_cuda);
-        m->v = NULL;
-        release_grid(&P, m);
-      } else
-        act[k++] = m;
-    }
-    nact = k;
-    /* in waves */
-    for (j0 = 0; j0 < nact;) {
-      long long ns = 0, nch = 0;
-      double mem = 0;
-      int j1 = j0;
-      while (j1 < nact) {
-        const gcuba_vegas_iter *it = act[j1]->it;
-        const long long s = it->bins ? it->strat.calls : 0;
-        const double mb = member_bytes(&P, it);
-        if (j1 > j0 && (ns + s > WAVE_SAMPLES ||
-                        nch + it->plan.nchunks > WAVE_CHUNKS ||
-                        mem + mb > P.memcap))
-          break;
-        ns += s;
-        nch += it->plan.nchunks;
-        mem += mb;
-        ++j1;
-      }
-      if (wave(&P, act + j0, j1 - j0) == GCUBA_FAIL_DEVMEM) {
-        /* half the memory, the same members again; one member alone goes
-           on as a single call, which meets the shortage its own way */
-        P.memcap = mem / 2;
-        if (j1 - j0 > 1) continue;
-        gcuba_vegas_resume(act[j0]->v, &gcuba_vegas_cuda);
-        act[j0]->v = NULL;
-        release_grid(&P, act[j0]);
-      }
-      j0 = j1;
-    }
-    for (i = k = 0; i < nact; ++i)
-      if (act[i]->v) act[k++] = act[i];
-      else release_grid(&P, act[i]);
-    nact = k;
+    if (!old) break;
+    if (!pick) pick = old;
+    if (!lane_step(&P, pick)) pick->done = 1;
   }
   rc = 0;
   gcuba_log(c, 2, "pipeline: %d integrals in %.1f ms: %d rounds, %d waves; "
             "set-up %.1f ms, the drivers' steps %.1f + %.1f ms, packing "
-            "%.1f ms, the GPU (copies, launches) %.1f ms, the refinements "
-            "(GPU and drivers) %.1f ms", n, gcuba_now_ms() - t0, P.rounds,
+            "%.1f ms, the GPU (launches, waits) %.1f ms, the refinements (waits "
+            "%.1f ms, drivers %.1f ms)", n, gcuba_now_ms() - t0, P.rounds,
             P.waves, P.t_start, P.t_want, P.t_took, P.t_pack, P.t_gpu,
-            P.t_ref);
+            P.t_refw, P.t_ref);
 done:
   if (ms)
     for (b = 0; b < n; ++b) {
@@ -836,15 +978,19 @@ done:
   cudaFree(P.gstore);
   free(P.gfree);
   free(ms);
-  free(act);
-  free(P.pl);
-  cudaFree(P.din);
-  cudaFreeHost(P.hin);
-  cudaFree(P.dout);
-  cudaFreeHost(P.hout);
-  cudaFree(P.dscr);
+  for (k = 0; k < LANES; ++k) {
+    lane *L = &P.lanes[k];
+    free(L->act);
+    free(L->pl);
+    cudaFree(L->din);
+    cudaFreeHost(L->hin);
+    cudaFree(L->dout);
+    cudaFreeHost(L->hout);
+    cudaFree(L->dscr);
+    if (L->st) cudaStreamDestroy(L->st);
+    if (L->rst) cudaStreamDestroy(L->rst);
+  }
   cudaFree(P.sobol);
   cudaFree(P.ucopy);
-  if (P.st) cudaStreamDestroy(P.st);
   return rc;
 }
