@@ -114,14 +114,12 @@ typedef struct {
   member **w;
   int n;
   size_t o_L, o_cbeg, o_seg, o_B, o_bbeg, o_R, o_G, in, o_left, o_edge;
-  size_t outc;              /* the output bytes copied back */
   int ngin;                 /* grids sent or set to the uniform one */
-  int launched;             /* its copies and launches are queued */
 } wavej;
 
-/* a lane: a share of the batch's integrals with its own stream and
-   buffers, stepped by the host while the device samples the other
-   lane's wave */
+/* a lane: a share of the batch's integrals with its own streams and
+   buffers, stepped by the host while the device samples another lane's
+   wave */
 typedef struct lane_s {
   cudaStream_t st, rst; /* its stream, and its urgent one (refinements,
                            grids back) */
@@ -363,8 +361,8 @@ static int refined_item(void *ctx, long long jj, int tid)
 }
 
 /* the refinements the drivers of wave W asked for, queued on the
-   device in the lane's urgent stream (ahead of the other lane's
-   sampling): their grids refined in place from their bin contributions
+   device in the lane's urgent stream (its blocks go before those of
+   other lanes' sampling still to start): their grids refined in place from their bin contributions
    (still in the wave's output buffer), one thread per grid; back come
    the grids left unchanged and the edge bins' widths (refined_all);
    1 when some are queued */
@@ -492,8 +490,6 @@ static int wave(pipe *P, lane *L, member **w, int n)
   W.L = L;
   W.w = w;
   W.n = n;
-  W.launched = 0;
-  W.outc = 0;
   L->busy = 1;
   if (rc) goto step;
   if (n > L->plcap) {
@@ -671,7 +667,6 @@ static int wave(pipe *P, lane *L, member **w, int n)
   if ((rc = GCUBA_CK(c, cudaMemcpyAsync(L->hout, L->dout, outc,
                                         cudaMemcpyDeviceToHost, L->st))))
     goto step;
-  W.launched = 1;
   P->t_gpu += gcuba_now_ms() - t;
   return 0;
 step:
@@ -895,13 +890,13 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
                                                         : n / LANE_MIN;
   P.n = n;
   P.ms = ms = (member *)calloc((size_t)n, sizeof *ms);
-  for (k = 0; k < P.nlanes; ++k) {
+  for (k = b = 0; k < P.nlanes; ++k) {
     P.lanes[k].next = k;
     P.lanes[k].act =
         (member **)malloc(sizeof(member *) * (size_t)(n / P.nlanes + 1));
-    if (!P.lanes[k].act) ms = NULL;
+    b |= !P.lanes[k].act;
   }
-  if (!ms) {
+  if (!ms || b) {
     rc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "pipeline");
     goto done;
   }
