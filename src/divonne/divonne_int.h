@@ -132,6 +132,11 @@ typedef struct divonne {
      all, from one array instead of every region */
   double *mir;
   long long mcap;
+  /* while the partition runs (lazy): a region cut leaves a hole (NULL)
+     in its place instead of the regions after it moving up; dead holes
+     in reg[0 .. nreg-1], closed now and then (gcuba_divonne_compact) */
+  int lazy;
+  long long dead;
   dtot *tot;
   /* given points (ngiven) and the peak finder's (nextra) with values */
   double *xgiven, *fgiven;
@@ -207,8 +212,12 @@ int gcuba_divonne_explore(divonne *d, long long i, int sampled);
 /* splits region i (depth > 0) and explores the pieces recursively;
    isamp < 0: i is cut first (its extrema known), else i is explored with
    sampler isamp first.  tot: the spread corrections are added to
-   tot[].spreadsq */
+   tot[].spreadsq.  Region i, once cut, leaves the list: the regions
+   after it move up, or, while d->lazy, a hole stays in its place */
 void gcuba_divonne_iterate(divonne *d, long long i, int depth, int isamp,
                            dtot *tot);
+/* the holes of a lazy partition closed (the regions keep their order);
+   the partition's mirror too when mir is set */
+void gcuba_divonne_compact(divonne *d, double *mir);
 
 #endif

@@ -88,6 +88,7 @@ static void partition_totals(divonne *d)
     long long at = 0;
     for (i = 0; i < d->nreg; ++i, m += 2 * nc) {
       const double spread = m[nc];
+      if (!d->reg[i]) continue; /* (a hole) */
       avg += m[0];
       ssq += spread * spread;
       if (spread > top) {
@@ -106,8 +107,8 @@ static void partition_totals(divonne *d)
 }
 
 /* the regions cut in a round: region i's place (or its removal: the
-   regions after it move up) and the pieces after first, the list's
-   length before */
+   regions after it move up, or, lazy, its hole) and the pieces after
+   first, the list's length before */
 static void mirror_round(divonne *d, long long i, const dreg *parent,
                          long long first)
 {
@@ -115,7 +116,9 @@ static void mirror_round(divonne *d, long long i, const dreg *parent,
   long long j = first;
   mirror_room(d);
   if (i < d->nreg && d->reg[i] == parent) mirror(d, i);
-  else {
+  else if (d->lazy) {
+    /* (region i left a hole) */
+  } else {
     memmove(d->mir + (size_t)i * 2 * nc, d->mir + (size_t)(i + 1) * 2 * nc,
             sizeof(double) * 2 * nc * (size_t)(first - 1 - i));
     j = first - 1;
@@ -135,12 +138,18 @@ static void partition(divonne *d)
   }
   mirror_room(d);
   for (i = 0; i < d->nreg; ++i) mirror(d, i);
+  /* a region cut leaves a hole, closed when the holes are an eighth of
+     the list (or a state file is to be written): no O(regions) moves
+     per round */
+  d->lazy = 1;
   for (;; ++d->iter) {
     dtot *worst = &d->tot[0];
     double nneed;
     long long first;
     const dreg *parent;
     int cc;
+    if (d->dead && (c->statefile || 8 * d->dead > d->nreg))
+      gcuba_divonne_compact(d, d->mir);
     gcuba_divonne_checkpoint(d, 0);
     partition_totals(d);
     for (cc = 0; cc < d->ncomp; ++cc) {
@@ -153,7 +162,8 @@ static void partition(divonne *d)
     if (c->verbose >= 1) {
       gcuba_log(c, 1, "Iteration %d (pass %d): %lld regions, %lld "
                 "integrand evaluations so far, %lld in optimizing regions, "
-                "%lld in finding cuts", d->iter, d->pass, d->nreg, d->neval,
+                "%lld in finding cuts", d->iter, d->pass, d->nreg - d->dead,
+                d->neval,
                 d->neval_opt, d->neval_cut);
       for (cc = 0; cc < d->ncomp; ++cc)
         gcuba_log(c, 1, "[%d] %.15g +- %.8g", cc + 1, c->integral[cc],
@@ -161,13 +171,15 @@ static void partition(divonne *d)
     }
     if (d->neval > c->maxeval) {
       /* a larger maxeval would go on partitioning from here */
+      gcuba_divonne_compact(d, d->mir);
       gcuba_divonne_checkpoint(d, 1);
       d->bound = 1;
       break;
     }
     nneed = worst->spread / maxerr(d, worst->avg);
     if (nneed < DIV_MAXPRIME) {
-      const long long n = d->neval + d->nreg * (long long)ceil(nneed);
+      const long long n =
+          d->neval + (d->nreg - d->dead) * (long long)ceil(nneed);
       if (n < d->nmin) {
         d->nmin = n;
         d->pass = 0;
@@ -179,6 +191,8 @@ static void partition(divonne *d)
     gcuba_divonne_iterate(d, worst->iregion, DIV_DEPTH, -1, NULL);
     mirror_round(d, worst->iregion, parent, first);
   }
+  gcuba_divonne_compact(d, d->mir);
+  d->lazy = 0;
 }
 
 #define VAR(e, spread, neff)                                                   \
@@ -909,6 +923,9 @@ void gcuba_divonne_drive(gcuba_call *c, const gcuba_points_ops *ops)
     }
     if (d->fail) c->fail = d->fail;
   }
+  /* (a partition cut short leaves holes) */
+  gcuba_divonne_compact(d, NULL);
+  d->lazy = 0;
   c->neval = d->neval;
   c->nregions = d->nreg;
   if (!c->fail) {

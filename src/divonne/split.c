@@ -542,8 +542,17 @@ void gcuba_divonne_iterate(divonne *d, long long i, int depth, int isamp,
   }
   if (tot)
     for (cc = 0; cc < nc; ++cc) tot[cc].spreadsq += ssq[cc];
-  /* the parents leave the list */
-  for (j = k = (i < first ? i : first); j < d->nreg; ++j) {
+  /* the parents leave the list (region i: a hole while lazy) */
+  if (d->lazy && i < first) {
+    if (d->reg[i]->depth < 0) {
+      free(d->reg[i]);
+      d->reg[i] = NULL;
+      ++d->dead;
+    }
+    j = k = first;
+  } else
+    j = k = i < first ? i : first;
+  for (; j < d->nreg; ++j) {
     if (j < first && j != i) {
       d->reg[k++] = d->reg[j];
       continue;
@@ -552,4 +561,18 @@ void gcuba_divonne_iterate(divonne *d, long long i, int depth, int isamp,
     else d->reg[k++] = d->reg[j];
   }
   d->nreg = k;
+}
+
+void gcuba_divonne_compact(divonne *d, double *mir)
+{
+  const size_t w = 2 * (size_t)d->ncomp;
+  long long i, k;
+  if (!d->dead) return;
+  for (i = k = 0; i < d->nreg; ++i)
+    if (d->reg[i]) {
+      if (mir && k < i) memcpy(mir + k * w, mir + i * w, sizeof *mir * w);
+      d->reg[k++] = d->reg[i];
+    }
+  d->nreg = k;
+  d->dead = 0;
 }
