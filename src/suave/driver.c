@@ -184,6 +184,7 @@ static int cut(suave *s, long long i, int comp)
      estimate yet) */
   memcpy(s->pavg, r->avg, sizeof(double) * s->ncomp);
   s->reg[i] = L;
+  s->dirty = i;
   free(r);
   r = NULL;
   if ((rc = evaluate(s, nl + nr, L->div + 1))) return rc;
@@ -208,23 +209,56 @@ static int cut(suave *s, long long i, int comp)
   return 0;
 }
 
-/* the totals over the regions */
+/* region i's avg, var, chisq, dev and df into the mirror */
+static void mirror(suave *s, long long i)
+{
+  const int nc = s->ncomp;
+  const sreg *r = s->reg[i];
+  double *m = s->mir + (size_t)i * MIRW(nc);
+  memcpy(m, r->avg, sizeof(double) * nc);
+  memcpy(m + nc, r->var, sizeof(double) * nc);
+  memcpy(m + 2 * nc, r->chisq, sizeof(double) * nc);
+  memcpy(m + 3 * nc, r->dev, sizeof(double) * nc);
+  m[4 * nc] = (double)r->df;
+}
+
+/* the mirror up to date: the regions added since the last round and the
+   one the last cut replaced; 0, or 1 when out of memory */
+static int mirror_sync(suave *s)
+{
+  long long i;
+  if (s->nreg > s->mcap) {
+    const long long cap = 2 * s->nreg;
+    double *m = (double *)realloc(s->mir, sizeof(double) *
+                                              MIRW(s->ncomp) * (size_t)cap);
+    if (!m) return 1;
+    s->mir = m;
+    s->mcap = cap;
+  }
+  if (s->dirty >= 0 && s->dirty < s->nmir) mirror(s, s->dirty);
+  for (i = s->nmir; i < s->nreg; ++i) mirror(s, i);
+  s->nmir = s->nreg;
+  s->dirty = -1;
+  return 0;
+}
+
+/* the totals over the regions (the mirror's, in the list's order) */
 static void totals(suave *s)
 {
   const int nc = s->ncomp;
+  const double *m = s->mir;
   long long i;
   int k;
   memset(s->tavg, 0, sizeof(double) * 4 * nc);
   s->df = 0;
-  for (i = 0; i < s->nreg; ++i) {
-    const sreg *r = s->reg[i];
+  for (i = 0; i < s->nreg; ++i, m += MIRW(nc)) {
     for (k = 0; k < nc; ++k) {
-      s->tavg[k] += r->avg[k];
-      s->tvar[k] += r->var[k];
-      s->tchisq[k] += r->chisq[k];
-      if (r->dev[k] > s->tdev[k]) s->tdev[k] = r->dev[k];
+      s->tavg[k] += m[k];
+      s->tvar[k] += m[nc + k];
+      s->tchisq[k] += m[2 * nc + k];
+      if (m[3 * nc + k] > s->tdev[k]) s->tdev[k] = m[3 * nc + k];
     }
-    s->df += r->df;
+    s->df += (long long)m[4 * nc];
   }
 }
 
@@ -232,11 +266,13 @@ static void totals(suave *s)
    equals) */
 static long long worst(const suave *s, int comp)
 {
+  const size_t w = MIRW(s->ncomp);
+  const double *m = s->mir + s->ncomp + comp;
   double vmax = -1;
   long long i, imax = 0;
-  for (i = 0; i < s->nreg; ++i)
-    if (s->reg[i]->var[comp] > vmax) {
-      vmax = s->reg[i]->var[comp];
+  for (i = 0; i < s->nreg; ++i, m += w)
+    if (*m > vmax) {
+      vmax = *m;
       imax = i;
     }
   return imax;
@@ -290,6 +326,7 @@ static int run(suave *s)
   for (;;) {
     double ratio = -1;
     int k, comp = 0;
+    if (mirror_sync(s)) return nomem(s, "the regions' totals");
     totals(s);
     outputs(s);
     report(s);
@@ -329,6 +366,7 @@ static void teardown(suave *s)
 {
   free_regions(s);
   free(s->reg);
+  free(s->mir);
   if (s->ctx) s->ops->destroy(s->ctx);
   free(s->sx);
   free(s->sw);
@@ -385,6 +423,7 @@ void gcuba_suave_drive(gcuba_call *c, const gcuba_points_ops *ops)
   memset(&s, 0, sizeof s);
   s.c = c;
   s.ops = ops;
+  s.dirty = -1;
   c->neval = 0;
   c->nregions = 0;
   if (c->verbose >= 2)

@@ -51,6 +51,12 @@ typedef struct suave {
   uint64_t next;        /* the number of the next point drawn */
   sreg **reg;           /* the regions, nreg of cap */
   long long nreg, cap;
+  /* the totals' copy of the regions' avg, var, chisq, dev [ncomp] each
+     and df, in the list's order (MIRW doubles each; mcap regions): the
+     rounds read one array instead of every region; regions nmir on and
+     region dirty are copied again before a round reads it */
+  double *mir;
+  long long mcap, nmir, dirty;
   double *tavg, *tvar, *tchisq, *tdev; /* [ncomp] the totals */
   long long df;
   /* scratch */
@@ -68,6 +74,8 @@ typedef struct suave {
   long long setcap;     /* sets it holds */
   double *scr;          /* the allocation of the scratch above */
 } suave;
+
+#define MIRW(nc) (4 * (size_t)(nc) + 1)
 
 /* the doubles of one set's record in suave.set: N, m, then per component
    its sum, sum of squares, largest deviation */
