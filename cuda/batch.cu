@@ -334,6 +334,7 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
     while (m > 0) {
       struct gcuba_cuhre_launch la;
       const int scan = g.cuts && admitted > 0;
+      const long long lines = (long long)m * GCUBA_SCAN_LINES * ndim;
       long long knext, nsplit, nsearch, adm;
       int mnext, k;
       if ((rc = reserve_marks(&P, ktot + ntot))) break;
@@ -375,7 +376,7 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
         break;
       }
       mark(&P, T_RULE);
-      if (scan && (rc = reserve_boxes(&P, (long long)m * 2 * ndim))) break;
+      if (scan && (rc = reserve_boxes(&P, lines))) break;
       g.slo = P.slo;
       g.sw = P.sw;
       g.scut = P.scut;
@@ -386,12 +387,10 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
         break;
       mark(&P, T_EVALUATED);
       /* the scan of the cube's lines at the new integrals' first split */
-      if (scan &&
-          ((rc = search(&P, &g, (long long)m * 2 * ndim, 1, duser, stride)) ||
-           (rc = GCUBA_CK(c, gcuba_b_scan_next(&g, m, 2, P.stream))) ||
-           (rc = search(&P, &g, (long long)m * 2 * ndim, 1, duser, stride)) ||
-           (rc = GCUBA_CK(c, gcuba_b_scan_next(&g, m, 3, P.stream)))))
-        break;
+      for (k = 0; scan && !rc && k < GCUBA_SCAN_ROUNDS; ++k)
+        if (!(rc = search(&P, &g, lines, 1, duser, stride)))
+          rc = GCUBA_CK(c, gcuba_b_scan_next(&g, m, P.stream));
+      if (rc) break;
       mark(&P, T_SCAN);
       /* the split, the next partition's offsets, its size to the host */
       if ((rc = GCUBA_CK(c, gcuba_b_split(&g, m, P.stream))) ||

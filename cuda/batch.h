@@ -111,7 +111,7 @@ extern "C" {
 int gcuba_b_admit(const gcuba_bargs *g, int first, int count, long long base,
                   int *act, int m, void *stream);
 int gcuba_b_evaluated(const gcuba_bargs *g, int m, int scan, void *stream);
-int gcuba_b_scan_next(const gcuba_bargs *g, int m, int stage, void *stream);
+int gcuba_b_scan_next(const gcuba_bargs *g, int m, void *stream);
 int gcuba_b_split(const gcuba_bargs *g, int m, void *stream);
 int gcuba_b_counts(const gcuba_bargs *g, int m, long long *kn,
                    long long *sr, void *stream);

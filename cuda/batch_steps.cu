@@ -151,22 +151,37 @@ __global__ void k_admit(gcuba_bargs g, int first, int count, long long base,
    The two-level error of the integral's new pairs, the error floor at known
    features, the sums, the totals and the stop; at its first iteration
    (scan) the boxes of the scan of the cube's central lines. */
-/* the scan's boxes of integral a of the running ones: the cube's central
-   lines, one along each axis (component 0), searched when on */
-__device__ static void scan_boxes(const gcuba_bargs &g, int a, int b, int on)
+/* the scan's boxes of integral a of the running ones: the lines of the
+   next round of its scan (gcuba_cutmap_lines, component 0) when on, else
+   none; the slots of lines it does not use are not searched (cut 0.5).
+   Returns the lines.  One thread. */
+__device__ static int scan_boxes(const gcuba_bargs &g, int a, int b, int on)
 {
   const int ndim = g.ndim;
-  for (int k = threadIdx.x; k < 2 * ndim; k += blockDim.x) {
-    const long long j = (long long)a * 2 * ndim + k;
-    for (int d = 0; d < ndim; ++d) {
-      g.slo[j * ndim + d] = 0;
-      g.sw[j * ndim + d] = 1;
+  const long long j0 = (long long)a * GCUBA_SCAN_LINES * ndim;
+  int n = 0;
+  if (on) {
+    gcuba_bint *s = &g.st[b];
+    n = gcuba_cutmap_lines(
+        &s->cm, ndim,
+        gcuba_cuhre_scan_room(s->neval + (long long)g.nev[b], g.maxeval,
+                              g.np),
+        g.slo + j0 * ndim, g.sw + j0 * ndim, g.sax + j0);
+  }
+  for (int k = 0; k < GCUBA_SCAN_LINES * ndim; ++k) {
+    const long long j = j0 + k;
+    if (k >= n) {
+      for (int d = 0; d < ndim; ++d) {
+        g.slo[j * ndim + d] = 0;
+        g.sw[j * ndim + d] = 1;
+      }
+      g.sax[j] = 0;
     }
-    g.sax[j] = k < ndim ? k : 0;
-    g.scut[j] = on && k < ndim ? -1.0 : 0.5;
+    g.scut[j] = k < n ? -1.0 : 0.5;
     g.sfound[j] = 0;
     g.sown[j] = b < 0 ? 0 : b;
   }
+  return n;
 }
 
 __global__ void __launch_bounds__(BBLOCK)
@@ -178,7 +193,7 @@ __global__ void __launch_bounds__(BBLOCK)
   const int ndim = g.ndim;
   const long long nbase = g.nbase;
   if (b < 0) {
-    if (scan) scan_boxes(g, blockIdx.x, b, 0);
+    if (scan && tid == 0) scan_boxes(g, blockIdx.x, b, 0);
     return;
   }
   gcuba_bint *s = &g.st[b];
@@ -191,7 +206,7 @@ __global__ void __launch_bounds__(BBLOCK)
   }
   __syncthreads();
   if (code != BRUN) {
-    if (scan) scan_boxes(g, blockIdx.x, b, 0);
+    if (scan && tid == 0) scan_boxes(g, blockIdx.x, b, 0);
     return;
   }
   if (s->haveparents)
@@ -265,71 +280,40 @@ __global__ void __launch_bounds__(BBLOCK)
   }
   if (!scan) return;
   __syncthreads();
-  scan_boxes(g, blockIdx.x, b, s->code == BRUN && s->scan == 1);
+  if (tid == 0 &&
+      !scan_boxes(g, blockIdx.x, b, s->code == BRUN && s->scan == 1) &&
+      s->scan == 1) {
+    s->scan = 0; /* (no round fits: the map is ready) */
+    s->neval += (long long)g.nev[b];
+    g.nev[b] = 0;
+  }
 }
 
-/* ---- the scan's next stage, one thread per integral -----------------------
-   stage 2: features from the central lines; where one was found, the ends
-   of the lines without one are searched next.  stage 3: features from the
-   ends.  Then the map is ready, and the searches' evaluations count. */
-__global__ void k_scan_next(gcuba_bargs g, int m, int stage)
+/* ---- the scan's next round, one thread per integral ----------------------
+   The features the last round's searches found (gcuba_cutmap_found), and
+   the lines of the next round; when there are none, the map is ready and
+   the searches' evaluations count. */
+__global__ void k_scan_next(gcuba_bargs g, int m)
 {
   const int a = blockIdx.x * blockDim.x + threadIdx.x, ndim = g.ndim;
   if (a >= m) return;
   const int b = g.act[a];
   if (b < 0) return;
   gcuba_bint *s = &g.st[b];
-  gcuba_cutmap *cm = &s->cm;
-  const long long j0 = (long long)a * 2 * ndim;
-  if (s->code != BRUN || s->scan != stage - 1) return;
+  const long long j0 = (long long)a * GCUBA_SCAN_LINES * ndim;
+  if (s->code != BRUN || !s->scan) return;
   if (g.status[b] & GCUBA_ST_ABORT) {
     s->scan = 0;
     finish(g, s, b, BABORT);
     return;
   }
-  if (stage == 2) {
-    int n = 0;
-    for (int d = 0; d < ndim; ++d)
-      if (g.sfound[j0 + d]) {
-        cm->feat[d] = g.scut[j0 + d];
-        ++cm->nfeat;
-      }
-    if (cm->nfeat) {
-      /* the scan's points keep 1/(2(M+1)) from the faces: the ends,
-         1/(M+1) of the line each, of the lines without a feature */
-      const double e = 1.0 / (GCUBA_CUT_M + 1);
-      for (int d = 0; d < ndim; ++d)
-        if (cm->feat[d] < 0)
-          for (int k = 0; k < 2; ++k, ++n) {
-            const long long j = j0 + n;
-            g.sax[j] = d;
-            g.sw[j * ndim + d] = e;
-            g.slo[j * ndim + d] = k ? 1 - e : 0;
-            g.scut[j] = -1.0;
-            g.sfound[j] = 0;
-          }
-    }
-    for (int k = n; k < 2 * ndim; ++k) {
-      g.scut[j0 + k] = 0.5;
-      g.sfound[j0 + k] = 0;
-    }
-    if (n) {
-      s->scan = 2;
-      return;
-    }
-  } else
-    for (int k = 0; k < 2 * ndim; ++k) {
-      const long long j = j0 + k;
-      const int ax = g.sax[j];
-      if (g.sfound[j] && cm->feat[ax] < 0) {
-        cm->feat[ax] = g.slo[j * ndim + ax] + g.sw[j * ndim + ax] * g.scut[j];
-        ++cm->nfeat;
-      }
-    }
-  cm->ready = 1;
-  s->scan = 0;
-  s->neval += (long long)g.nev[b];
-  g.nev[b] = 0;
+  gcuba_cutmap_found(&s->cm, ndim, g.slo + j0 * ndim, g.sw + j0 * ndim,
+                     g.sax + j0, g.scut + j0, g.sfound + j0);
+  if (!scan_boxes(g, a, b, 1)) {
+    s->scan = 0;
+    s->neval += (long long)g.nev[b];
+    g.nev[b] = 0;
+  }
 }
 
 /* ---- the split: kind, histogram, plan, classes, cuts ----------------------
@@ -706,11 +690,11 @@ extern "C" int gcuba_b_evaluated(const gcuba_bargs *g, int m, int scan,
   return (int)cudaPeekAtLastError();
 }
 
-extern "C" int gcuba_b_scan_next(const gcuba_bargs *g, int m, int stage,
+extern "C" int gcuba_b_scan_next(const gcuba_bargs *g, int m,
                                  void *stream)
 {
   if (m <= 0) return 0;
-  k_scan_next<<<nblk(m, 128), 128, 0, (cudaStream_t)stream>>>(*g, m, stage);
+  k_scan_next<<<nblk(m, 128), 128, 0, (cudaStream_t)stream>>>(*g, m);
   return (int)cudaPeekAtLastError();
 }
 

@@ -25,6 +25,22 @@ struct suite_adv {
 #define SUITE_ADV_PEAK 2   /* w / ((x - c)^2 + w^2) */
 #define SUITE_ADV_EXPKINK 3 /* exp(-|x - c| / w) */
 
+/* fbox's parameters (suite.inc): the indicator of the box x_i < c[i] for
+   i < n (the rest contribute 1) */
+struct suite_box {
+  double c[8];
+  int n;
+};
+
+/* the true value of fbox for p */
+static inline double suite_box_truth(const struct suite_box *p)
+{
+  double v = 1;
+  int i;
+  for (i = 0; i < p->n; ++i) v *= p->c[i];
+  return v;
+}
+
 /* the true value of fadv for p */
 static inline double suite_adv_truth(const struct suite_adv *p)
 {
@@ -100,7 +116,7 @@ static const double suite_demo_truth[12] = {0,
 
 #define SUITE_FUNCS(X) \
   X(f1) X(f2) X(f3) X(f4) X(f5) X(f6) X(f7) X(f8) X(f43c) X(fparam) \
-  X(fabort) X(fnan) X(cubademo) X(fadv) X(f1d) X(fdiag)
+  X(fabort) X(fnan) X(cubademo) X(fadv) X(fbox) X(f1d) X(fdiag)
 
 #define SUITE_DECL_C_(n) GCUBA_DECLARE_INTEGRAND(n##_c);
 #define SUITE_DECL_CU_(n) GCUBA_DECLARE_INTEGRAND(n##_cu);

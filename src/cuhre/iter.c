@@ -46,55 +46,37 @@ static int split_nevals(const cuhre *t)
                                   t->cuts ? &t->cm : NULL);
 }
 
-/* the cut map (gcuba/detail/cut.h): the cube's central lines, and where one of
-   them has a feature, both ends of the others, searched once by the
-   backend (ops->search), when maxeval leaves room for that and one split
-   with a search; 0 or a fail code */
+/* the cut map (gcuba/detail/cut.h): lines across the cube, in the rounds
+   gcuba_cutmap_lines gives, searched by the backend (ops->search), when
+   maxeval leaves room for that and one split with a search; 0 or a fail
+   code */
 static int scan_cube(cuhre *t)
 {
   gcuba_call *c = t->c;
   gcuba_cutmap *m = &t->cm;
-  const int ndim = c->ndim;
-  double lo[2 * GCUBA_RULE_MAXDIM * GCUBA_RULE_MAXDIM];
-  double w[2 * GCUBA_RULE_MAXDIM * GCUBA_RULE_MAXDIM];
-  double cut[2 * GCUBA_RULE_MAXDIM];
-  int ax[2 * GCUBA_RULE_MAXDIM], found[2 * GCUBA_RULE_MAXDIM];
-  int d, j, n, rc;
-  m->ready = 1;
-  if (!gcuba_cuhre_scan_fits(c->neval, c->maxeval, ndim,
-                             gcuba_rule_nevals(&t->rule)))
+  const int ndim = c->ndim, np = gcuba_rule_nevals(&t->rule);
+  double lo[GCUBA_SCAN_LINES * GCUBA_RULE_MAXDIM * GCUBA_RULE_MAXDIM];
+  double w[GCUBA_SCAN_LINES * GCUBA_RULE_MAXDIM * GCUBA_RULE_MAXDIM];
+  double cut[GCUBA_SCAN_LINES * GCUBA_RULE_MAXDIM];
+  int ax[GCUBA_SCAN_LINES * GCUBA_RULE_MAXDIM];
+  int found[GCUBA_SCAN_LINES * GCUBA_RULE_MAXDIM];
+  int d, n, rc;
+  if (!gcuba_cuhre_scan_fits(c->neval, c->maxeval, ndim, np)) {
+    m->ready = 1;
     return 0;
-  for (j = 0; j < 2 * ndim; ++j)
-    for (d = 0; d < ndim; ++d) lo[j * ndim + d] = 0, w[j * ndim + d] = 1;
-  for (d = 0; d < ndim; ++d) ax[d] = d;
-  if ((rc = t->ops->search(t->ctx, ndim, lo, w, ax, cut, found))) return rc;
-  for (d = 0; d < ndim; ++d)
-    if (found[d]) {
-      m->feat[d] = cut[d];
-      ++m->nfeat;
-    }
-  if (m->nfeat) {
-    /* the scan's points keep 1/(2(M+1)) from the faces: the ends, 1/(M+1)
-       of the line each, of the lines without a feature */
-    const double e = 1.0 / (GCUBA_CUT_M + 1);
-    for (n = 0, d = 0; d < ndim; ++d)
-      if (m->feat[d] < 0) {
-        for (j = 0; j < 2; ++j, ++n) {
-          ax[n] = d;
-          w[n * ndim + d] = e;
-          lo[n * ndim + d] = j ? 1 - e : 0;
-        }
-      }
-    if (n && (rc = t->ops->search(t->ctx, n, lo, w, ax, cut, found)))
+  }
+  while ((n = gcuba_cutmap_lines(m, ndim,
+                                 gcuba_cuhre_scan_room(c->neval, c->maxeval,
+                                                       np),
+                                 lo, w, ax)) > 0) {
+    if ((rc = t->ops->search(t->ctx, n, lo, w, ax, cut, found))) {
+      m->ready = 1;
       return rc;
-    for (j = 0; j < n; ++j)
-      if (found[j] && m->feat[ax[j]] < 0) {
-        m->feat[ax[j]] = lo[j * ndim + ax[j]] + w[j * ndim + ax[j]] * cut[j];
-        ++m->nfeat;
-      }
+    }
+    gcuba_cutmap_found(m, ndim, lo, w, ax, cut, found);
   }
   if (m->nfeat) {
-    gcuba_log(c, 2, "features on the cube's central lines (regions that "
+    gcuba_log(c, 2, "features on lines across the cube (regions that "
               "straddle one are cut there):");
     for (d = 0; d < ndim; ++d)
       if (m->feat[d] >= 0)

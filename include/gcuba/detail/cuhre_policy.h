@@ -447,9 +447,11 @@ GCUBA_HD static inline int gcuba_cuhre_stop(const gcuba_cuhre_state *s,
   return GCUBA_CUHRE_GOON;
 }
 
-/* The central lines of the cube are searched for features (gcuba/detail/cut.h)
-   before the first split when maxeval leaves room for that and one split
-   with a search (np: the rule's evaluations per region). */
+/* Lines across the cube are searched for features (gcuba/detail/cut.h)
+   before the first split when maxeval leaves room for three rounds of
+   lines and one split with a search (np: the rule's evaluations per
+   region); each round after the first while it leaves room for it
+   (gcuba_cuhre_scan_room). */
 GCUBA_HD static inline int gcuba_cuhre_scan_fits(long long neval,
   long long maxeval, int ndim, int np)
 {
@@ -457,6 +459,13 @@ GCUBA_HD static inline int gcuba_cuhre_scan_fits(long long neval,
          !(neval + 3LL * ndim * GCUBA_CUT_MAXEVALS +
                2LL * (np + GCUBA_CUT_MAXEVALS) >
            maxeval);
+}
+
+/* the evaluations the scan may still spend (gcuba_cutmap_lines) */
+GCUBA_HD static inline long long gcuba_cuhre_scan_room(long long neval,
+  long long maxeval, int np)
+{
+  return maxeval - neval - 2LL * (np + GCUBA_CUT_MAXEVALS);
 }
 
 /* Half the most evaluations one split may cost: each child's rule (np),

@@ -67,29 +67,161 @@ typedef struct gcuba_cut {
   int found;                 /* cut is at a jump or a kink */
 } gcuba_cut;
 
-/* What a call knows of its integrand's features.  Once, before the first
-   split, the cube's central line along each axis is searched as a region
-   is (gcuba_cut_init .. gcuba_cut_take), and where a feature was found on
-   one of them, the ends of the others (1/(M+1) of the line each, beyond
-   the scan's first and last points): feat[d] is where a jump or a kink
-   lies on the line along d, or -1.  Only an integrand with features
-   (nfeat > 0) has its split regions searched; a smooth one costs the
-   scan of its central lines and nothing more.  A region that straddles
-   feat[d] (more than GCUBA_CUT_MIN of its width on either side) is split
-   there, along d, without a search, and until then its error is at least
-   |its integral|: a rule need not see a kink inside a region (one near a
-   face hides from its points), and the null rules of a region it passes
-   for smooth underestimate the error. */
+/* What a call knows of its integrand's features: feat[d] is where a jump
+   or a kink lies on a line along d, or -1.  Once, before the first split,
+   lines across the cube are searched as a region is (gcuba_cut_init ..
+   gcuba_cut_take), in rounds (gcuba_cutmap_lines, gcuba_cutmap_found):
+   1. the cube's central lines, one along each axis;
+   2. if they found nothing, the lines near two corners: along d through
+      the point whose other coordinates are all e = 1/(2(M+1)) (the scan's
+      first point), and through the one where they are all 1 - e: a
+      feature confined to a corner (a product of steps x_i < c_i with
+      every c_i < 1/2: zero on every central line) crosses them;
+   3. while the last round found a feature (twice at most), the lines
+      along each axis without one through the centres of the cells the
+      known features make: coordinate j at feat[j] / 2, or at
+      (1 + feat[j]) / 2, 1/2 where axis j has no feature (a step at 0.03
+      along x5 hides every other step from the central lines when the
+      integrand vanishes beyond it);
+   4. where a feature is known, the ends of the central lines of the axes
+      without one (1/(M+1) of the line each, beyond the scan's first and
+      last points).
+   Only an integrand with features (nfeat > 0) has its split regions
+   searched; a smooth one costs the central and corner lines and nothing
+   more.  A region that straddles feat[d] (more than GCUBA_CUT_MIN of its
+   width on either side) is split there, along d, without a search, and
+   until then its error is at least |its integral|: a rule need not see a
+   kink inside a region (one near a face hides from its points), and the
+   null rules of a region it passes for smooth underestimate the error. */
 typedef struct gcuba_cutmap {
-  int ready, nfeat; /* central lines searched; features found */
+  int ready, nfeat; /* the scan is done; features found */
+  int round, ncell, nlines; /* the scan's round (GCUBA_SCAN_*), the cell
+                               rounds done, the lines of the round out */
   double feat[GCUBA_RULE_MAXDIM];
 } gcuba_cutmap;
+
+enum { GCUBA_SCAN_CENTRAL = 0, GCUBA_SCAN_CORNERS, GCUBA_SCAN_CELLS,
+       GCUBA_SCAN_ENDS, GCUBA_SCAN_DONE };
+/* the most rounds of a scan, and lines of one round (per dimension) */
+#define GCUBA_SCAN_NCELL 2
+#define GCUBA_SCAN_ROUNDS (3 + GCUBA_SCAN_NCELL)
+#define GCUBA_SCAN_LINES 2
 
 GCUBA_HDI void gcuba_cutmap_init(gcuba_cutmap *m)
 {
   int d;
   m->ready = m->nfeat = 0;
+  m->round = GCUBA_SCAN_CENTRAL;
+  m->ncell = m->nlines = 0;
   for (d = 0; d < GCUBA_RULE_MAXDIM; ++d) m->feat[d] = -1;
+}
+
+/* line n of a round: along ax through the point p (box lo, w: [0, 1]
+   along ax, centred on p across) */
+GCUBA_HDI void gcuba_cutmap_line_(int ndim, int n, int ax, const double *p,
+                                  double *lo, double *w, int *axes)
+{
+  int j;
+  for (j = 0; j < ndim; ++j) {
+    const double h = j == ax ? 0.5 : p[j] < 0.5 ? p[j] : 1 - p[j];
+    lo[(long)n * ndim + j] = j == ax ? 0 : p[j] - h;
+    w[(long)n * ndim + j] = 2 * h;
+  }
+  axes[n] = ax;
+}
+
+/* The lines of the scan's next round (at most GCUBA_SCAN_LINES ndim):
+   line n along ax[n] through the centre of the box (lo, w)[n * ndim ..];
+   their number, or 0 when the map is ready.  room: the evaluations the
+   scan may still spend; a round that might spend more ends it. */
+GCUBA_HDI int gcuba_cutmap_lines(gcuba_cutmap *m, int ndim, long long room,
+                                 double *lo, double *w, int *ax)
+{
+  const double e = 0.5 / (GCUBA_CUT_M + 1);
+  double p[GCUBA_RULE_MAXDIM];
+  int d, j, k, n = 0;
+  while (!n && m->round != GCUBA_SCAN_DONE) {
+    switch (m->round) {
+    case GCUBA_SCAN_CENTRAL:
+      for (j = 0; j < ndim; ++j) p[j] = 0.5;
+      for (d = 0; d < ndim; ++d) gcuba_cutmap_line_(ndim, n++, d, p, lo, w, ax);
+      break;
+    case GCUBA_SCAN_CORNERS:
+      for (d = 0; d < ndim; ++d)
+        for (k = 0; k < 2; ++k) {
+          for (j = 0; j < ndim; ++j) p[j] = k ? 1 - e : e;
+          gcuba_cutmap_line_(ndim, n++, d, p, lo, w, ax);
+        }
+      break;
+    case GCUBA_SCAN_CELLS:
+      for (d = 0; d < ndim; ++d)
+        if (m->feat[d] < 0)
+          for (k = 0; k < 2; ++k) {
+            for (j = 0; j < ndim; ++j)
+              p[j] = m->feat[j] < 0 ? 0.5
+                     : k ? 0.5 * (1 + m->feat[j]) : 0.5 * m->feat[j];
+            gcuba_cutmap_line_(ndim, n++, d, p, lo, w, ax);
+          }
+      if (!n) m->round = GCUBA_SCAN_ENDS;
+      break;
+    default: /* GCUBA_SCAN_ENDS */
+      /* the scan's points keep 1/(2(M+1)) from the faces: the ends,
+         1/(M+1) of the line each, of the lines without a feature */
+      for (d = 0; d < ndim; ++d)
+        if (m->feat[d] < 0)
+          for (k = 0; k < 2; ++k, ++n) {
+            for (j = 0; j < ndim; ++j) {
+              lo[(long)n * ndim + j] = 0;
+              w[(long)n * ndim + j] = 1;
+            }
+            w[(long)n * ndim + d] = 2 * e;
+            lo[(long)n * ndim + d] = k ? 1 - 2 * e : 0;
+            ax[n] = d;
+          }
+      if (!n) m->round = GCUBA_SCAN_DONE;
+      break;
+    }
+    if (n && (long long)n * GCUBA_CUT_MAXEVALS > room) {
+      n = 0;
+      m->round = GCUBA_SCAN_DONE;
+    }
+  }
+  m->nlines = n;
+  m->ready = !n;
+  return n;
+}
+
+/* The results of the round gcuba_cutmap_lines gave (cut[n], found[n] of
+   the searches along its lines, the same lo, w, ax): the features, the
+   next round. */
+GCUBA_HDI void gcuba_cutmap_found(gcuba_cutmap *m, int ndim,
+                                  const double *lo, const double *w,
+                                  const int *ax, const double *cut,
+                                  const int *found)
+{
+  int j, fresh = 0;
+  for (j = 0; j < m->nlines; ++j) {
+    const int d = ax[j];
+    if (found[j] && m->feat[d] < 0) {
+      m->feat[d] = lo[(long)j * ndim + d] + w[(long)j * ndim + d] * cut[j];
+      ++m->nfeat;
+      ++fresh;
+    }
+  }
+  m->nlines = 0;
+  switch (m->round) {
+  case GCUBA_SCAN_CENTRAL:
+    m->round = m->nfeat ? GCUBA_SCAN_CELLS : GCUBA_SCAN_DONE;
+    break;
+  case GCUBA_SCAN_CORNERS:
+    m->round = m->nfeat ? GCUBA_SCAN_CELLS : GCUBA_SCAN_DONE;
+    break;
+  case GCUBA_SCAN_CELLS:
+    if (!fresh || ++m->ncell >= GCUBA_SCAN_NCELL) m->round = GCUBA_SCAN_ENDS;
+    break;
+  default:
+    m->round = GCUBA_SCAN_DONE;
+  }
 }
 
 /* the most regions an iteration searches: one that splits more halves
