@@ -35,7 +35,7 @@ typedef struct {
   int *cax, *sidx;
   double *cq;
   long long scap;              /* leaves they hold */
-  double *slo, *sw, *scut;     /* the searches' boxes */
+  double *slo, *sw, *scut, *sjump; /* the searches' boxes */
   int *sax, *sfound, *sown;
   long long bcap;              /* boxes they hold */
   double mem;                  /* bytes the partitions may take */
@@ -146,15 +146,17 @@ static int reserve_boxes(bpipe *P, long long n)
   cudaFree(P->slo);
   cudaFree(P->sw);
   cudaFree(P->scut);
+  cudaFree(P->sjump);
   cudaFree(P->sax);
   cudaFree(P->sfound);
   cudaFree(P->sown);
-  P->slo = P->sw = P->scut = NULL;
+  P->slo = P->sw = P->scut = P->sjump = NULL;
   P->sax = P->sfound = P->sown = NULL;
   P->bcap = 0;
   CK(cudaMalloc(&P->slo, sizeof(double) * cap * P->ndim));
   CK(cudaMalloc(&P->sw, sizeof(double) * cap * P->ndim));
   CK(cudaMalloc(&P->scut, sizeof(double) * cap));
+  CK(cudaMalloc(&P->sjump, sizeof(double) * cap));
   CK(cudaMalloc(&P->sax, sizeof(int) * cap));
   CK(cudaMalloc(&P->sfound, sizeof(int) * cap));
   CK(cudaMalloc(&P->sown, sizeof(int) * cap));
@@ -175,6 +177,7 @@ static void release(bpipe *P)
   cudaFree(P->slo);
   cudaFree(P->sw);
   cudaFree(P->scut);
+  cudaFree(P->sjump);
   cudaFree(P->sax);
   cudaFree(P->sfound);
   cudaFree(P->sown);
@@ -196,6 +199,7 @@ static int search(bpipe *P, const gcuba_bargs *g, long long n, int found,
   l.ax = g->sax;
   l.cut = g->scut;
   l.found = found ? g->sfound : NULL;
+  l.jump = found ? g->sjump : NULL;
   l.nev = g->nev;
   l.userdata = duser;
   l.status = g->status;
@@ -380,6 +384,7 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
       g.slo = P.slo;
       g.sw = P.sw;
       g.scut = P.scut;
+      g.sjump = P.sjump;
       g.sax = P.sax;
       g.sfound = P.sfound;
       g.sown = P.sown;
@@ -420,6 +425,7 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
         g.slo = P.slo;
         g.sw = P.sw;
         g.scut = P.scut;
+        g.sjump = P.sjump;
         g.sax = P.sax;
         g.sfound = P.sfound;
         g.sown = P.sown;

@@ -84,8 +84,8 @@ typedef struct gcuba_bargs {
   int *cax, *sidx;
   double *cq;
   /* the searches (the scan's and the splits'): boxes, axes, cuts, found,
-     owners */
-  double *slo, *sw, *scut;
+     owners; the scan's jumps */
+  double *slo, *sw, *scut, *sjump;
   int *sax, *sfound, *sown;
   /* results [b * ncomp + c], [b] */
   double *integral, *error;

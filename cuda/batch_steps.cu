@@ -178,6 +178,7 @@ __device__ static int scan_boxes(const gcuba_bargs &g, int a, int b, int on)
       g.sax[j] = 0;
     }
     g.scut[j] = k < n ? -1.0 : 0.5;
+    g.sjump[j] = 0;
     g.sfound[j] = 0;
     g.sown[j] = b < 0 ? 0 : b;
   }
@@ -308,7 +309,8 @@ __global__ void k_scan_next(gcuba_bargs g, int m)
     return;
   }
   gcuba_cutmap_found(&s->cm, ndim, g.slo + j0 * ndim, g.sw + j0 * ndim,
-                     g.sax + j0, g.scut + j0, g.sfound + j0);
+                     g.sax + j0, g.scut + j0, g.sfound + j0,
+                     g.sjump + j0);
   if (!scan_boxes(g, a, b, 1)) {
     s->scan = 0;
     s->neval += (long long)g.nev[b];

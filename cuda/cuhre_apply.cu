@@ -318,14 +318,15 @@ int gcuba_cz_apply(void *ctx, const gcuba_classify *cl, double *finavg,
 
 /* ops->search: the boxes copied in, searched by the integrand's kernel,
    their cuts copied out; one copy each way, the block laid out as
-   [evaluations, status | cut[n] | found[n], ax[n] (ints, to 8 bytes) |
-   lo[n*ndim] | w[n*ndim]] */
+   [evaluations, status | cut[n] | jump[n] | found[n], ax[n] (ints, to 8
+   bytes) | lo[n*ndim] | w[n*ndim]] */
 int gcuba_cz_search(void *ctx, int n, const double *lo, const double *w,
-                  const int *ax, double *cut, int *found)
+                  const int *ax, double *cut, int *found, double *jump)
 {
   gpu *t = (gpu *)ctx;
   const size_t nd = (size_t)n * t->ndim, ni = ((size_t)2 * n + 1) / 2 * 2;
-  const size_t o_cut = 16, o_found = o_cut + 8 * (size_t)n,
+  const size_t o_cut = 16, o_jump = o_cut + 8 * (size_t)n,
+               o_found = o_jump + 8 * (size_t)n,
                o_ax = o_found + 4 * (size_t)n, o_lo = o_found + 4 * ni,
                o_w = o_lo + 8 * nd, bytes = o_w + 8 * nd;
   unsigned char *h, *d;
@@ -352,9 +353,11 @@ int gcuba_cz_search(void *ctx, int n, const double *lo, const double *w,
   l.ax = (const int *)(d + o_ax);
   l.cut = (double *)(d + o_cut);
   l.found = (int *)(d + o_found);
+  l.jump = (double *)(d + o_jump);
   if ((rc = cut_search(t, &l, (unsigned long long *)d, 1, d, o_ax, &nev)))
     return rc;
   memcpy(cut, h + o_cut, sizeof(double) * n);
+  memcpy(jump, h + o_jump, sizeof(double) * n);
   memcpy(found, h + o_found, sizeof(int) * n);
   t->c->neval += (long long)nev;
   return 0;

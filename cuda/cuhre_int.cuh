@@ -434,7 +434,7 @@ int gcuba_cz_save_local(gpu *t, gcuba_region_set *s);
 int gcuba_cz_set_widths(gpu *t, int wd);
 int gcuba_cz_to_doubles(gpu *t);
 int gcuba_cz_search(void *ctx, int n, const double *lo, const double *w,
-                    const int *ax, double *cut, int *found);
+                    const int *ax, double *cut, int *found, double *jump);
 /* k_mark over the leaves under d (cuhre_apply.cu); 0 or a fail code */
 int gcuba_cz_mark(gpu *t, const dclassify *d);
 

@@ -556,10 +556,11 @@ static void move1(cpu *t, long long i, const gcuba_classify *cl,
 
 /* the search of gcuba/detail/cut.h on the line through the centre of the box
    (lo, w) along axis ax, component comp, on thread tid: *cut, and 1 when
-   it lies at a jump or a kink; the evaluations added to *nev; < 0 when
-   the integrand asked to stop */
+   it lies at a jump or a kink (a jump's height in *jump, when not NULL);
+   the evaluations added to *nev; < 0 when the integrand asked to stop */
 static int line_search(cpu *t, const double *lo, const double *w, int ax,
-                       int comp, int tid, long long *nev, double *cut)
+                       int comp, int tid, long long *nev, double *cut,
+                       double *jump)
 {
   const int ndim = t->ndim, ncomp = t->ncomp;
   double *x = t->xcut + (size_t)tid * GCUBA_CUT_MAXPTS * ndim;
@@ -570,6 +571,7 @@ static int line_search(cpu *t, const double *lo, const double *w, int ax,
   gcuba_cut cs;
   int n, p, d;
   *cut = 0.5;
+  if (jump) *jump = 0;
   gcuba_cut_init(&cs);
   while ((n = gcuba_cut_points(&cs, s)) > 0) {
     if (t->abort) return -1;
@@ -601,6 +603,7 @@ static int line_search(cpu *t, const double *lo, const double *w, int ax,
     gcuba_cut_take(&cs, g);
   }
   *cut = cs.cut;
+  if (jump) *jump = cs.jump;
   return cs.found;
 }
 
@@ -619,13 +622,13 @@ static int cut_region(cpu *t, long long i, const gcuba_classify *cl,
           gcuba_rule_axis(t->a.dims[i * t->ncomp + comp]), search,
           &t->cutax[i], &t->cut[i]))
     return 0;
-  rc = line_search(t, lo, w, t->cutax[i], comp, tid, nev, &t->cut[i]);
+  rc = line_search(t, lo, w, t->cutax[i], comp, tid, nev, &t->cut[i], NULL);
   return rc < 0 ? GCUBA_ST_ABORT : 0;
 }
 
 /* ops->search: the boxes one after another, on the calling thread */
 static int search(void *ctx, int n, const double *lo, const double *w,
-                  const int *ax, double *cut, int *found)
+                  const int *ax, double *cut, int *found, double *jump)
 {
   cpu *t = (cpu *)ctx;
   long long nev = 0;
@@ -633,7 +636,7 @@ static int search(void *ctx, int n, const double *lo, const double *w,
   t->abort = 0;
   for (j = 0; j < n && rc >= 0; ++j) {
     rc = line_search(t, lo + (size_t)j * t->ndim, w + (size_t)j * t->ndim,
-                     ax[j], 0, 0, &nev, &cut[j]);
+                     ax[j], 0, 0, &nev, &cut[j], &jump[j]);
     found[j] = rc > 0;
   }
   t->c->neval += nev;

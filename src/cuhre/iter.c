@@ -60,6 +60,7 @@ static int scan_cube(cuhre *t)
   double cut[GCUBA_SCAN_LINES * GCUBA_RULE_MAXDIM];
   int ax[GCUBA_SCAN_LINES * GCUBA_RULE_MAXDIM];
   int found[GCUBA_SCAN_LINES * GCUBA_RULE_MAXDIM];
+  double jump[GCUBA_SCAN_LINES * GCUBA_RULE_MAXDIM];
   int d, n, rc;
   if (!gcuba_cuhre_scan_fits(c->neval, c->maxeval, ndim, np)) {
     m->ready = 1;
@@ -69,11 +70,11 @@ static int scan_cube(cuhre *t)
                                  gcuba_cuhre_scan_room(c->neval, c->maxeval,
                                                        np),
                                  lo, w, ax)) > 0) {
-    if ((rc = t->ops->search(t->ctx, n, lo, w, ax, cut, found))) {
+    if ((rc = t->ops->search(t->ctx, n, lo, w, ax, cut, found, jump))) {
       m->ready = 1;
       return rc;
     }
-    gcuba_cutmap_found(m, ndim, lo, w, ax, cut, found);
+    gcuba_cutmap_found(m, ndim, lo, w, ax, cut, found, jump);
   }
   if (m->nfeat) {
     gcuba_log(c, 2, "features on lines across the cube (regions that "
@@ -286,10 +287,11 @@ static void cw_hint(void *x, const gcuba_classify *cl, const double *finavg)
   if (CW(x)->ops->hint) CW(x)->ops->hint(CW(x)->ctx, cl, finavg);
 }
 static int cw_search(void *x, int n, const double *lo, const double *w,
-                     const int *ax, double *cut, int *found)
+                     const int *ax, double *cut, int *found, double *jump)
 {
   return gcuba_coll_status(CW(x)->c, CW(x)->ops->search(CW(x)->ctx, n, lo, w,
-                                                        ax, cut, found));
+                                                        ax, cut, found,
+                                                        jump));
 }
 static const gcuba_cuhre_ops coll_ops = {
     "collective", 0, NULL, cw_destroy, cw_minbatch, cw_init, cw_load, cw_save,

@@ -617,16 +617,32 @@ GCUBA_HD static inline int gcuba_cuhre_cut_leaf(const gcuba_cutmap *cm,
 
 /* A new leaf (lo, w) that straddles a known feature: its error is at
    least |its integral| until it is cut there (a rule need not see a kink
-   inside a region: gcuba/detail/cut.h).  avg[c], err[c] for c < ncomp. */
+   inside a region: gcuba/detail/cut.h), and on component 0 (the one the
+   searches read) at least GCUBA_CUT_JSAFE jump[d] times the volume of its
+   smaller part at a jump it straddles.  avg[c], err[c] for c < ncomp. */
 GCUBA_HD static inline void gcuba_cuhre_floor(const gcuba_cutmap *cm,
   int ndim, const double *lo, const double *w, const double *avg,
   double *err, int ncomp)
 {
-  double q;
-  int c;
-  if (!cm->nfeat || gcuba_cut_known(cm, ndim, lo, w, &q) < 0) return;
+  double vol = 1, part = 0;
+  int c, d, any = 0;
+  if (!cm->nfeat) return;
+  for (d = 0; d < ndim; ++d) {
+    vol *= w[d];
+    if (cm->feat[d] >= 0) {
+      const double f = (cm->feat[d] - lo[d]) / w[d];
+      if (f > GCUBA_CUT_MIN && f < 1 - GCUBA_CUT_MIN) {
+        const double s = (f < 0.5 ? f : 1 - f) * cm->jump[d];
+        any = 1;
+        if (s > part) part = s;
+      }
+    }
+  }
+  if (!any) return;
   for (c = 0; c < ncomp; ++c) {
-    const double v = fabs(avg[c]);
+    double v = fabs(avg[c]);
+    if (c == 0 && GCUBA_CUT_JSAFE * part * vol > v)
+      v = GCUBA_CUT_JSAFE * part * vol;
     if (!(err[c] >= v)) err[c] = v;
   }
 }

@@ -65,6 +65,7 @@ typedef struct gcuba_cut {
   double p[6];               /* the zoom's points */
   double cut;                /* the result, once done */
   int found;                 /* cut is at a jump or a kink */
+  double jump;               /* at a jump: its height, else 0 */
 } gcuba_cut;
 
 /* What a call knows of its integrand's features: feat[d] is where a jump
@@ -92,12 +93,18 @@ typedef struct gcuba_cut {
    width on either side) is split there, along d, without a search, and
    until then its error is at least |its integral|: a rule need not see a
    kink inside a region (one near a face hides from its points), and the
-   null rules of a region it passes for smooth underestimate the error. */
+   null rules of a region it passes for smooth underestimate the error.
+   At a jump of height jump[d] it is also at least GCUBA_CUT_JSAFE times
+   jump[d] times the volume of its smaller part: a region whose points
+   all lie beyond the jump has |its integral| = 0 (a sliver of a box
+   [0, c) straddling two of its faces, its centre outside). */
+#define GCUBA_CUT_JSAFE 2.0
 typedef struct gcuba_cutmap {
   int ready, nfeat; /* the scan is done; features found */
   int round, ncell, nlines; /* the scan's round (GCUBA_SCAN_*), the cell
                                rounds done, the lines of the round out */
   double feat[GCUBA_RULE_MAXDIM];
+  double jump[GCUBA_RULE_MAXDIM]; /* a jump's height there, 0: a kink */
 } gcuba_cutmap;
 
 enum { GCUBA_SCAN_CENTRAL = 0, GCUBA_SCAN_CORNERS, GCUBA_SCAN_CELLS,
@@ -113,7 +120,7 @@ GCUBA_HDI void gcuba_cutmap_init(gcuba_cutmap *m)
   m->ready = m->nfeat = 0;
   m->round = GCUBA_SCAN_CENTRAL;
   m->ncell = m->nlines = 0;
-  for (d = 0; d < GCUBA_RULE_MAXDIM; ++d) m->feat[d] = -1;
+  for (d = 0; d < GCUBA_RULE_MAXDIM; ++d) m->feat[d] = -1, m->jump[d] = 0;
 }
 
 /* line n of a round: along ax through the point p (box lo, w: [0, 1]
@@ -191,19 +198,23 @@ GCUBA_HDI int gcuba_cutmap_lines(gcuba_cutmap *m, int ndim, long long room,
   return n;
 }
 
-/* The results of the round gcuba_cutmap_lines gave (cut[n], found[n] of
-   the searches along its lines, the same lo, w, ax): the features, the
-   next round. */
+/* The results of the round gcuba_cutmap_lines gave (cut[n], found[n],
+   jump[n] of the searches along its lines, the same lo, w, ax): the
+   features, the next round.  The corner lines take jumps alone: a kink
+   away from the central lines (|x|^2 - r^2 on a sphere about a corner)
+   costs more cuts than its error estimate gains. */
 GCUBA_HDI void gcuba_cutmap_found(gcuba_cutmap *m, int ndim,
                                   const double *lo, const double *w,
                                   const int *ax, const double *cut,
-                                  const int *found)
+                                  const int *found, const double *jump)
 {
   int j, fresh = 0;
   for (j = 0; j < m->nlines; ++j) {
     const int d = ax[j];
-    if (found[j] && m->feat[d] < 0) {
+    if (found[j] && m->feat[d] < 0 &&
+        (m->round != GCUBA_SCAN_CORNERS || jump[j] > 0)) {
       m->feat[d] = lo[(long)j * ndim + d] + w[(long)j * ndim + d] * cut[j];
+      m->jump[d] = jump[j];
       ++m->nfeat;
       ++fresh;
     }
@@ -211,7 +222,7 @@ GCUBA_HDI void gcuba_cutmap_found(gcuba_cutmap *m, int ndim,
   m->nlines = 0;
   switch (m->round) {
   case GCUBA_SCAN_CENTRAL:
-    m->round = m->nfeat ? GCUBA_SCAN_CELLS : GCUBA_SCAN_DONE;
+    m->round = m->nfeat ? GCUBA_SCAN_CELLS : GCUBA_SCAN_CORNERS;
     break;
   case GCUBA_SCAN_CORNERS:
     m->round = m->nfeat ? GCUBA_SCAN_CELLS : GCUBA_SCAN_DONE;
@@ -258,11 +269,13 @@ GCUBA_HDI void gcuba_cut_init(gcuba_cut *s)
   s->step = s->kink = s->np = s->found = 0;
   s->a = s->b = s->ga = s->gb = s->j0 = s->A = s->B = s->bm0 = s->r0 = 0;
   s->cut = 0.5;
+  s->jump = 0;
 }
 
 GCUBA_HDI void gcuba_cut_done_(gcuba_cut *s, double c)
 {
   s->found = 0;
+  s->jump = 0;
   if (!(c > GCUBA_CUT_MIN)) c = GCUBA_CUT_MIN; /* also NaN */
   if (!(c < 1 - GCUBA_CUT_MIN)) c = 1 - GCUBA_CUT_MIN;
   s->cut = c;
@@ -364,6 +377,7 @@ GCUBA_HDI void gcuba_cut_take(gcuba_cut *s, const double *g)
     if (s->step >= (s->kink ? GCUBA_CUT_KBISECT : GCUBA_CUT_BISECT)) {
       gcuba_cut_done_(s, 0.5 * (s->a + s->b));
       s->found = 1;
+      s->jump = fabs(s->gb - s->ga);
     }
     return;
   }
