@@ -156,6 +156,64 @@ static void batch(int t, int nreg[], long long nev[], int fail[], double I[],
                 1e-20, 0, 0, 300000, 0, nreg, nev, fail, I, E, P);
 }
 
+/* ---- gCuhreBatch: boxes [0, c) in 5D (fbox), their features found by the
+   scan's rounds (gcuba/detail/cut.h) and bounded by their jumps */
+#define NBOX 12
+static struct suite_box box[NBOX];
+
+static void box_batch(int t, int nreg[], long long nev[], int fail[],
+                      double I[], double E[], double P[])
+{
+  on_table(t);
+  llgCuhreBatch(NBOX, 5, 1, SUITE_OBJ(fbox), box, sizeof box[0], 1, 1e-4,
+                1e-20, 0, 0, 2000000, 0, nreg, nev, fail, I, E, P);
+}
+
+static void check_boxes(int ntab)
+{
+  static int nreg[NTAB][NBOX], fail[NTAB][NBOX];
+  static long long nev[NTAB][NBOX];
+  static double I[NTAB][NBOX], E[NTAB][NBOX], P[NTAB][NBOX];
+  int i, j, t, honest = 1, same = 1, single = 1, nconv = 0;
+  result r;
+  for (i = 0; i < NBOX; ++i) {
+    box[i].n = 5;
+    for (j = 0; j < 5; ++j) {
+      const double u = (i * 5 + j + 1) * 0.618033988749895;
+      box[i].c[j] = 0.05 + 0.9 * (u - floor(u));
+    }
+  }
+  for (t = 0; t < ntab; ++t) {
+    box_batch(t, nreg[t], nev[t], fail[t], I[t], E[t], P[t]);
+    for (i = 0; i < NBOX; ++i) {
+      const double v = suite_box_truth(&box[i]);
+      if (fail[t][i] == 0) {
+        nconv += t == 0;
+        if (!(fabs(I[t][i] - v) <= 1e-4 * v)) {
+          diag("%s box %d: %.12g, true %.12g", tab_name[t], i, I[t][i], v);
+          honest = 0;
+        }
+      }
+    }
+  }
+  for (i = 0; i < NBOX; i += 5) {
+    on_table(0);
+    llgCuhre(5, 1, SUITE_OBJ(fbox), &box[i], 1, 1e-4, 1e-20, 0, 0, 2000000,
+             0, NULL, NULL, &r.nregions, &r.neval, &r.fail, r.I, r.E, r.P);
+    if (r.fail != fail[0][i] || r.neval != nev[0][i] || r.I[0] != I[0][i])
+      single = 0;
+  }
+  for (i = 0; ntab == 2 && i < NBOX; ++i)
+    if (fail[0][i] != fail[1][i] || nev[0][i] != nev[1][i]) same = 0;
+  ok(honest, "gCuhreBatch: %d 5D boxes, every fail = 0 within 1e-4 on %s "
+     "(%d converged on the CPU)", NBOX, ntab == 2 ? "both tables" :
+     "the CPU table", nconv);
+  ok(single, "gCuhreBatch: boxes equal single calls (fail, neval, bits)");
+  if (ntab == 2)
+    ok(same, "gCuhreBatch: the boxes' fail and neval the same on both");
+  else ok(1, "gCuhreBatch: the boxes on the CUDA table # SKIP no CUDA device");
+}
+
 int main(void)
 {
   result r[NTAB];
@@ -293,6 +351,7 @@ int main(void)
          NB);
     else ok(1, "gCuhreBatch: the CUDA table # SKIP no CUDA device");
   }
+  check_boxes(ntab);
   unsetenv("GCUBA_DEVICE");
   gcuba_release();
   return done();
