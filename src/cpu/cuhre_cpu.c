@@ -556,7 +556,7 @@ static void move1(cpu *t, long long i, const gcuba_classify *cl,
 
 /* the search of gcuba/detail/cut.h on the line through the centre of the box
    (lo, w) along axis ax, component comp, on thread tid: *cut, and 1 when
-   it lies at a jump or a kink (a jump's height in *jump, when not NULL);
+   it lies at a jump or a kink (gcuba_cut_jump in *jump, when not NULL);
    the evaluations added to *nev; < 0 when the integrand asked to stop */
 static int line_search(cpu *t, const double *lo, const double *w, int ax,
                        int comp, int tid, long long *nev, double *cut,
@@ -603,7 +603,7 @@ static int line_search(cpu *t, const double *lo, const double *w, int ax,
     gcuba_cut_take(&cs, g);
   }
   *cut = cs.cut;
-  if (jump) *jump = cs.jump;
+  if (jump) *jump = gcuba_cut_jump(&cs);
   return cs.found;
 }
 

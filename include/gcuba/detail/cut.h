@@ -66,6 +66,7 @@ typedef struct gcuba_cut {
   double cut;                /* the result, once done */
   int found;                 /* cut is at a jump or a kink */
   double jump;               /* at a jump: its height, else 0 */
+  int zero;                  /* the scan's values were all 0 */
 } gcuba_cut;
 
 /* What a call knows of its integrand's features: feat[d] is where a jump
@@ -73,11 +74,12 @@ typedef struct gcuba_cut {
    lines across the cube are searched as a region is (gcuba_cut_init ..
    gcuba_cut_take), in rounds (gcuba_cutmap_lines, gcuba_cutmap_found):
    1. the cube's central lines, one along each axis;
-   2. if they found nothing, the lines near two corners: along d through
-      the point whose other coordinates are all e = 1/(2(M+1)) (the scan's
-      first point), and through the one where they are all 1 - e: a
-      feature confined to a corner (a product of steps x_i < c_i with
-      every c_i < 1/2: zero on every central line) crosses them;
+   2. if they found nothing and the integrand vanished on one of them,
+      the lines near two corners: along d through the point whose other
+      coordinates are all e = 1/(2(M+1)) (the scan's first point), and
+      through the one where they are all 1 - e: a support confined to a
+      corner (a product of steps x_i < c_i with every c_i < 1/2: zero on
+      every central line) crosses them;
    3. while the last round found a feature (twice at most), the lines
       along each axis without one through the centres of the cells the
       known features make: coordinate j at feat[j] / 2, or at
@@ -88,8 +90,7 @@ typedef struct gcuba_cut {
       without one (1/(M+1) of the line each, beyond the scan's first and
       last points).
    Only an integrand with features (nfeat > 0) has its split regions
-   searched; a smooth one costs the central and corner lines and nothing
-   more.  A region that straddles feat[d] (more than GCUBA_CUT_MIN of its
+   searched; a smooth one costs the central lines and nothing more.  A region that straddles feat[d] (more than GCUBA_CUT_MIN of its
    width on either side) is split there, along d, without a search, and
    until then its error is at least |its integral|: a rule need not see a
    kink inside a region (one near a face hides from its points), and the
@@ -208,13 +209,14 @@ GCUBA_HDI void gcuba_cutmap_found(gcuba_cutmap *m, int ndim,
                                   const int *ax, const double *cut,
                                   const int *found, const double *jump)
 {
-  int j, fresh = 0;
+  int j, fresh = 0, zero = 0;
   for (j = 0; j < m->nlines; ++j) {
     const int d = ax[j];
+    if (jump[j] < 0) zero = 1;
     if (found[j] && m->feat[d] < 0 &&
         (m->round != GCUBA_SCAN_CORNERS || jump[j] > 0)) {
       m->feat[d] = lo[(long)j * ndim + d] + w[(long)j * ndim + d] * cut[j];
-      m->jump[d] = jump[j];
+      m->jump[d] = jump[j] > 0 ? jump[j] : 0;
       ++m->nfeat;
       ++fresh;
     }
@@ -222,7 +224,9 @@ GCUBA_HDI void gcuba_cutmap_found(gcuba_cutmap *m, int ndim,
   m->nlines = 0;
   switch (m->round) {
   case GCUBA_SCAN_CENTRAL:
-    m->round = m->nfeat ? GCUBA_SCAN_CELLS : GCUBA_SCAN_CORNERS;
+    m->round = m->nfeat ? GCUBA_SCAN_CELLS
+               : zero   ? GCUBA_SCAN_CORNERS
+                        : GCUBA_SCAN_DONE;
     break;
   case GCUBA_SCAN_CORNERS:
     m->round = m->nfeat ? GCUBA_SCAN_CELLS : GCUBA_SCAN_DONE;
@@ -270,6 +274,7 @@ GCUBA_HDI void gcuba_cut_init(gcuba_cut *s)
   s->a = s->b = s->ga = s->gb = s->j0 = s->A = s->B = s->bm0 = s->r0 = 0;
   s->cut = 0.5;
   s->jump = 0;
+  s->zero = 0;
 }
 
 GCUBA_HDI void gcuba_cut_done_(gcuba_cut *s, double c)
@@ -325,6 +330,8 @@ GCUBA_HDI void gcuba_cut_take(gcuba_cut *s, const double *g)
   double best = 0, second = 0;
   switch (s->phase) {
   case GCUBA_CUT_SCAN:
+    for (k = 0, s->zero = 1; k <= M; ++k)
+      if (g[k] != 0) s->zero = 0;
     /* a jump: one difference of neighbours above all others */
     for (k = 0; k < M; ++k)
       if (fabs(g[k + 1] - g[k]) > best) best = fabs(g[k + 1] - g[k]), km = k;
@@ -455,6 +462,14 @@ GCUBA_HDI void gcuba_cut_take(gcuba_cut *s, const double *g)
   default:
     return;
   }
+}
+
+/* what a finished search reports besides the cut: a jump's height, 0
+   for a kink or nothing found, -1 when nothing was found and the
+   integrand vanished at every point of the scan */
+GCUBA_HDI double gcuba_cut_jump(const gcuba_cut *s)
+{
+  return s->found ? s->jump : s->zero ? -1.0 : 0.0;
 }
 
 #endif /* GCUBA_CUT_H */

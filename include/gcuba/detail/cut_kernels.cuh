@@ -27,8 +27,7 @@ struct gcuba_cut_launch {
      whose evaluations and status go to nev[own[i]] and status[own[i]] */
   const int *own;
   unsigned long long ustep;
-  double *jump;               /* NULL, or [i]: a jump's height at cut[i]
-                                 (0: none, or a kink) */
+  double *jump;               /* NULL, or [i]: gcuba_cut_jump */
 };
 
 /* warps per block of the search kernel, one region each */
@@ -96,7 +95,7 @@ __global__ void __launch_bounds__(32 * GCUBA_CUT_WARPS)
     const int done = !sbad[wp] && cs.phase == GCUBA_CUT_DONE;
     a.cut[i] = done ? cs.cut : 0.5;
     if (a.found) a.found[i] = done && cs.found;
-    if (a.jump) a.jump[i] = done ? cs.jump : 0;
+    if (a.jump) a.jump[i] = done ? gcuba_cut_jump(&cs) : 0;
   }
   atomicAdd(&a.nev[b], nev);
 }
