@@ -4,7 +4,10 @@
    (kinks), a jump beside a steep slope too; smooth functions, steep
    exponentials, narrow peaks, a log singularity and a jump before the
    first point of the scan are cut in the middle; no search takes more
-   than GCUBA_CUT_MAXEVALS evaluations or more rounds than it may.
+   than GCUBA_CUT_MAXEVALS evaluations or more rounds than it may.  The
+   cut map's scan (gcuba_cutmap_lines, gcuba_cutmap_found) on integrands
+   of the cube: a box that vanishes on every central line, one hidden by
+   a step at 0.031, a kink on a sphere about a corner and a smooth peak.
    This file is part of gcuba. */
 #include <math.h>
 #include <stdio.h>
@@ -51,6 +54,93 @@ static double search(int kind, double u, int *nev, int *nround)
   return s.cut;
 }
 
+/* ---- the cut map's scan, in 6D */
+#define SD 6
+enum { BOX, SPHERE, GAUSS };
+static double cube_fn(int kind, const double *c, const double *x)
+{
+  double v = 1, r = 0;
+  int d;
+  for (d = 0; d < SD; ++d) {
+    if (kind == BOX && !(x[d] < c[d])) v = 0;
+    r += (x[d] - c[d]) * (x[d] - c[d]);
+  }
+  return kind == BOX ? v : kind == SPHERE ? fabs(r - 0.125) : exp(-r);
+}
+
+/* the scan's rounds as a backend runs them; the map, *nlines lines */
+static gcuba_cutmap scan_map(int kind, const double *c, int *nlines)
+{
+  double lo[GCUBA_SCAN_LINES * SD * SD], w[GCUBA_SCAN_LINES * SD * SD];
+  double cut[GCUBA_SCAN_LINES * SD], jump[GCUBA_SCAN_LINES * SD];
+  int ax[GCUBA_SCAN_LINES * SD], found[GCUBA_SCAN_LINES * SD], n, j, d, k;
+  gcuba_cutmap m;
+  gcuba_cutmap_init(&m);
+  *nlines = 0;
+  while ((n = gcuba_cutmap_lines(&m, SD, 1LL << 40, lo, w, ax)) > 0) {
+    *nlines += n;
+    for (j = 0; j < n; ++j) {
+      gcuba_cut s;
+      double t[GCUBA_CUT_MAXPTS], g[GCUBA_CUT_MAXPTS], x[SD];
+      int np;
+      gcuba_cut_init(&s);
+      while ((np = gcuba_cut_points(&s, t)) > 0) {
+        for (k = 0; k < np; ++k) {
+          for (d = 0; d < SD; ++d)
+            x[d] = lo[j * SD + d] + w[j * SD + d] * (d == ax[j] ? t[k] : 0.5);
+          g[k] = cube_fn(kind, c, x);
+        }
+        gcuba_cut_take(&s, g);
+      }
+      cut[j] = s.cut;
+      found[j] = s.found;
+      jump[j] = gcuba_cut_jump(&s);
+    }
+    gcuba_cutmap_found(&m, SD, lo, w, ax, cut, found, jump);
+  }
+  return m;
+}
+
+static void check_scan(void)
+{
+  static const double hid[SD] = {0.948408544, 0.507537901, 0.985339522,
+                                 0.723091066, 0.030910313, 0.714427412};
+  static const double low[SD] = {0.077902, 0.429731, 0.260398, 0.084422,
+                                 0.126886, 0.315291};
+  static const double mid[SD] = {0.5, 0.5, 0.5, 0.5, 0.5, 0.5};
+  const double *boxes[2] = {hid, low};
+  gcuba_cutmap m;
+  int b, d, n, good;
+  for (b = 0; b < 2; ++b) {
+    m = scan_map(BOX, boxes[b], &n);
+    for (good = 0, d = 0; d < SD; ++d) {
+      const int g = fabs(m.feat[d] - boxes[b][d]) <= 1e-9 &&
+                    fabs(m.jump[d] - 1) <= 1e-12;
+      if (!g)
+        diag("box %d, x%d: feature %.12g, jump %g", b, d + 1, m.feat[d],
+             m.jump[d]);
+      good += g;
+    }
+    ok(m.ready && m.nfeat == SD && good == SD,
+       "scan: every face of a 6D box %s found, jumps 1 (%d of %d, %d "
+       "lines)", b ? "with c below 1/2" : "hidden by a step at 0.031",
+       good, SD, n);
+  }
+  m = scan_map(SPHERE, mid, &n);
+  ok(m.ready && n == SD, "scan: a kink on a sphere about the centre, the "
+     "central lines alone (%d lines, %d features)", n, m.nfeat);
+  {
+    static const double corner[SD] = {0, 0, 0, 0, 0, 0};
+    m = scan_map(SPHERE, corner, &n);
+    ok(m.ready && n == SD && m.nfeat == 0,
+       "scan: a kink on a sphere about a corner is not looked for (%d "
+       "lines, %d features)", n, m.nfeat);
+  }
+  m = scan_map(GAUSS, low, &n);
+  ok(m.ready && n == SD && m.nfeat == 0,
+     "scan: a smooth peak costs the central lines (%d lines)", n);
+}
+
 int main(void)
 {
   static const double us[] = {0.2724, 0.123456, 0.7071, 1.0 / 3, 0.91};
@@ -85,5 +175,6 @@ int main(void)
     c = search(LOG, 0.2724, &nev, &nr);
     ok(c == 0.5, "log |t - 0.2724|: cut at %g (the middle)", c);
   }
+  check_scan();
   return done();
 }

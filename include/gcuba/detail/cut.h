@@ -86,12 +86,15 @@ typedef struct gcuba_cut {
       (1 + feat[j]) / 2, 1/2 where axis j has no feature (a step at 0.03
       along x5 hides every other step from the central lines when the
       integrand vanishes beyond it);
-   4. where a feature is known, the ends of the central lines of the axes
-      without one (1/(M+1) of the line each, beyond the scan's first and
-      last points).
+   4. where a feature is known, the ends (1/(M+1) of the line each,
+      beyond the scan's first and last points) of the lines of the axes
+      without one: through the centre, or through the cells' centres on
+      the side of the features whose lines in round 3 saw fewer that
+      vanish everywhere.
    Only an integrand with features (nfeat > 0) has its split regions
-   searched; a smooth one costs the central lines and nothing more.  A region that straddles feat[d] (more than GCUBA_CUT_MIN of its
-   width on either side) is split there, along d, without a search, and
+   searched; a smooth one costs the central lines and nothing more.  A
+   region that straddles feat[d] (more than GCUBA_CUT_MIN of its width on
+   either side) is split there, along d, without a search, and
    until then its error is at least |its integral|: a rule need not see a
    kink inside a region (one near a face hides from its points), and the
    null rules of a region it passes for smooth underestimate the error.
@@ -104,6 +107,8 @@ typedef struct gcuba_cutmap {
   int ready, nfeat; /* the scan is done; features found */
   int round, ncell, nlines; /* the scan's round (GCUBA_SCAN_*), the cell
                                rounds done, the lines of the round out */
+  int side;         /* where the ends' lines cross: 0 the centre, 1 and 2
+                       the cells below and above the features */
   double feat[GCUBA_RULE_MAXDIM];
   double jump[GCUBA_RULE_MAXDIM]; /* a jump's height there, 0: a kink */
 } gcuba_cutmap;
@@ -120,7 +125,7 @@ GCUBA_HDI void gcuba_cutmap_init(gcuba_cutmap *m)
   int d;
   m->ready = m->nfeat = 0;
   m->round = GCUBA_SCAN_CENTRAL;
-  m->ncell = m->nlines = 0;
+  m->ncell = m->nlines = m->side = 0;
   for (d = 0; d < GCUBA_RULE_MAXDIM; ++d) m->feat[d] = -1, m->jump[d] = 0;
 }
 
@@ -175,16 +180,15 @@ GCUBA_HDI int gcuba_cutmap_lines(gcuba_cutmap *m, int ndim, long long room,
     default: /* GCUBA_SCAN_ENDS */
       /* the scan's points keep 1/(2(M+1)) from the faces: the ends,
          1/(M+1) of the line each, of the lines without a feature */
+      for (j = 0; j < ndim; ++j)
+        p[j] = m->feat[j] < 0 || !m->side ? 0.5
+               : m->side == 2 ? 0.5 * (1 + m->feat[j]) : 0.5 * m->feat[j];
       for (d = 0; d < ndim; ++d)
         if (m->feat[d] < 0)
           for (k = 0; k < 2; ++k, ++n) {
-            for (j = 0; j < ndim; ++j) {
-              lo[(long)n * ndim + j] = 0;
-              w[(long)n * ndim + j] = 1;
-            }
+            gcuba_cutmap_line_(ndim, n, d, p, lo, w, ax);
             w[(long)n * ndim + d] = 2 * e;
             lo[(long)n * ndim + d] = k ? 1 - 2 * e : 0;
-            ax[n] = d;
           }
       if (!n) m->round = GCUBA_SCAN_DONE;
       break;
@@ -209,10 +213,10 @@ GCUBA_HDI void gcuba_cutmap_found(gcuba_cutmap *m, int ndim,
                                   const int *ax, const double *cut,
                                   const int *found, const double *jump)
 {
-  int j, fresh = 0, zero = 0;
+  int j, fresh = 0, zero = 0, zside[2] = {0, 0};
   for (j = 0; j < m->nlines; ++j) {
     const int d = ax[j];
-    if (jump[j] < 0) zero = 1;
+    if (jump[j] < 0) zero = 1, ++zside[j & 1];
     if (found[j] && m->feat[d] < 0 &&
         (m->round != GCUBA_SCAN_CORNERS || jump[j] > 0)) {
       m->feat[d] = lo[(long)j * ndim + d] + w[(long)j * ndim + d] * cut[j];
@@ -232,6 +236,8 @@ GCUBA_HDI void gcuba_cutmap_found(gcuba_cutmap *m, int ndim,
     m->round = m->nfeat ? GCUBA_SCAN_CELLS : GCUBA_SCAN_DONE;
     break;
   case GCUBA_SCAN_CELLS:
+    /* (the lines alternate below and above the features) */
+    m->side = zside[0] < zside[1] ? 1 : zside[1] < zside[0] ? 2 : 0;
     if (!fresh || ++m->ncell >= GCUBA_SCAN_NCELL) m->round = GCUBA_SCAN_ENDS;
     break;
   default:
