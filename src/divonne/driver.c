@@ -115,10 +115,9 @@ static void mirror_round(divonne *d, long long i, const dreg *parent,
   const int nc = d->ncomp;
   long long j = first;
   mirror_room(d);
+  /* (lazy, a region removed left a hole: its entry stays) */
   if (i < d->nreg && d->reg[i] == parent) mirror(d, i);
-  else if (d->lazy) {
-    /* (region i left a hole) */
-  } else {
+  else if (!d->lazy) {
     memmove(d->mir + (size_t)i * 2 * nc, d->mir + (size_t)(i + 1) * 2 * nc,
             sizeof(double) * 2 * nc * (size_t)(first - 1 - i));
     j = first - 1;
