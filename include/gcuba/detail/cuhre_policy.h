@@ -628,14 +628,12 @@ GCUBA_HD static inline void gcuba_cuhre_floor(const gcuba_cutmap *cm,
   int c, d, any = 0;
   if (!cm->nfeat) return;
   for (d = 0; d < ndim; ++d) {
+    double f;
     vol *= w[d];
-    if (cm->feat[d] >= 0) {
-      const double f = (cm->feat[d] - lo[d]) / w[d];
-      if (f > GCUBA_CUT_MIN && f < 1 - GCUBA_CUT_MIN) {
-        const double s = (f < 0.5 ? f : 1 - f) * cm->jump[d];
-        any = 1;
-        if (s > part) part = s;
-      }
+    if (gcuba_cut_straddles(cm, d, lo, w, &f)) {
+      const double s = (f < 0.5 ? f : 1 - f) * cm->jump[d];
+      any = 1;
+      if (s > part) part = s;
     }
   }
   if (!any) return;

@@ -255,6 +255,18 @@ GCUBA_HDI int gcuba_cut_searching(const gcuba_cutmap *m, long long nsplit)
   return m->nfeat > 0 && nsplit <= GCUBA_CUT_MAXSEARCH;
 }
 
+/* 1 when the box (lo, w) straddles the known feature along d (more than
+   GCUBA_CUT_MIN of its width on either side), with the fraction of the
+   width there in *q */
+GCUBA_HDI int gcuba_cut_straddles(const gcuba_cutmap *m, int d,
+                                  const double *lo, const double *w,
+                                  double *q)
+{
+  if (!(m->feat[d] >= 0)) return 0;
+  *q = (m->feat[d] - lo[d]) / w[d];
+  return *q > GCUBA_CUT_MIN && *q < 1 - GCUBA_CUT_MIN;
+}
+
 /* the first axis along which the box (lo, w) straddles a known feature,
    and the fraction of the width there in *q; -1 if none */
 GCUBA_HDI int gcuba_cut_known(const gcuba_cutmap *m, int ndim,
@@ -263,13 +275,7 @@ GCUBA_HDI int gcuba_cut_known(const gcuba_cutmap *m, int ndim,
   int d;
   if (!m->nfeat) return -1;
   for (d = 0; d < ndim; ++d)
-    if (m->feat[d] >= 0) {
-      const double f = (m->feat[d] - lo[d]) / w[d];
-      if (f > GCUBA_CUT_MIN && f < 1 - GCUBA_CUT_MIN) {
-        *q = f;
-        return d;
-      }
-    }
+    if (gcuba_cut_straddles(m, d, lo, w, q)) return d;
   return -1;
 }
 
