@@ -27,6 +27,7 @@
    The result is always the final total and its error (Cuba's flags bit 2
    behaviour); prob is Cuba's chi^2 probability of the sequence of
    iteration totals.  This file is part of gcuba. */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,12 +65,21 @@ static int scan_cube(cuhre *t)
   int d, n, rc;
   if (!gcuba_cuhre_scan_fits(c->neval, c->maxeval, ndim, np)) {
     m->ready = 1;
+    t->capped = 1; /* a larger maxeval would scan */
     return 0;
   }
-  while ((n = gcuba_cutmap_lines(m, ndim,
-                                 gcuba_cuhre_scan_room(c->neval, c->maxeval,
-                                                       np),
-                                 lo, w, ax)) > 0) {
+  for (;;) {
+    const gcuba_cutmap before = *m;
+    n = gcuba_cutmap_lines(m, ndim,
+                           gcuba_cuhre_scan_room(c->neval, c->maxeval, np),
+                           lo, w, ax);
+    if (!n) {
+      /* ended by what maxeval leaves, where a larger one would go on */
+      gcuba_cutmap more = before;
+      if (gcuba_cutmap_lines(&more, ndim, LLONG_MAX, lo, w, ax) > 0)
+        t->capped = 1;
+      break;
+    }
     if ((rc = t->ops->search(t->ctx, n, lo, w, ax, cut, found, jump))) {
       m->ready = 1;
       return rc;
@@ -162,9 +172,8 @@ static int choose_thresholds(cuhre *t, gcuba_classify *cl, double excess)
   if (gcuba_cuhre_choose(h, &p, cl, t->cuts ? &t->cm : NULL,
                          gcuba_rule_nevals(&t->rule)))
     return 1;
-  /* cut short by maxeval: not saved (a resumed run with a larger maxeval
-     must follow the uninterrupted path) */
-  if (p.capped) t->capped = 1;
+  /* off the path of a larger maxeval: nothing more is saved */
+  if (p.offpath) t->capped = 1;
   if (p.squeezed)
     gcuba_log(c, 2, "memory for %lld regions: splitting %lld instead of "
               "%lld", t->maxregions, p.room, p.nsplit);
@@ -498,7 +507,8 @@ int gcuba_cuhre_split(cuhre *t, double excess, int worst, long long nleaves)
   if (o == GCUBA_CUHRE_SPLITALL)
     gcuba_cuhre_split_all(&cl);
   else if (o == GCUBA_CUHRE_PLAN) {
-    t->capped = 0;
+    /* every leaf would be split, had maxeval room for it */
+    if (t->st.iter < t->st.nfull || c->neval < c->mineval) t->capped = 1;
     relative_part(t, &cl);
     if ((rc = choose_thresholds(t, &cl, excess)) > 1 || rc < 0) {
       gcuba_fail(c, rc, "classifying the regions");

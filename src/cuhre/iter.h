@@ -30,9 +30,13 @@ typedef struct gcuba_cuhre_t {
   long long minbatch;               /* fewest regions split per iteration */
   gcuba_hist *hist;
   double tm[5];                     /* ms in eval, classify, apply, setup */
-  int capped;                       /* this split was cut short by maxeval:
-                                       its state is not saved, so that a
-                                       resumed run follows the path of an
+  int capped;                       /* maxeval made a choice that a larger
+                                       one would not (a split cut short,
+                                       halvings for cuts, a scan left out
+                                       or ended early): from here on no
+                                       state is saved, so that a run
+                                       resumed with a larger maxeval
+                                       follows the path of an
                                        uninterrupted one */
   /* one dimension: Wynn's epsilon algorithm over the iteration totals */
   int nseq, nres;                   /* terms in seq, results in res */

@@ -11,6 +11,7 @@
 #define GCUBA_CUHRE_POLICY_H
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include "gcuba/hd.h"
 #include "gcuba/detail/combine.h"
@@ -215,6 +216,7 @@ typedef struct gcuba_cuhre_plan {
   long long room;       /* leaves memory holds beyond the kept ones */
   long long evicted;    /* smallest-key leaves finished for memory */
   int capped;           /* cut short by what maxeval leaves */
+  int offpath;          /* split less than a larger maxeval would */
   int squeezed;         /* fewer split than chosen, for memory */
 } gcuba_cuhre_plan;
 
@@ -229,6 +231,7 @@ GCUBA_HD static inline int gcuba_cuhre_plan_split(const gcuba_hist *h,
   gcuba_cuhre_plan *p, gcuba_classify *cl)
 {
   long long nsplit = 0, nkeep = p->n - h->nrel, minbatch, left, cap;
+  long long capfree = LLONG_MAX, mbfree; /* the same without maxeval */
   double keys = 0;
   int j, top, jlo, jhi;
   {
@@ -255,14 +258,14 @@ GCUBA_HD static inline int gcuba_cuhre_plan_split(const gcuba_hist *h,
   /* the most regions this iteration may split: what maxeval leaves, and
      (started small) GROWTH times the evaluations so far */
   left = (p->maxeval - p->neval) / (2 * p->nevals);
-  cap = left;
   if (p->small) {
-    long long grow = (long long)(GCUBA_CUHRE_GROWTH * p->neval /
-                                 (2.0 * p->nevals));
-    if (grow < 1) grow = 1;
-    if (grow < cap) cap = grow;
+    capfree = (long long)(GCUBA_CUHRE_GROWTH * p->neval /
+                          (2.0 * p->nevals));
+    if (capfree < 1) capfree = 1;
   }
+  cap = left < capfree ? left : capfree;
   if (cap < 1) cap = 1; /* the caller checked that one bisection fits */
+  mbfree = minbatch < capfree ? minbatch : capfree;
   if (minbatch > cap) minbatch = cap;
   p->capped = p->squeezed = 0;
   p->evicted = 0;
@@ -275,12 +278,18 @@ GCUBA_HD static inline int gcuba_cuhre_plan_split(const gcuba_hist *h,
     keys += gcuba_hist_keysum(h->count[top], top);
     if ((keys >= p->target && nsplit >= minbatch) || nsplit >= cap) break;
   }
+  /* where a larger maxeval would have split more (the bins' loop
+     stopped at what maxeval leaves before the target and the batch
+     without it were reached, or the batch is cut below them), the path
+     is not that of a larger maxeval (p->offpath) */
+  p->offpath = cap < capfree &&
+               (nsplit > cap ||
+                (top >= jlo && !((keys >= p->target && nsplit >= mbfree) ||
+                                 nsplit >= capfree)));
   if (top < jlo) top = 0;
   if (nsplit > cap) {
     cl->split_max = cap;
     nsplit = cap;
-    /* cut short by maxeval: not saved (a resumed run with a larger
-       maxeval must follow the uninterrupted path) */
     if (cap == left) p->capped = 1;
   }
   cl->split_thresh = top > 0 ? gcuba_hist_edge(top) : 0;
@@ -536,7 +545,7 @@ GCUBA_HD static inline int gcuba_cuhre_relfinish_lower(gcuba_cuhre_state *s,
    gcuba_cuhre_plan_split says, where a searched cut costs
    gcuba_cuhre_split_nevals; when what maxeval leaves does not pay for
    cuts, halvings instead (cl->nocut), a path a resumed run cannot follow
-   (p->capped).  Returns 0, or 1 when memory holds no useful split. */
+   (p->capped, p->offpath).  Returns 0, or 1 when memory holds no useful split. */
 GCUBA_HD static inline int gcuba_cuhre_choose(const gcuba_hist *h,
   gcuba_cuhre_plan *p, gcuba_classify *cl, const gcuba_cutmap *cm,
   int np)
@@ -548,7 +557,7 @@ GCUBA_HD static inline int gcuba_cuhre_choose(const gcuba_hist *h,
     p->nevals = np;
     cl->nocut = 1;
     if (gcuba_cuhre_plan_split(h, p, cl)) return 1;
-    p->capped = 1;
+    p->capped = p->offpath = 1;
   }
   return 0;
 }
