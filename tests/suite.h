@@ -25,11 +25,12 @@ struct suite_adv {
 #define SUITE_ADV_PEAK 2   /* w / ((x - c)^2 + w^2) */
 #define SUITE_ADV_EXPKINK 3 /* exp(-|x - c| / w) */
 
-/* fbox's parameters (suite.inc): the indicator of the box x_i < c[i] for
-   i < n (the rest contribute 1) */
+/* fbox's parameters (suite.inc): the indicator of the box
+   a[i] < x_i < c[i] for i < n (the rest contribute 1) */
 struct suite_box {
   double c[8];
   int n;
+  double a[8]; /* 0: the box x_i < c[i] */
 };
 
 /* the true value of fbox for p */
@@ -37,7 +38,7 @@ static inline double suite_box_truth(const struct suite_box *p)
 {
   double v = 1;
   int i;
-  for (i = 0; i < p->n; ++i) v *= p->c[i];
+  for (i = 0; i < p->n; ++i) v *= p->c[i] - p->a[i];
   return v;
 }
 

@@ -148,6 +148,17 @@ static void check_box(void)
        0.714427412}, 6}, 1e-4},
     {{{0.077902, 0.429731, 0.260398, 0.084422, 0.126886, 0.315291}, 6},
      1e-5},
+    /* boxes a < x < b: lines that cross two faces (one false claim 38
+       times the tolerance off before such lines were followed), and a
+       face 2e-4 beyond a bisection at 1/2 (x6; the sliver beyond it was
+       finished with error 0) */
+    {{{0.47817966386672028, 0.8065911092114314, 0.5041755531240526,
+       0.95816582587361265}, 4, {0.16012012365363859, 0.48949159306899526,
+       0.11420276061562454, 0.27598717784775417}}, 1e-4},
+    {{{0.62466982316158859, 0.79180290970561351, 0.37185521629204094,
+       0.69015042704575669, 0.60574187807187785, 0.5002127006113094}, 6,
+      {0.02, 0.39420767946396096, 0.12869883983238789, 0.43032412904536466,
+       0.02, 0.18867382401306443}}, 1e-4},
   };
   unsigned i;
   for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -155,11 +166,11 @@ static void check_box(void)
     const double truth = suite_box_truth(&p), eps = cases[i].epsrel;
     result r;
     double rel;
-    run(&r, 6, S(fbox), &p, sizeof p, eps, 1e-20, 0, 20000000);
+    run(&r, p.n, S(fbox), &p, sizeof p, eps, 1e-20, 0, 20000000);
     rel = fabs(r.integral - truth) / truth;
     ok(r.fail == 0 && rel <= eps,
-       "a 6D box the central lines miss (%u) at %g: fail %d, neval %lld, "
-       "relative error reported %.2e, true %.2e", i + 1, eps, r.fail,
+       "a %dD box the central lines miss (%u) at %g: fail %d, neval %lld, "
+       "relative error reported %.2e, true %.2e", p.n, i + 1, eps, r.fail,
        r.neval, r.error / truth, rel);
   }
 }

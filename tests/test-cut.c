@@ -56,16 +56,19 @@ static double search(int kind, double u, int *nev, int *nround)
 
 /* ---- the cut map's scan, in 6D */
 #define SD 6
-enum { BOX, SPHERE, GAUSS };
+enum { BOX, INNER, SPHERE, GAUSS };
 static double cube_fn(int kind, const double *c, const double *x)
 {
   double v = 1, r = 0;
   int d;
   for (d = 0; d < SD; ++d) {
     if (kind == BOX && !(x[d] < c[d])) v = 0;
+    if (kind == INNER && !(x[d] > c[d] && x[d] < c[SD + d])) v = 0;
     r += (x[d] - c[d]) * (x[d] - c[d]);
   }
-  return kind == BOX ? v : kind == SPHERE ? fabs(r - 0.125) : exp(-r);
+  return kind == BOX || kind == INNER ? v
+         : kind == SPHERE              ? fabs(r - 0.125)
+                                       : exp(-r);
 }
 
 /* the scan's rounds as a backend runs them; the map, *nlines lines */
@@ -125,6 +128,30 @@ static void check_scan(void)
        "scan: every face of a 6D box %s found, jumps 1 (%d of %d, %d "
        "lines)", b ? "with c below 1/2" : "hidden by a step at 0.031",
        good, SD, n);
+  }
+  {
+    /* a < x < b: the central line along x3 crosses two faces, the
+       others see 0 (x1 = 1/2 lies beyond b); a line of a later round
+       crosses two faces of every other axis */
+    static const double inner[2 * SD] = {
+        0.02, 0.39420767946, 0.12869883983, 0.43032412905, 0.02,
+        0.18867382401, 0.62466982316, 0.79180290971, 0.37185521629,
+        0.69015042705, 0.60574187807, 0.50021270061};
+    m = scan_map(INNER, inner, &n);
+    for (good = 0, d = 0; d < SD; ++d) {
+      const double a = m.feat[d] < m.feat2[d] ? m.feat[d] : m.feat2[d],
+                   b = m.feat[d] < m.feat2[d] ? m.feat2[d] : m.feat[d];
+      const int g = fabs(a - inner[d]) <= 1e-9 &&
+                    fabs(b - inner[SD + d]) <= 1e-9 &&
+                    fabs(m.jump[d] - 1) <= 1e-12 &&
+                    fabs(m.jump2[d] - 1) <= 1e-12;
+      if (!g)
+        diag("x%d: features %.12g, %.12g", d + 1, m.feat[d], m.feat2[d]);
+      good += g;
+    }
+    ok(m.ready && good == SD,
+       "scan: both faces of a 6D box a < x < b on every axis (%d of %d, "
+       "%d lines)", good, SD, n);
   }
   m = scan_map(SPHERE, mid, &n);
   ok(m.ready && n == SD, "scan: a kink on a sphere about the centre, the "

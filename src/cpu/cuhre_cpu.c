@@ -637,7 +637,7 @@ static int search(void *ctx, int n, const double *lo, const double *w,
   for (j = 0; j < n && rc >= 0; ++j) {
     rc = line_search(t, lo + (size_t)j * t->ndim, w + (size_t)j * t->ndim,
                      ax[j], 0, 0, &nev, &cut[j], &jump[j]);
-    found[j] = rc > 0;
+    found[j] = rc > 0 ? rc : 0;
   }
   t->c->neval += nev;
   return rc < 0 ? GCUBA_FAIL_ABORT : 0;

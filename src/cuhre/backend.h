@@ -85,8 +85,9 @@ typedef struct gcuba_cuhre_ops {
   int cuts;
   /* with cuts: the search of gcuba/detail/cut.h along axis ax[j] of the n boxes
      (lo, w)[j*ndim + d] (host arrays, n <= GCUBA_CUT_MAXSEARCH), on
-     component 0: where to cut in cut[j], 1 in found[j] when a jump or a
-     kink lies there, and in jump[j] what gcuba_cut_jump says;
+     component 0: where to cut in cut[j], in found[j] 1 when a jump or a
+     kink lies there (2: a jump, and a second one on the line), and in
+     jump[j] what gcuba_cut_jump says;
      the evaluations added to the call's neval; 0 or a fail code (the
      driver's scan for features) */
   int (*search)(void *ctx, int n, const double *lo, const double *w,

@@ -90,7 +90,10 @@ static int scan_cube(cuhre *t)
     gcuba_log(c, 2, "features on lines across the cube (regions that "
               "straddle one are cut there):");
     for (d = 0; d < ndim; ++d)
-      if (m->feat[d] >= 0)
+      if (m->feat2[d] >= 0)
+        gcuba_log(c, 2, "  x%d = %.17g and %.17g", d + 1, m->feat[d],
+                  m->feat2[d]);
+      else if (m->feat[d] >= 0)
         gcuba_log(c, 2, "  x%d = %.17g", d + 1, m->feat[d]);
   }
   return 0;

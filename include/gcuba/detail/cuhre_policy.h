@@ -609,16 +609,26 @@ GCUBA_HD static inline int gcuba_cuhre_leaf(const double *avg,
    set); else along its split axis `axis' (that of the component that
    chose it), in the middle unless a search along it finds a jump or a
    kink (returns 1 when the caller searches: the map has features and
-   `search' allows it). */
+   `search' allows it).  Where a jump lies in a sliver by a face
+   (gcuba_cut_sliver), the leaf is halved across it until it can be cut
+   there. */
 GCUBA_HD static inline int gcuba_cuhre_cut_leaf(const gcuba_cutmap *cm,
   int ndim, const double *lo, const double *w, int axis, int search,
   int *ax, double *q)
 {
   const int known = cm ? gcuba_cut_known(cm, ndim, lo, w, q) : -1;
+  int d;
   if (known >= 0) {
     *ax = known;
     return 0;
   }
+  if (cm && cm->nfeat)
+    for (d = 0; d < ndim; ++d)
+      if (gcuba_cut_sliver(cm, d, lo, w, q) > 0) {
+        *ax = d;
+        *q = 0.5;
+        return 0;
+      }
   *ax = axis;
   *q = 0.5;
   return cm && search;
@@ -628,7 +638,10 @@ GCUBA_HD static inline int gcuba_cuhre_cut_leaf(const gcuba_cutmap *cm,
    least |its integral| until it is cut there (a rule need not see a kink
    inside a region: gcuba/detail/cut.h), and on component 0 (the one the
    searches read) at least GCUBA_CUT_JSAFE jump[d] times the volume of its
-   smaller part at a jump it straddles.  avg[c], err[c] for c < ncomp. */
+   smaller part at a jump it straddles.  The jump's part counts also at a
+   jump in a sliver by a face (gcuba_cut_sliver: the rule's points all
+   lie on one side; a sliver of a box a < x < b beyond a face at
+   0.5 + 2e-4 was finished with error 0).  avg[c], err[c] for c < ncomp. */
 GCUBA_HD static inline void gcuba_cuhre_floor(const gcuba_cutmap *cm,
   int ndim, const double *lo, const double *w, const double *avg,
   double *err, int ncomp)
@@ -637,17 +650,20 @@ GCUBA_HD static inline void gcuba_cuhre_floor(const gcuba_cutmap *cm,
   int c, d, any = 0;
   if (!cm->nfeat) return;
   for (d = 0; d < ndim; ++d) {
-    double f;
+    double f, s;
+    int k;
     vol *= w[d];
-    if (gcuba_cut_straddles(cm, d, lo, w, &f)) {
-      const double s = (f < 0.5 ? f : 1 - f) * cm->jump[d];
-      any = 1;
-      if (s > part) part = s;
-    }
+    for (k = 0; k < 2; ++k)
+      if (gcuba_cut_at(k ? cm->feat2[d] : cm->feat[d], lo[d], w[d], &f)) {
+        s = (f < 0.5 ? f : 1 - f) * (k ? cm->jump2[d] : cm->jump[d]);
+        any = 1;
+        if (s > part) part = s;
+      }
+    if ((s = gcuba_cut_sliver(cm, d, lo, w, &f)) > part) part = s;
   }
-  if (!any) return;
+  if (!any && part == 0) return;
   for (c = 0; c < ncomp; ++c) {
-    double v = fabs(avg[c]);
+    double v = any ? fabs(avg[c]) : 0;
     if (c == 0 && GCUBA_CUT_JSAFE * part * vol > v)
       v = GCUBA_CUT_JSAFE * part * vol;
     if (!(err[c] >= v)) err[c] = v;

@@ -10,7 +10,11 @@
       integrand may be singular).
    2. Jump: the largest difference of neighbours exceeds GCUBA_CUT_R times
       every other (its neighbours excepted): bisect its interval, keeping
-      the half whose ends differ more, GCUBA_CUT_BISECT times.  After 8
+      the half whose ends differ more, GCUBA_CUT_BISECT times.  Two jumps
+      (the faces of a box a < x < b on a line through it): when the two
+      largest differences exceed GCUBA_CUT_R times every other, the larger
+      is bisected and the search reports found = 2 (a second jump on the
+      line beyond it) or 3 (before it).  After 8
       halvings the difference must still be a quarter of the first, or it
       was a steep slope: the middle; if it grows past 64 times the first,
       a singularity (log |x - c|): the middle too, so that no rule point
@@ -64,7 +68,11 @@ typedef struct gcuba_cut {
                                 difference and range of values */
   double p[6];               /* the zoom's points */
   double cut;                /* the result, once done */
-  int found;                 /* cut is at a jump or a kink */
+  int found;                 /* cut is at a jump or a kink: 1; 2 or 3
+                                when the scan saw a second jump beyond
+                                the cut or before it */
+  int pair;                  /* the scan saw two jumps: 1 the second
+                                beyond the larger, 2 before it */
   double jump;               /* at a jump: its height, else 0 */
   int zero;                  /* the scan's values were all 0 */
 } gcuba_cut;
@@ -74,27 +82,31 @@ typedef struct gcuba_cut {
    lines across the cube are searched as a region is (gcuba_cut_init ..
    gcuba_cut_take), in rounds (gcuba_cutmap_lines, gcuba_cutmap_found):
    1. the cube's central lines, one along each axis;
-   2. if they found nothing and the integrand vanished on one of them,
+   2. after any round in which a line crossed two jumps (found 2 or 3),
+      the part of that line beyond the one it found, on the side of the
+      other: that is feat2[d] (the faces of a box a < x < b);
+   3. if they found nothing and the integrand vanished on one of them,
       the lines near two corners: along d through the point whose other
       coordinates are all e = 1/(2(M+1)) (the scan's first point), and
       through the one where they are all 1 - e: a support confined to a
       corner (a product of steps x_i < c_i with every c_i < 1/2: zero on
       every central line) crosses them;
-   3. while the last round found a feature (twice at most), the lines
+   4. while the last round found a feature (twice at most), the lines
       along each axis without one through the centres of the cells the
       known features make: coordinate j at feat[j] / 2, or at
-      (1 + feat[j]) / 2, 1/2 where axis j has no feature (a step at 0.03
+      (1 + feat[j]) / 2 (with two features, between them or above both),
+      1/2 where axis j has no feature (a step at 0.03
       along x5 hides every other step from the central lines when the
       integrand vanishes beyond it);
-   4. where a feature is known, the ends (1/(M+1) of the line each,
+   5. where a feature is known, the ends (1/(M+1) of the line each,
       beyond the scan's first and last points) of the lines of the axes
       without one: through the centre, or through the cells' centres on
       the side of the features whose lines in round 3 saw fewer that
       vanish everywhere.
    Only an integrand with features (nfeat > 0) has its split regions
    searched; a smooth one costs the central lines and nothing more.  A
-   region that straddles feat[d] (more than GCUBA_CUT_MIN of its width on
-   either side) is split there, along d, without a search, and
+   region that straddles feat[d] or feat2[d] (more than GCUBA_CUT_MIN of
+   its width on either side) is split there, along d, without a search, and
    until then its error is at least |its integral|: a rule need not see a
    kink inside a region (one near a face hides from its points), and the
    null rules of a region it passes for smooth underestimate the error.
@@ -111,13 +123,18 @@ typedef struct gcuba_cutmap {
                        the cells below and above the features */
   double feat[GCUBA_RULE_MAXDIM];
   double jump[GCUBA_RULE_MAXDIM]; /* a jump's height there, 0: a kink */
+  double feat2[GCUBA_RULE_MAXDIM]; /* a second feature along d (round 2),
+                                      -1, or -2 while it is looked for */
+  double jump2[GCUBA_RULE_MAXDIM];
+  int after;        /* the round after GCUBA_SCAN_PAIRS (and after the
+                       round before, when it leaves no pairs) */
 } gcuba_cutmap;
 
-enum { GCUBA_SCAN_CENTRAL = 0, GCUBA_SCAN_CORNERS, GCUBA_SCAN_CELLS,
-       GCUBA_SCAN_ENDS, GCUBA_SCAN_DONE };
+enum { GCUBA_SCAN_CENTRAL = 0, GCUBA_SCAN_PAIRS, GCUBA_SCAN_CORNERS,
+       GCUBA_SCAN_CELLS, GCUBA_SCAN_ENDS, GCUBA_SCAN_DONE };
 /* the most rounds of a scan, and lines of one round (per dimension) */
 #define GCUBA_SCAN_NCELL 2
-#define GCUBA_SCAN_ROUNDS (3 + GCUBA_SCAN_NCELL)
+#define GCUBA_SCAN_ROUNDS (4 + GCUBA_SCAN_NCELL)
 #define GCUBA_SCAN_LINES 2
 
 GCUBA_HDI void gcuba_cutmap_init(gcuba_cutmap *m)
@@ -126,7 +143,9 @@ GCUBA_HDI void gcuba_cutmap_init(gcuba_cutmap *m)
   m->ready = m->nfeat = 0;
   m->round = GCUBA_SCAN_CENTRAL;
   m->ncell = m->nlines = m->side = 0;
-  for (d = 0; d < GCUBA_RULE_MAXDIM; ++d) m->feat[d] = -1, m->jump[d] = 0;
+  m->after = GCUBA_SCAN_DONE;
+  for (d = 0; d < GCUBA_RULE_MAXDIM; ++d)
+    m->feat[d] = m->feat2[d] = -1, m->jump[d] = m->jump2[d] = 0;
 }
 
 /* line n of a round: along ax through the point p (box lo, w: [0, 1]
@@ -159,6 +178,11 @@ GCUBA_HDI int gcuba_cutmap_lines(gcuba_cutmap *m, int ndim, long long room,
       for (j = 0; j < ndim; ++j) p[j] = 0.5;
       for (d = 0; d < ndim; ++d) gcuba_cutmap_line_(ndim, n++, d, p, lo, w, ax);
       break;
+    case GCUBA_SCAN_PAIRS:
+      /* gcuba_cutmap_found left their lines in lo, w, ax */
+      n = m->nlines;
+      if (!n) m->round = m->after;
+      break;
     case GCUBA_SCAN_CORNERS:
       for (d = 0; d < ndim; ++d)
         for (k = 0; k < 2; ++k) {
@@ -170,9 +194,13 @@ GCUBA_HDI int gcuba_cutmap_lines(gcuba_cutmap *m, int ndim, long long room,
       for (d = 0; d < ndim; ++d)
         if (m->feat[d] < 0)
           for (k = 0; k < 2; ++k) {
-            for (j = 0; j < ndim; ++j)
-              p[j] = m->feat[j] < 0 ? 0.5
-                     : k ? 0.5 * (1 + m->feat[j]) : 0.5 * m->feat[j];
+            for (j = 0; j < ndim; ++j) {
+              const double a = m->feat[j], b = m->feat2[j];
+              p[j] = a < 0    ? 0.5
+                     : b >= 0 ? (k ? 0.5 * (1 + (a > b ? a : b))
+                                   : 0.5 * (a + b))
+                     : k ? 0.5 * (1 + a) : 0.5 * a;
+            }
             gcuba_cutmap_line_(ndim, n++, d, p, lo, w, ax);
           }
       if (!n) m->round = GCUBA_SCAN_ENDS;
@@ -208,41 +236,72 @@ GCUBA_HDI int gcuba_cutmap_lines(gcuba_cutmap *m, int ndim, long long room,
    features, the next round.  The corner lines take jumps alone: a kink
    away from the central lines (|x|^2 - r^2 on a sphere about a corner)
    costs more cuts than its error estimate gains. */
-GCUBA_HDI void gcuba_cutmap_found(gcuba_cutmap *m, int ndim,
-                                  const double *lo, const double *w,
-                                  const int *ax, const double *cut,
+GCUBA_HDI void gcuba_cutmap_found(gcuba_cutmap *m, int ndim, double *lo,
+                                  double *w, int *ax, const double *cut,
                                   const int *found, const double *jump)
 {
-  int j, fresh = 0, zero = 0, zside[2] = {0, 0};
+  int j, d, fresh = 0, zero = 0, pairs = 0, zside[2] = {0, 0}, next;
   for (j = 0; j < m->nlines; ++j) {
-    const int d = ax[j];
+    const double x =
+        lo[(long)j * ndim + ax[j]] + w[(long)j * ndim + ax[j]] * cut[j];
+    d = ax[j];
     if (jump[j] < 0) zero = 1, ++zside[j & 1];
+    if (m->round == GCUBA_SCAN_PAIRS) {
+      if (found[j] && m->feat2[d] == -2) {
+        m->feat2[d] = x;
+        m->jump2[d] = jump[j] > 0 ? jump[j] : 0;
+      }
+      continue;
+    }
     if (found[j] && m->feat[d] < 0 &&
         (m->round != GCUBA_SCAN_CORNERS || jump[j] > 0)) {
-      m->feat[d] = lo[(long)j * ndim + d] + w[(long)j * ndim + d] * cut[j];
+      m->feat[d] = x;
       m->jump[d] = jump[j] > 0 ? jump[j] : 0;
       ++m->nfeat;
       ++fresh;
+      if (found[j] >= 2) {
+        /* the next round's line pairs: the part of this one beyond x on
+           the side of the other jump, in place (pairs <= j) */
+        const long o = (long)pairs * ndim, q = (long)j * ndim;
+        int i;
+        for (i = 0; i < ndim; ++i) lo[o + i] = lo[q + i], w[o + i] = w[q + i];
+        if (found[j] == 2) {
+          w[o + d] = lo[q + d] + w[q + d] - x;
+          lo[o + d] = x;
+        } else
+          w[o + d] = x - lo[q + d];
+        ax[pairs++] = d;
+        m->feat2[d] = -2;
+      }
     }
   }
-  m->nlines = 0;
+  m->nlines = pairs;
   switch (m->round) {
+  case GCUBA_SCAN_PAIRS:
+    for (d = 0; d < ndim; ++d)
+      if (m->feat2[d] == -2) m->feat2[d] = -1;
+    m->nlines = 0;
+    m->round = m->after;
+    return;
   case GCUBA_SCAN_CENTRAL:
-    m->round = m->nfeat ? GCUBA_SCAN_CELLS
-               : zero   ? GCUBA_SCAN_CORNERS
-                        : GCUBA_SCAN_DONE;
+    next = m->nfeat ? GCUBA_SCAN_CELLS
+           : zero   ? GCUBA_SCAN_CORNERS
+                    : GCUBA_SCAN_DONE;
     break;
   case GCUBA_SCAN_CORNERS:
-    m->round = m->nfeat ? GCUBA_SCAN_CELLS : GCUBA_SCAN_DONE;
+    next = m->nfeat ? GCUBA_SCAN_CELLS : GCUBA_SCAN_DONE;
     break;
   case GCUBA_SCAN_CELLS:
     /* (the lines alternate below and above the features) */
     m->side = zside[0] < zside[1] ? 1 : zside[1] < zside[0] ? 2 : 0;
-    if (!fresh || ++m->ncell >= GCUBA_SCAN_NCELL) m->round = GCUBA_SCAN_ENDS;
+    next = !fresh || ++m->ncell >= GCUBA_SCAN_NCELL ? GCUBA_SCAN_ENDS
+                                                    : GCUBA_SCAN_CELLS;
     break;
   default:
-    m->round = GCUBA_SCAN_DONE;
+    next = GCUBA_SCAN_DONE;
   }
+  m->after = next;
+  m->round = pairs ? GCUBA_SCAN_PAIRS : next;
 }
 
 /* the most regions an iteration searches: one that splits more halves
@@ -255,16 +314,47 @@ GCUBA_HDI int gcuba_cut_searching(const gcuba_cutmap *m, long long nsplit)
   return m->nfeat > 0 && nsplit <= GCUBA_CUT_MAXSEARCH;
 }
 
-/* 1 when the box (lo, w) straddles the known feature along d (more than
+/* 1 when the interval [lo, lo + w] straddles x >= 0 (more than
    GCUBA_CUT_MIN of its width on either side), with the fraction of the
    width there in *q */
+GCUBA_HDI int gcuba_cut_at(double x, double lo, double w, double *q)
+{
+  if (!(x >= 0)) return 0;
+  *q = (x - lo) / w;
+  return *q > GCUBA_CUT_MIN && *q < 1 - GCUBA_CUT_MIN;
+}
+
+/* the known feature along d that the box (lo, w) straddles: 1 (feat[d]),
+   2 (feat2[d]) or 0, with the fraction of the width there in *q */
 GCUBA_HDI int gcuba_cut_straddles(const gcuba_cutmap *m, int d,
                                   const double *lo, const double *w,
                                   double *q)
 {
-  if (!(m->feat[d] >= 0)) return 0;
-  *q = (m->feat[d] - lo[d]) / w[d];
-  return *q > GCUBA_CUT_MIN && *q < 1 - GCUBA_CUT_MIN;
+  return gcuba_cut_at(m->feat[d], lo[d], w[d], q)    ? 1
+         : gcuba_cut_at(m->feat2[d], lo[d], w[d], q) ? 2
+                                                     : 0;
+}
+
+/* A jump within GCUBA_CUT_MIN of a face of the box (lo, w), more than
+   GCUBA_CUT_SLIVER of its width inside: no cut is made there, and the
+   rule's points may all lie on one side.  The height times the fraction
+   of the width on its smaller side, 0 if none along d; *q the fraction. */
+#define GCUBA_CUT_SLIVER 1e-9
+GCUBA_HDI double gcuba_cut_sliver(const gcuba_cutmap *m, int d,
+                                  const double *lo, const double *w,
+                                  double *q)
+{
+  double best = 0;
+  int k;
+  for (k = 0; k < 2; ++k) {
+    const double x = k ? m->feat2[d] : m->feat[d],
+                 j = k ? m->jump2[d] : m->jump[d];
+    const double f = (x - lo[d]) / w[d], g = f < 0.5 ? f : 1 - f;
+    if (x >= 0 && j > 0 && g > GCUBA_CUT_SLIVER && g <= GCUBA_CUT_MIN &&
+        g * j > best)
+      best = g * j, *q = f;
+  }
+  return best;
 }
 
 /* the first axis along which the box (lo, w) straddles a known feature,
@@ -282,7 +372,7 @@ GCUBA_HDI int gcuba_cut_known(const gcuba_cutmap *m, int ndim,
 GCUBA_HDI void gcuba_cut_init(gcuba_cut *s)
 {
   s->phase = GCUBA_CUT_SCAN;
-  s->step = s->kink = s->np = s->found = 0;
+  s->step = s->kink = s->np = s->found = s->pair = 0;
   s->a = s->b = s->ga = s->gb = s->j0 = s->A = s->B = s->bm0 = s->r0 = 0;
   s->cut = 0.5;
   s->jump = 0;
@@ -355,6 +445,27 @@ GCUBA_HDI void gcuba_cut_take(gcuba_cut *s, const double *g)
                         g[km], g[km + 1], 0);
       return;
     }
+    if (km >= 0 && second > 0) {
+      /* two jumps: the second largest difference km2 and the largest
+         of the others (neither's neighbours) */
+      int km2 = -1;
+      double third = 0;
+      for (k = 0; k < M; ++k)
+        if ((k < km - 1 || k > km + 1) && fabs(g[k + 1] - g[k]) == second) {
+          km2 = k;
+          break;
+        }
+      for (k = 0; k < M; ++k)
+        if ((k < km - 1 || k > km + 1) && (k < km2 - 1 || k > km2 + 1) &&
+            fabs(g[k + 1] - g[k]) > third)
+          third = fabs(g[k + 1] - g[k]);
+      if (second > GCUBA_CUT_R * third) {
+        gcuba_cut_bisect_(s, (km + 0.5) / (M + 1), (km + 1.5) / (M + 1),
+                          g[km], g[km + 1], 0);
+        s->pair = km2 > km ? 1 : 2;
+        return;
+      }
+    }
     /* a kink: one second difference above all others */
     best = second = 0;
     km = -1;
@@ -395,7 +506,7 @@ GCUBA_HDI void gcuba_cut_take(gcuba_cut *s, const double *g)
     }
     if (s->step >= (s->kink ? GCUBA_CUT_KBISECT : GCUBA_CUT_BISECT)) {
       gcuba_cut_done_(s, 0.5 * (s->a + s->b));
-      s->found = 1;
+      s->found = 1 + s->pair;
       s->jump = fabs(s->gb - s->ga);
     }
     return;

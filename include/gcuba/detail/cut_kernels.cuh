@@ -18,7 +18,8 @@ struct gcuba_cut_launch {
                                  component comp, >= 0 to leave it; out:
                                  the fraction of the width to cut at */
   int *found;                 /* NULL, or [i]: 1 when cut[i] is at a jump
-                                 or a kink */
+                                 or a kink, 2 at a jump with a second
+                                 one on the line */
   unsigned long long *nev;    /* evaluations, added */
   void *userdata;             /* device-accessible */
   int *status;                /* GCUBA_ST_ABORT, OR-ed */
@@ -94,7 +95,7 @@ __global__ void __launch_bounds__(32 * GCUBA_CUT_WARPS)
   {
     const int done = !sbad[wp] && cs.phase == GCUBA_CUT_DONE;
     a.cut[i] = done ? cs.cut : 0.5;
-    if (a.found) a.found[i] = done && cs.found;
+    if (a.found) a.found[i] = done ? cs.found : 0;
     if (a.jump) a.jump[i] = done ? gcuba_cut_jump(&cs) : 0;
   }
   atomicAdd(&a.nev[b], nev);
