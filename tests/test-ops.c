@@ -181,6 +181,14 @@ static void check_boxes(int ntab)
     for (j = 0; j < 5; ++j) {
       const double u = (i * 5 + j + 1) * 0.618033988749895;
       box[i].c[j] = 0.05 + 0.9 * (u - floor(u));
+      box[i].a[j] = 0;
+      if (i % 3 == 2) {
+        /* a box a < x < c about the centre: the central lines cross two
+           faces (the scan's pairs) */
+        const double v = 1.3 * u;
+        box[i].a[j] = 0.05 + 0.4 * (u - floor(u));
+        box[i].c[j] = 0.95 - 0.4 * (v - floor(v));
+      }
     }
   }
   for (t = 0; t < ntab; ++t) {
