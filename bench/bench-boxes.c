@@ -1,13 +1,15 @@
 /* bench/bench-boxes.c -- gCuhre on products of steps and kinks at a
    different point on every axis (bench/boxes.h), which the cube's central
-   lines may all miss: for each kind (step with w = 0 or 0.25, kink with
-   w = 0.01), d = 4..8 and --instances instances (20), the points c[i]
-   uniform in (0, 1) from a fixed sequence, at epsrel 1e-3, 1e-4, 1e-5,
+   lines may all miss: for each kind (step, mixed and inner with w = 0
+   or 0.25, kink with w = 0.01), d = 4..8 and --instances instances (20),
+   the points uniform in (0, 1) from a fixed sequence (inner: widths
+   0.2 .. 0.7), at epsrel 1e-3, 1e-4, 1e-5,
    maxeval 2e7, key 0.  Per kind and dimension and in all: calls,
    converged (fail = 0), honest (fail = 0 and the true relative error
    within epsrel), false claims, the worst false claim, evaluations.
 
    Options: --backend cpu|gpu|auto  --threads N  --instances N
+   --kinds step,kink,mixed,inner (the kinds run; all by default)
    --maxeval N  --per-call FILE (one line per call: kind d w epsrel fail
    neval estimate error true_relerr, to compare two builds call for
    call).  This file is part of gcuba. */
@@ -55,6 +57,7 @@ int main(int argc, char **argv)
   const char *percall = NULL;
   long long maxeval = 20000000;
   int ninst = 20, threads = -1, i, k, d, e;
+  const char *only = NULL; /* --kinds: a comma-separated list */
   FILE *pc = NULL;
   gintegrand_t f = boxes_c;
   static tally s[BOX_KINDS][DMAX + 1], all;
@@ -63,7 +66,8 @@ int main(int argc, char **argv)
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--help") || !v) {
       printf("usage: bench-boxes [--backend cpu|gpu|auto] [--threads N] "
-             "[--instances N] [--maxeval N] [--per-call FILE]\n");
+             "[--instances N] [--maxeval N] [--per-call FILE] "
+             "[--kinds step,kink,mixed,inner]\n");
       return !strcmp(a, "--help") ? 0 : 2;
     }
     ++i;
@@ -72,6 +76,7 @@ int main(int argc, char **argv)
     else if (!strcmp(a, "--instances")) ninst = atoi(v);
     else if (!strcmp(a, "--maxeval")) maxeval = (long long)atof(v);
     else if (!strcmp(a, "--per-call")) percall = v;
+    else if (!strcmp(a, "--kinds")) only = v;
     else {
       fprintf(stderr, "bench-boxes: unknown option %s\n", a);
       return 2;
@@ -99,7 +104,14 @@ int main(int argc, char **argv)
           p.kind = k;
           p.n = d;
           for (j = 0; j < d; ++j) p.c[j] = next_u(&seed);
+          for (j = 0; j < d; ++j) /* inner: widths 0.2 .. 0.7 */
+            if (k == BOX_INNER) {
+              p.a[j] = 0.3 * p.c[j];
+              p.c[j] = p.a[j] + 0.2 + 0.5 * next_u(&seed);
+            } else
+              p.a[j] = 0;
           p.w = k == BOX_KINK ? 0.01 : next_u(&seed) < 0.5 ? 0 : 0.25;
+          if (only && !strstr(only, box_names[k])) continue;
           truth = boxes_truth(&p);
           gcuba_userdata_size(sizeof p);
           llgCuhre(d, 1, f, &p, 1, eps, 0, 0, 0, maxeval, 0, NULL, NULL,
@@ -137,6 +149,7 @@ int main(int argc, char **argv)
     for (d = DMIN; d <= DMAX; ++d) {
       const tally *q = k < BOX_KINDS ? &s[k][d] : &all;
       if (k == BOX_KINDS && d > DMIN) break;
+      if (!q->calls) continue; /* a kind --kinds left out */
       printf("%-6s %3s %6d %6d %6d %6d %12.0f  ",
              k < BOX_KINDS ? box_names[k] : "all",
              k < BOX_KINDS ? (char[4]){(char)('0' + d), 0} : "*", q->calls,

@@ -2,6 +2,9 @@
    every axis, the sweep of bench-boxes: over the first n axes
      step   x_i < c[i] ? 1 : w     (w = 0: the indicator of a box)
      kink   |x_i - c[i]| + w
+     mixed  as step on even axes, x_i > c[i] ? 1 : w on odd ones (a box
+            at a corner other than 0 and 1)
+     inner  a[i] < x_i < c[i] ? 1 : w  (a box inside the cube)
    and the analytic value.  Header only, C99/C++/nvcc: BOXES_GCUBA_INTEGRAND
    (name) after gcuba.h defines the integrand, the instance through
    userdata.  This file is part of gcuba. */
@@ -11,12 +14,13 @@
 #include <math.h>
 
 #define BOXES_MAXD 8
-enum { BOX_STEP, BOX_KINK, BOX_KINDS };
-static const char *const box_names[BOX_KINDS] = {"step", "kink"};
+enum { BOX_STEP, BOX_KINK, BOX_MIXED, BOX_INNER, BOX_KINDS };
+static const char *const box_names[BOX_KINDS] = {"step", "kink", "mixed",
+                                                 "inner"};
 
 struct boxes {
   int kind, n;
-  double c[BOXES_MAXD], w;
+  double a[BOXES_MAXD], c[BOXES_MAXD], w; /* a: inner's lower faces */
 };
 
 #define BOXES_GCUBA_INTEGRAND(name)                                         \
@@ -29,7 +33,10 @@ struct boxes {
     (void)ncomp;                                                         \
     for (i = 0; i < p->n && i < *ndim; ++i) {                            \
       const double u = x[i] - p->c[i];                                   \
-      v *= p->kind == BOX_STEP ? (u < 0 ? 1 : p->w) : fabs(u) + p->w;    \
+      const int in = p->kind == BOX_MIXED && (i & 1) ? u > 0             \
+                     : p->kind == BOX_INNER ? u < 0 && x[i] > p->a[i]    \
+                                            : u < 0;                     \
+      v *= p->kind == BOX_KINK ? fabs(u) + p->w : in ? 1 : p->w;         \
     }                                                                    \
     f[0] = v;                                                            \
     return 0;                                                            \
@@ -42,8 +49,11 @@ static double boxes_truth(const struct boxes *p)
   int i;
   for (i = 0; i < p->n; ++i) {
     const double c = p->c[i], w = p->w;
-    v *= p->kind == BOX_STEP ? c + w * (1 - c)
-                             : 0.5 * (c * c + (1 - c) * (1 - c)) + w;
+    const double in = p->kind == BOX_MIXED && (i & 1) ? 1 - c
+                      : p->kind == BOX_INNER             ? c - p->a[i]
+                                                         : c;
+    v *= p->kind == BOX_KINK ? 0.5 * (c * c + (1 - c) * (1 - c)) + w
+                             : in + w * (1 - in);
   }
   return v;
 }

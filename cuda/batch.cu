@@ -392,7 +392,7 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
         break;
       mark(&P, T_EVALUATED);
       /* the scan of the cube's lines at the new integrals' first split */
-      for (k = 0; scan && !rc && k < GCUBA_SCAN_ROUNDS; ++k)
+      for (k = 0; scan && !rc && k < gcuba_cutmap_rounds(ndim); ++k)
         if (!(rc = search(&P, &g, lines, 1, duser, stride)))
           rc = GCUBA_CK(c, gcuba_b_scan_next(&g, m, P.stream));
       if (rc) break;

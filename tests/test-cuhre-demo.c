@@ -137,7 +137,8 @@ static void check_adversarial(void)
    The lines through the slabs the step at x5 makes find the others.  The
    second's c_i are all below 1/2 (issue 48's false claim: 4% off at
    1e-5): it vanishes on every central line, and the lines near the
-   corner find its faces. */
+   corner find its faces.  The last is at a corner with both 0 and 1
+   among its coordinates. */
 static void check_box(void)
 {
   static const struct {
@@ -159,6 +160,11 @@ static void check_box(void)
        0.69015042704575669, 0.60574187807187785, 0.5002127006113094}, 6,
       {0.02, 0.39420767946396096, 0.12869883983238789, 0.43032412904536466,
        0.02, 0.18867382401306443}}, 1e-4},
+    /* x_i < c_i on x1, x3, x5 and x_i > c_i on x2, x4: a box at a corner
+       that neither diagonal's lines meet (claimed 4.6% off at 1e-5 before
+       the lines through the other corners' points) */
+    {{{0.30641347169876099, 1, 0.082547545433044434, 1, 0.5771479606628418},
+      5, {0, 0.9177405834197998, 0, 0.37550240755081177, 0}}, 1e-5},
   };
   unsigned i;
   for (i = 0; i < sizeof cases / sizeof cases[0]; ++i) {

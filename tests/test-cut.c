@@ -56,7 +56,7 @@ static double search(int kind, double u, int *nev, int *nround)
 
 /* ---- the cut map's scan, in 6D */
 #define SD 6
-enum { BOX, INNER, SPHERE, GAUSS };
+enum { BOX, INNER, MIXED, SPHERE, GAUSS };
 static double cube_fn(int kind, const double *c, const double *x)
 {
   double v = 1, r = 0;
@@ -64,14 +64,17 @@ static double cube_fn(int kind, const double *c, const double *x)
   for (d = 0; d < SD; ++d) {
     if (kind == BOX && !(x[d] < c[d])) v = 0;
     if (kind == INNER && !(x[d] > c[d] && x[d] < c[SD + d])) v = 0;
+    if (kind == MIXED && !(d & 1 ? x[d] > c[d] : x[d] < c[d])) v = 0;
     r += (x[d] - c[d]) * (x[d] - c[d]);
   }
-  return kind == BOX || kind == INNER ? v
+  return kind <= MIXED ? v
          : kind == SPHERE              ? fabs(r - 0.125)
                                        : exp(-r);
 }
 
-/* the scan's rounds as a backend runs them; the map, *nlines lines */
+/* the scan's rounds as a backend runs them; the map, *nlines lines in
+   scan_rounds rounds */
+static int scan_rounds;
 static gcuba_cutmap scan_map(int kind, const double *c, int *nlines)
 {
   double lo[GCUBA_SCAN_LINES * SD * SD], w[GCUBA_SCAN_LINES * SD * SD];
@@ -79,9 +82,10 @@ static gcuba_cutmap scan_map(int kind, const double *c, int *nlines)
   int ax[GCUBA_SCAN_LINES * SD], found[GCUBA_SCAN_LINES * SD], n, j, d, k;
   gcuba_cutmap m;
   gcuba_cutmap_init(&m);
-  *nlines = 0;
+  *nlines = scan_rounds = 0;
   while ((n = gcuba_cutmap_lines(&m, SD, 1LL << 40, lo, w, ax)) > 0) {
     *nlines += n;
+    ++scan_rounds;
     for (j = 0; j < n; ++j) {
       gcuba_cut s;
       double t[GCUBA_CUT_MAXPTS], g[GCUBA_CUT_MAXPTS], x[SD];
@@ -152,6 +156,24 @@ static void check_scan(void)
     ok(m.ready && good == SD,
        "scan: both faces of a 6D box a < x < b on every axis (%d of %d, "
        "%d lines)", good, SD, n);
+  }
+  {
+    /* x_i < c_i on even axes, x_i > c_i on odd ones: no central or
+       diagonal corner line meets it; the lines through the other
+       corners' points find one (the anchor), and every face from there */
+    static const double mixed[SD] = {0.3064, 0.9177, 0.0825,
+                                     0.3755, 0.5771, 0.7123};
+    m = scan_map(MIXED, mixed, &n);
+    for (good = 0, d = 0; d < SD; ++d) {
+      const int g = fabs(m.feat[d] - mixed[d]) <= 1e-9 &&
+                    fabs(m.jump[d] - 1) <= 1e-12;
+      if (!g) diag("x%d: feature %.12g", d + 1, m.feat[d]);
+      good += g;
+    }
+    ok(m.ready && good == SD && scan_rounds <= gcuba_cutmap_rounds(SD),
+       "scan: every face of a 6D box at a mixed corner (%d of %d, %d "
+       "lines, %d rounds of at most %d)", good, SD, n, scan_rounds,
+       gcuba_cutmap_rounds(SD));
   }
   m = scan_map(SPHERE, mid, &n);
   ok(m.ready && n == SD, "scan: a kink on a sphere about the centre, the "

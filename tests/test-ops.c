@@ -156,7 +156,7 @@ static void batch(int t, int nreg[], long long nev[], int fail[], double I[],
                 1e-20, 0, 0, 300000, 0, nreg, nev, fail, I, E, P);
 }
 
-/* ---- gCuhreBatch: boxes [0, c) in 5D (fbox), their features found by the
+/* ---- gCuhreBatch: boxes in 5D (fbox), their features found by the
    scan's rounds (gcuba/detail/cut.h) and bounded by their jumps */
 #define NBOX 12
 static struct suite_box box[NBOX];
@@ -182,6 +182,12 @@ static void check_boxes(int ntab)
       const double u = (i * 5 + j + 1) * 0.618033988749895;
       box[i].c[j] = 0.05 + 0.9 * (u - floor(u));
       box[i].a[j] = 0;
+      if (i % 3 == 1 && (j & 1)) {
+        /* x > c on x2 and x4: a box at a mixed corner, found from the
+           lines through the corners' points (the scan's anchor) */
+        box[i].a[j] = box[i].c[j];
+        box[i].c[j] = 1;
+      }
       if (i % 3 == 2) {
         /* a box a < x < c about the centre: the central lines cross two
            faces (the scan's pairs) */

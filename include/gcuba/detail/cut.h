@@ -91,17 +91,24 @@ typedef struct gcuba_cut {
       through the one where they are all 1 - e: a support confined to a
       corner (a product of steps x_i < c_i with every c_i < 1/2: zero on
       every central line) crosses them;
-   4. while the last round found a feature (twice at most), the lines
+   4. if they found nothing either, and ndim <= GCUBA_SCAN_NORTH_DIM, the
+      lines along x1 through the other corners' points (coordinates j > 1
+      at e or 1 - e, all 2^(ndim-1) - 2 patterns, GCUBA_SCAN_LINES ndim
+      a round) until one finds a jump or sees the integrand: that point
+      is the anchor (a support at a corner with x_i < c_i on some axes
+      and x_i > c_i on others);
+   5. while the last round found a feature (twice at most), the lines
       along each axis without one through the centres of the cells the
       known features make: coordinate j at feat[j] / 2, or at
       (1 + feat[j]) / 2 (with two features, between them or above both),
-      1/2 where axis j has no feature (a step at 0.03
+      the anchor's (1/2 unless round 4 set it) where axis j has no
+      feature (a step at 0.03
       along x5 hides every other step from the central lines when the
       integrand vanishes beyond it);
-   5. where a feature is known, the ends (1/(M+1) of the line each,
+   6. where a feature is known, the ends (1/(M+1) of the line each,
       beyond the scan's first and last points) of the lines of the axes
-      without one: through the centre, or through the cells' centres on
-      the side of the features whose lines in round 3 saw fewer that
+      without one: through the anchor, or through the cells' centres on
+      the side of the features whose lines in round 5 saw fewer that
       vanish everywhere.
    Only an integrand with features (nfeat > 0) has its split regions
    searched; a smooth one costs the central lines and nothing more.  A
@@ -128,14 +135,35 @@ typedef struct gcuba_cutmap {
   double jump2[GCUBA_RULE_MAXDIM];
   int after;        /* the round after GCUBA_SCAN_PAIRS (and after the
                        round before, when it leaves no pairs) */
+  int orth;         /* the corner patterns round 4 searched */
+  double anchor[GCUBA_RULE_MAXDIM]; /* where lines without a feature
+                                       cross (round 4; else 1/2) */
 } gcuba_cutmap;
 
 enum { GCUBA_SCAN_CENTRAL = 0, GCUBA_SCAN_PAIRS, GCUBA_SCAN_CORNERS,
-       GCUBA_SCAN_CELLS, GCUBA_SCAN_ENDS, GCUBA_SCAN_DONE };
+       GCUBA_SCAN_CELLS, GCUBA_SCAN_ENDS, GCUBA_SCAN_DONE,
+       GCUBA_SCAN_ORTHANTS };
 /* the most rounds of a scan, and lines of one round (per dimension) */
 #define GCUBA_SCAN_NCELL 2
-#define GCUBA_SCAN_ROUNDS (4 + GCUBA_SCAN_NCELL)
 #define GCUBA_SCAN_LINES 2
+/* round 4 runs where its lines take at most GCUBA_SCAN_NORTH rounds */
+#define GCUBA_SCAN_NORTH 8
+#define GCUBA_SCAN_NORTH_DIM 8
+
+/* the lines of round 4 (corner patterns), 0 where it does not run */
+GCUBA_HDI int gcuba_cutmap_north(int ndim)
+{
+  return ndim >= 3 && ndim <= GCUBA_SCAN_NORTH_DIM
+             ? (1 << (ndim - 1)) - 2
+             : 0;
+}
+
+/* the most rounds of a scan in ndim dimensions */
+GCUBA_HDI int gcuba_cutmap_rounds(int ndim)
+{
+  const int per = GCUBA_SCAN_LINES * ndim;
+  return 4 + GCUBA_SCAN_NCELL + (gcuba_cutmap_north(ndim) + per - 1) / per;
+}
 
 GCUBA_HDI void gcuba_cutmap_init(gcuba_cutmap *m)
 {
@@ -144,8 +172,11 @@ GCUBA_HDI void gcuba_cutmap_init(gcuba_cutmap *m)
   m->round = GCUBA_SCAN_CENTRAL;
   m->ncell = m->nlines = m->side = 0;
   m->after = GCUBA_SCAN_DONE;
-  for (d = 0; d < GCUBA_RULE_MAXDIM; ++d)
+  m->orth = 0;
+  for (d = 0; d < GCUBA_RULE_MAXDIM; ++d) {
     m->feat[d] = m->feat2[d] = -1, m->jump[d] = m->jump2[d] = 0;
+    m->anchor[d] = 0.5;
+  }
 }
 
 /* line n of a round: along ax through the point p (box lo, w: [0, 1]
@@ -190,13 +221,25 @@ GCUBA_HDI int gcuba_cutmap_lines(gcuba_cutmap *m, int ndim, long long room,
           gcuba_cutmap_line_(ndim, n++, d, p, lo, w, ax);
         }
       break;
+    case GCUBA_SCAN_ORTHANTS:
+      /* x1 through (., e or 1 - e, ...): pattern k + 1's bits */
+      for (; m->orth < gcuba_cutmap_north(ndim) &&
+             n < GCUBA_SCAN_LINES * ndim;
+           ++m->orth) {
+        p[0] = 0.5;
+        for (j = 1; j < ndim; ++j)
+          p[j] = (m->orth + 1) >> (j - 1) & 1 ? 1 - e : e;
+        gcuba_cutmap_line_(ndim, n++, 0, p, lo, w, ax);
+      }
+      if (!n) m->round = GCUBA_SCAN_DONE;
+      break;
     case GCUBA_SCAN_CELLS:
       for (d = 0; d < ndim; ++d)
         if (m->feat[d] < 0)
-          for (k = 0; k < 2; ++k) {
+          for (k = 0; k < (m->nfeat ? 2 : 1); ++k) {
             for (j = 0; j < ndim; ++j) {
               const double a = m->feat[j], b = m->feat2[j];
-              p[j] = a < 0    ? 0.5
+              p[j] = a < 0    ? m->anchor[j]
                      : b >= 0 ? (k ? 0.5 * (1 + (a > b ? a : b))
                                    : 0.5 * (a + b))
                      : k ? 0.5 * (1 + a) : 0.5 * a;
@@ -209,8 +252,10 @@ GCUBA_HDI int gcuba_cutmap_lines(gcuba_cutmap *m, int ndim, long long room,
       /* the scan's points keep 1/(2(M+1)) from the faces: the ends,
          1/(M+1) of the line each, of the lines without a feature */
       for (j = 0; j < ndim; ++j)
-        p[j] = m->feat[j] < 0 || !m->side ? 0.5
-               : m->side == 2 ? 0.5 * (1 + m->feat[j]) : 0.5 * m->feat[j];
+        p[j] = m->feat[j] < 0 ? m->anchor[j]
+               : !m->side     ? 0.5
+               : m->side == 2 ? 0.5 * (1 + m->feat[j])
+                              : 0.5 * m->feat[j];
       for (d = 0; d < ndim; ++d)
         if (m->feat[d] < 0)
           for (k = 0; k < 2; ++k, ++n) {
@@ -241,11 +286,22 @@ GCUBA_HDI void gcuba_cutmap_found(gcuba_cutmap *m, int ndim, double *lo,
                                   const int *found, const double *jump)
 {
   int j, d, fresh = 0, zero = 0, pairs = 0, zside[2] = {0, 0}, next;
+  int anchored = 0;
   for (j = 0; j < m->nlines; ++j) {
     const double x =
         lo[(long)j * ndim + ax[j]] + w[(long)j * ndim + ax[j]] * cut[j];
     d = ax[j];
     if (jump[j] < 0) zero = 1, ++zside[j & 1];
+    if (m->round == GCUBA_SCAN_ORTHANTS) {
+      /* the first line that saw the integrand: its point is the anchor,
+         its jump (if any) the feature along x1 */
+      int i;
+      if (anchored || jump[j] < 0) continue;
+      anchored = 1;
+      for (i = 1; i < ndim; ++i)
+        m->anchor[i] = lo[(long)j * ndim + i] + 0.5 * w[(long)j * ndim + i];
+      if (!found[j] || !(jump[j] > 0)) continue;
+    }
     if (m->round == GCUBA_SCAN_PAIRS) {
       if (found[j] && m->feat2[d] == -2) {
         m->feat2[d] = x;
@@ -255,6 +311,7 @@ GCUBA_HDI void gcuba_cutmap_found(gcuba_cutmap *m, int ndim, double *lo,
     }
     if (found[j] && m->feat[d] < 0 &&
         (m->round != GCUBA_SCAN_CORNERS || jump[j] > 0)) {
+      /* (round 4 comes here with its anchor's line alone) */
       m->feat[d] = x;
       m->jump[d] = jump[j] > 0 ? jump[j] : 0;
       ++m->nfeat;
@@ -289,7 +346,14 @@ GCUBA_HDI void gcuba_cutmap_found(gcuba_cutmap *m, int ndim, double *lo,
                     : GCUBA_SCAN_DONE;
     break;
   case GCUBA_SCAN_CORNERS:
-    next = m->nfeat ? GCUBA_SCAN_CELLS : GCUBA_SCAN_DONE;
+    next = m->nfeat                 ? GCUBA_SCAN_CELLS
+           : gcuba_cutmap_north(ndim) ? GCUBA_SCAN_ORTHANTS
+                                      : GCUBA_SCAN_DONE;
+    break;
+  case GCUBA_SCAN_ORTHANTS:
+    next = m->nfeat || anchored                 ? GCUBA_SCAN_CELLS
+           : m->orth < gcuba_cutmap_north(ndim) ? GCUBA_SCAN_ORTHANTS
+                                                : GCUBA_SCAN_DONE;
     break;
   case GCUBA_SCAN_CELLS:
     /* (the lines alternate below and above the features) */
