@@ -281,14 +281,14 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
       GCUBA_CK(c, cudaMalloc(&st, sizeof *st * (size_t)n)) ||
       GCUBA_CK(c, cudaMalloc(&dres, sizeof(double) * (2 * nres + BWHY * n) +
                                         chib)) ||
-      GCUBA_CK(c, cudaMalloc(&dll, sizeof(long long) * 2 * n)) ||
+      GCUBA_CK(c, cudaMalloc(&dll, sizeof(long long) * (2 * n + 1))) ||
       GCUBA_CK(c, cudaMalloc(&dint, sizeof(int) * 3 * (size_t)n)) ||
       GCUBA_CK(c, cudaMalloc(&nev, sizeof *nev * (size_t)n)) ||
       GCUBA_CK(c, cudaMalloc(&act[0], sizeof(int) * (size_t)n)) ||
       GCUBA_CK(c, cudaMalloc(&act[1], sizeof(int) * (size_t)n)) ||
       GCUBA_CK(c, cudaMalloc(&kn, sizeof(long long) * 4 * (n + 1))) ||
       GCUBA_CK(c, cudaMalloc(&temp, tempbytes)) ||
-      GCUBA_CK(c, cudaMallocHost(&hx, sizeof(long long) * 2))) {
+      GCUBA_CK(c, cudaMallocHost(&hx, sizeof(long long) * 3))) {
     rc = c->fail;
     goto done;
   }
@@ -304,6 +304,7 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
   g.chi = (gcuba_vegas_combine_t *)(dres + 2 * nres + BWHY * n);
   g.oneval = dll;
   g.onregions = dll + n;
+  g.nscan = (unsigned long long *)(dll + 2 * n);
   g.ocode = dint + n;
   g.oworst = dint + 2 * n;
   if (GCUBA_CK(c, cudaMemsetAsync(dint + n, 0xff, sizeof(int) * n,
@@ -391,10 +392,20 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
       if ((rc = GCUBA_CK(c, gcuba_b_evaluated(&g, m, scan, P.stream))))
         break;
       mark(&P, T_EVALUATED);
-      /* the scan of the cube's lines at the new integrals' first split */
-      for (k = 0; scan && !rc && k < gcuba_cutmap_rounds(ndim); ++k)
-        if (!(rc = search(&P, &g, lines, 1, duser, stride)))
-          rc = GCUBA_CK(c, gcuba_b_scan_next(&g, m, P.stream));
+      /* the scan of the cube's lines at the new integrals' first split,
+         round after round while one of them has lines left */
+      for (k = 0; scan && !rc && k < gcuba_cutmap_rounds(ndim); ++k) {
+        hx[2] = 0;
+        if ((rc = GCUBA_CK(c, cudaMemsetAsync(g.nscan, 0, sizeof *g.nscan,
+                                              P.stream))) ||
+            (rc = search(&P, &g, lines, 1, duser, stride)) ||
+            (rc = GCUBA_CK(c, gcuba_b_scan_next(&g, m, P.stream))) ||
+            (rc = GCUBA_CK(c, cudaMemcpyAsync(hx + 2, g.nscan, sizeof *hx,
+                                              cudaMemcpyDeviceToHost,
+                                              P.stream))) ||
+            (rc = GCUBA_CK(c, cudaStreamSynchronize(P.stream))) || !hx[2])
+          break;
+      }
       if (rc) break;
       mark(&P, T_SCAN);
       /* the split, the next partition's offsets, its size to the host */

@@ -87,6 +87,8 @@ typedef struct gcuba_bargs {
      owners; the scan's jumps */
   double *slo, *sw, *scut, *sjump;
   int *sax, *sfound, *sown;
+  unsigned long long *nscan; /* the integrals whose scan goes on (set by
+                                k_scan_next, read after each round) */
   /* results [b * ncomp + c], [b] */
   double *integral, *error;
   gcuba_vegas_combine_t *chi;

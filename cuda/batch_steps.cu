@@ -315,7 +315,8 @@ __global__ void k_scan_next(gcuba_bargs g, int m)
     s->scan = 0;
     s->neval += (long long)g.nev[b];
     g.nev[b] = 0;
-  }
+  } else
+    atomicAdd(g.nscan, 1ULL);
 }
 
 /* ---- the split: kind, histogram, plan, classes, cuts ----------------------

@@ -158,11 +158,15 @@ GCUBA_HDI int gcuba_cutmap_north(int ndim)
              : 0;
 }
 
-/* the most rounds of a scan in ndim dimensions */
+/* the most rounds of a scan in ndim dimensions: the central lines, the
+   corners', round 4's, the cells' and the ends', where the round that
+   found the first feature and each after it may be followed by its
+   pairs */
 GCUBA_HDI int gcuba_cutmap_rounds(int ndim)
 {
   const int per = GCUBA_SCAN_LINES * ndim;
-  return 4 + GCUBA_SCAN_NCELL + (gcuba_cutmap_north(ndim) + per - 1) / per;
+  return 5 + 2 * GCUBA_SCAN_NCELL +
+         (gcuba_cutmap_north(ndim) + per - 1) / per;
 }
 
 GCUBA_HDI void gcuba_cutmap_init(gcuba_cutmap *m)
