@@ -186,15 +186,16 @@ static void check_nullerr(void)
        !gcuba_rule_trusted(gcuba_rule_parent_err(0, ax), 0.125, 5) &&
        !gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, ax), 0.125, 5) &&
        !gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, flagged), 0.5, 5) &&
-       gcuba_rule_trusted(-1e-3, 0.25, 1) == 2 &&
-       gcuba_rule_trusted(-1e-3, 0.0625, 2) == 2 &&
-       gcuba_rule_trusted(-1e-3, 0.0625 * 1.0001, 2) == 1 &&
-       gcuba_rule_trusted(-1e-3, ldexp(1, -10), 5) == 2 &&
-       gcuba_rule_trusted(-1e-3, ldexp(1, -9), 5) == 1 &&
+       gcuba_rule_trusted(-1e-3, 0.125, 1) == 2 &&
+       gcuba_rule_trusted(-1e-3, 0.25, 1) == 1 &&
+       gcuba_rule_trusted(-1e-3, 0.015625, 2) == 2 &&
+       gcuba_rule_trusted(-1e-3, 0.015625 * 1.0001, 2) == 1 &&
+       gcuba_rule_trusted(-1e-3, ldexp(1, -15), 5) == 2 &&
+       gcuba_rule_trusted(-1e-3, ldexp(1, -14), 5) == 1 &&
        gcuba_rule_trusted(1e-3, ldexp(1, -10), 5) == 0,
        "parent records: the flag rides on the axis and the error's sign "
        "(0 too); trusted only two bisections deep (vol <= 1/4), deep "
-       "(2) at vol <= 4^-ndim");
+       "(2) at vol <= 8^-ndim");
   }
 }
 
