@@ -395,7 +395,6 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
       /* the scan of the cube's lines at the new integrals' first split,
          round after round while one of them has lines left */
       for (k = 0; scan && !rc && k < gcuba_cutmap_rounds(ndim); ++k) {
-        hx[2] = 0;
         if ((rc = GCUBA_CK(c, cudaMemsetAsync(g.nscan, 0, sizeof *g.nscan,
                                               P.stream))) ||
             (rc = search(&P, &g, lines, 1, duser, stride)) ||

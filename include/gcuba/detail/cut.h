@@ -91,7 +91,7 @@ typedef struct gcuba_cut {
       through the one where they are all 1 - e: a support confined to a
       corner (a product of steps x_i < c_i with every c_i < 1/2: zero on
       every central line) crosses them;
-   4. if they found nothing either, and ndim <= GCUBA_SCAN_NORTH_DIM, the
+   4. if they found nothing either, in 3 to 8 dimensions, the
       lines along x1 through the other corners' points (coordinates j > 1
       at e or 1 - e, all 2^(ndim-1) - 2 patterns, GCUBA_SCAN_LINES ndim
       a round) until one finds a jump or sees the integrand: that point
@@ -146,16 +146,15 @@ enum { GCUBA_SCAN_CENTRAL = 0, GCUBA_SCAN_PAIRS, GCUBA_SCAN_CORNERS,
 /* the most rounds of a scan, and lines of one round (per dimension) */
 #define GCUBA_SCAN_NCELL 2
 #define GCUBA_SCAN_LINES 2
-/* round 4 runs where its lines take at most GCUBA_SCAN_NORTH rounds */
+/* round 4 runs where its lines take at most GCUBA_SCAN_NORTH rounds
+   (ndim 3 .. 8) */
 #define GCUBA_SCAN_NORTH 8
-#define GCUBA_SCAN_NORTH_DIM 8
 
 /* the lines of round 4 (corner patterns), 0 where it does not run */
 GCUBA_HDI int gcuba_cutmap_north(int ndim)
 {
-  return ndim >= 3 && ndim <= GCUBA_SCAN_NORTH_DIM
-             ? (1 << (ndim - 1)) - 2
-             : 0;
+  const int n = ndim >= 3 && ndim < 31 ? (1 << (ndim - 1)) - 2 : 0;
+  return n <= GCUBA_SCAN_NORTH * GCUBA_SCAN_LINES * ndim ? n : 0;
 }
 
 /* the most rounds of a scan in ndim dimensions: the central lines, the
