@@ -62,6 +62,7 @@ static void vreport(const char *what, const struct peak *p, int n, double ms,
 {
   long long tot = 0;
   int b, bad = 0;
+  if (n < 1) return; /* (--loop 0) */
   for (b = 0; b < n; ++b) {
     tot += ev[b];
     if (fail[b] != 0 || !(fabs(I[b] - truth(&p[b])) <= 4 * E[b])) ++bad;

@@ -105,6 +105,7 @@ typedef struct {
   int ib, ag;              /* its bin arguments' index (-1: none), axes
                               per block */
   int r0;                  /* its first refinement (gcuba_vk_refine) */
+  size_t so;               /* its refinements' scratch (doubles) */
 } place;
 
 /* a wave: its members, where their data lie, the buffers' layout */
@@ -142,8 +143,8 @@ typedef struct pipe_s {
   const struct gcuba_gpu_ops *g;
   int ndim, ncomp, ngrids, shared, nsm, broken, threads;
   /* verbosity 2: where the time goes (ms), rounds and waves */
-  double t_start, t_want, t_pack, t_gpu, t_took, t_ref, t_refw;
-  int rounds, waves;
+  double t_start, t_want, t_pack, t_gpu, t_took, t_ref, t_refw, t_grow;
+  int rounds, waves, ngrow;
   long long seq; /* work queued in the lanes, in order */
   double memcap; /* bytes of the buffers of one wave, at most (more for
                     one member alone) */
@@ -166,19 +167,24 @@ static size_t up8(size_t n) { return (n + 7) & ~(size_t)7; }
 
 /* a device (host = 0) or pinned host buffer *p of at least n bytes (its
    capacity *cap, doubled from 1 MiB) */
-static int grow(pipe *P, char **p, size_t *cap, size_t n, int host)
+static int grow(pipe *P, lane *L, char **p, size_t *cap, size_t n, int host)
 {
   size_t m = *cap ? *cap : 1 << 20;
   int rc;
+  const double t = gcuba_now_ms();
   if (n <= *cap) return 0;
   while (m < n) m *= 2;
+  /* (device buffers in the lane's stream order: no wait for the other
+     lanes' work, as cudaFree's) */
   if (host) cudaFreeHost(*p);
-  else cudaFree(*p);
+  else if (*p) cudaFreeAsync(*p, L->st);
   *p = NULL;
   *cap = 0;
-  if ((rc = GCUBA_CK(P->c, host ? cudaMallocHost((void **)p, m)
-                                : cudaMalloc((void **)p, m))))
-    return rc;
+  rc = GCUBA_CK(P->c, host ? cudaMallocHost((void **)p, m)
+                           : cudaMallocAsync((void **)p, m, L->st));
+  P->t_grow += gcuba_now_ms() - t;
+  ++P->ngrow;
+  if (rc) return rc;
   *cap = m;
   return 0;
 }
@@ -360,6 +366,38 @@ static int refined_item(void *ctx, long long jj, int tid)
   return 0;
 }
 
+/* member j's refinements, one per grid, written at its place in the
+   wave's table (a pool item) */
+static int refine_item(void *ctx, long long jj, int tid)
+{
+  const wavej *W = (const wavej *)ctx;
+  const pipe *P = W->P;
+  const lane *L = W->L;
+  const member *m = W->w[jj];
+  const place *p = &L->pl[jj];
+  struct gcuba_vk_refine *R =
+      (struct gcuba_vk_refine *)(L->hin + W->o_R) + p->r0;
+  const int nb = m->it->nb;
+  int g, mode;
+  size_t so = p->so;
+  (void)tid;
+  if (!m->refine) return 0;
+  mode = gcuba_vegas_refine_mode(m->v);
+  for (g = 0; g < P->ngrids; ++g) {
+    const int r = p->r0 + g;
+    R[g].e = m->dg + (size_t)g * (nb + 1);
+    R[g].d = (const double *)(L->dout + p->d) + (size_t)g * nb;
+    R[g].scratch = (double *)L->dscr + so;
+    so += GCUBA_VEGAS_GRID_SCRATCH(nb);
+    R[g].left = (int *)(L->dout + W->o_left) + r;
+    R[g].edge = (double *)(L->dout + W->o_edge) + 2 * r;
+    R[g].nb = nb;
+    R[g].nrows = P->shared ? P->ndim : 1;
+    R[g].mode = mode;
+  }
+  return 0;
+}
+
 /* the refinements the drivers of wave W asked for, queued on the
    device in the lane's urgent stream (its blocks go before those of
    other lanes' sampling still to start): their grids refined in place from their bin contributions
@@ -370,32 +408,25 @@ static int refine(pipe *P, wavej *W)
 {
   lane *L = W->L;
   gcuba_call *c = P->c;
-  struct gcuba_vk_refine *R = (struct gcuba_vk_refine *)(L->hin + W->o_R);
   size_t so = 0;
   int j, nr = 0, rc = P->broken;
   const double t = gcuba_now_ms();
+  /* where each member's refinements go (in order), then the table
+     written by the members in parallel */
   for (j = 0; j < W->n; ++j) {
     const member *m = W->w[j];
     place *p = &L->pl[j];
-    int g;
     if (!m->refine) continue;
     p->r0 = nr;
-    for (g = 0; g < P->ngrids; ++g, ++nr) {
-      const int nb = m->it->nb;
-      R[nr].e = m->dg + (size_t)g * (nb + 1);
-      R[nr].d = (const double *)(L->dout + p->d) + (size_t)g * nb;
-      R[nr].scratch = (double *)L->dscr + so;
-      so += GCUBA_VEGAS_GRID_SCRATCH(nb);
-      R[nr].left = (int *)(L->dout + W->o_left) + nr;
-      R[nr].edge = (double *)(L->dout + W->o_edge) + 2 * nr;
-      R[nr].nb = nb;
-      R[nr].nrows = P->shared ? P->ndim : 1;
-      R[nr].mode = gcuba_vegas_refine_mode(m->v);
-    }
+    p->so = so;
+    nr += P->ngrids;
+    so += (size_t)P->ngrids * GCUBA_VEGAS_GRID_SCRATCH(m->it->nb);
   }
   if (nr == 0) return 0;
+  gcuba_pool_for(P->threads, W->n, 64, refine_item, W);
   if (!rc &&
-      !(rc = GCUBA_CK(c, cudaMemcpyAsync(L->din + W->o_R, R, sizeof *R * nr,
+      !(rc = GCUBA_CK(c, cudaMemcpyAsync(L->din + W->o_R, L->hin + W->o_R,
+                                         sizeof(struct gcuba_vk_refine) * nr,
                                          cudaMemcpyHostToDevice, L->rst)))) {
     gcuba_vk_refine<<<(nr + 127) / 128, 128, 0, L->rst>>>(
         (const struct gcuba_vk_refine *)(L->din + W->o_R), nr);
@@ -574,11 +605,11 @@ static int wave(pipe *P, lane *L, member **w, int n)
       scr += 2 * sizeof(ull) * (size_t)L->pl[j].cells;
     }
   W.in = in;
-  if ((rc = grow(P, &L->din, &L->incap, in, 0)) ||
-      (rc = grow(P, &L->hin, &L->hincap, in, 1)) ||
-      (rc = grow(P, &L->dout, &L->outcap, out, 0)) ||
-      (rc = grow(P, &L->hout, &L->houtcap, outc, 1)) ||
-      (rc = grow(P, &L->dscr, &L->scrcap,
+  if ((rc = grow(P, L, &L->din, &L->incap, in, 0)) ||
+      (rc = grow(P, L, &L->hin, &L->hincap, in, 1)) ||
+      (rc = grow(P, L, &L->dout, &L->outcap, out, 0)) ||
+      (rc = grow(P, L, &L->hout, &L->houtcap, outc, 1)) ||
+      (rc = grow(P, L, &L->dscr, &L->scrcap,
                  scr > sref ? scr : sref > 0 ? sref : 8, 0))) {
     fit = rc != GCUBA_FAIL_DEVMEM;
     goto step;
@@ -870,7 +901,8 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
   pipe P;
   member *ms = NULL;
   int b, k, rc = 0, dev = 0, urgent = 0;
-  double t0 = gcuba_now_ms();
+  const double tin = gcuba_now_ms();
+  double t0 = tin, t1 = tin;
   size_t freeb = 0, totalb = 0;
 
   memset(&P, 0, sizeof P);
@@ -958,12 +990,7 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
     if (!lane_step(&P, pick)) pick->done = 1;
   }
   rc = 0;
-  gcuba_log(c, 2, "pipeline: %d integrals in %.1f ms: %d rounds, %d waves; "
-            "set-up %.1f ms, the drivers' steps %.1f + %.1f ms, packing "
-            "%.1f ms, the GPU (launches, waits) %.1f ms, the refinements (waits "
-            "%.1f ms, drivers %.1f ms)", n, gcuba_now_ms() - t0, P.rounds,
-            P.waves, P.t_start, P.t_want, P.t_took, P.t_pack, P.t_gpu,
-            P.t_refw, P.t_ref);
+  t1 = gcuba_now_ms();
 done:
   if (ms)
     for (b = 0; b < n; ++b) {
@@ -987,5 +1014,15 @@ done:
   }
   cudaFree(P.sobol);
   cudaFree(P.ucopy);
+  if (!rc)
+    gcuba_log(c, 2, "pipeline: %d integrals in %.1f ms: %d rounds, %d "
+              "waves; its buffers and streams %.1f ms, freed %.1f ms; the "
+              "drivers' set-up %.1f ms, their steps %.1f + %.1f ms, "
+              "packing %.1f ms, the GPU (launches, waits) %.1f ms, the "
+              "refinements (waits %.1f ms, queued and drivers %.1f ms), "
+              "buffers grown %d times in %.1f ms", n, t1 - t0, P.rounds,
+              P.waves, t0 - tin, gcuba_now_ms() - t1, P.t_start, P.t_want,
+              P.t_took, P.t_pack, P.t_gpu, P.t_refw, P.t_ref, P.ngrow,
+              P.t_grow);
   return rc;
 }

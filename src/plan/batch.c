@@ -44,6 +44,9 @@ typedef struct {
   int r, n;
   const gcuba_call *proto; /* the arguments common to all integrals */
   size_t stride;
+  size_t ubytes; /* a member's block: stride, else gcuba_userdata_size */
+  int udev;      /* where the members' blocks live (the proto's answer,
+                    on the GPU), or -2: asked per member */
   int *nregions, *fail;
   long long *neval;
 } batch;
@@ -80,8 +83,8 @@ static void member(const batch *B, int b, int bk, int threads, gcuba_call *c,
   c->threads = threads;
   /* a GPU copies the block: userstride bytes, else what
      gcuba_userdata_size says */
-  gcuba_plan_userdata(c, p, B->stride ? B->stride
-                                      : gcuba_plan_userdata_size());
+  if (B->udev >= -1) gcuba_plan_userdata_at(c, p, B->ubytes, B->udev);
+  else gcuba_plan_userdata(c, p, B->ubytes);
 }
 
 /* the counts of integral b from its call */
@@ -106,9 +109,30 @@ static void one(const batch *B, int b, int bk, int threads)
 #ifdef HAVE_CUDA
 /* gVegasBatch's pipeline: every integral's call, then the pipeline (or,
    without one, single GPU calls) */
+typedef struct {
+  const batch *B;
+  gcuba_call *calls;
+  char *names;
+} calls_t;
+
+/* integral b's call for the pipeline (a pool item) */
+static int call_item(void *ctx, long long i, int tid)
+{
+  const calls_t *M = (const calls_t *)ctx;
+  gcuba_call *c = &M->calls[i];
+  (void)tid;
+  member(M->B, (int)i, GCUBA_BK_GPU, 1, c, M->names + 48 * i);
+  /* verbosity 2 says where the pipeline's time goes (and the integrals'
+     verbosity-1 messages); their iterations only at 3 */
+  if (c->verbose == 2) c->verbose = 1;
+  c->report_at = 3;
+  return 0;
+}
+
 static void vegas_pipeline(const batch *B, gcuba_call *c)
 {
   const int n = B->n;
+  calls_t M;
   gcuba_call *calls = (gcuba_call *)malloc(sizeof *calls * (size_t)n);
   char *names = (char *)malloc((size_t)48 * n);
   int b, rc;
@@ -119,13 +143,13 @@ static void vegas_pipeline(const batch *B, gcuba_call *c)
       B->neval[b] = 0;
     }
   } else {
-    for (b = 0; b < n; ++b) {
-      member(B, b, GCUBA_BK_GPU, 1, &calls[b], names + 48 * b);
-      /* verbosity 2 says where the pipeline's time goes (and the
-         integrals' verbosity-1 messages); their iterations only at 3 */
-      if (calls[b].verbose == 2) calls[b].verbose = 1;
-      calls[b].report_at = 3;
-    }
+    const double t = gcuba_now_ms();
+    M.B = B;
+    M.calls = calls;
+    M.names = names;
+    gcuba_pool_for(c->threads, n, 256, call_item, &M);
+    gcuba_log(c, 2, "pipeline: the integrals' calls set up in %.1f ms",
+              gcuba_now_ms() - t);
     rc = gcuba_vegas_batch_gpu(c, calls, n, B->stride);
     for (b = 0; b < n; ++b)
       if (rc == 1) one(B, b, GCUBA_BK_GPU, c->threads);
@@ -230,6 +254,8 @@ void gcuba_plan_batch(int r, gcuba_call *proto, int n, size_t stride,
   B.n = n;
   B.proto = proto;
   B.stride = stride;
+  B.ubytes = stride ? stride : gcuba_plan_userdata_size();
+  B.udev = -2;
   B.nregions = nregions;
   B.neval = neval;
   B.fail = fail;
@@ -304,6 +330,8 @@ void gcuba_plan_batch(int r, gcuba_call *proto, int n, size_t stride,
     /* every block, as the pipeline copies them */
     gcuba_plan_userdata(c, c->ud.p, stride ? (size_t)n * stride
                                            : gcuba_plan_userdata_size());
+    /* (the members' blocks lie in it: the runtime asked once) */
+    B.udev = c->ud.dev;
     vegas_pipeline(&B, c);
   } else
 #endif

@@ -153,14 +153,21 @@ int gcuba_plan_ud_on_cpu(gcuba_call *c, size_t known, const char *what,
 
 void gcuba_plan_userdata(gcuba_call *c, void *p, size_t bytes)
 {
+  /* where it lives matters to GPUs only (which may read it, and whether
+     it needs a copy): asked of the CUDA runtime on the GPU backend */
+  gcuba_plan_userdata_at(c, p, bytes,
+                         c->backend == GCUBA_BK_GPU && p
+                             ? gcuba_cuda_pointer_device(p)
+                             : -1);
+}
+
+void gcuba_plan_userdata_at(gcuba_call *c, void *p, size_t bytes, int dev)
+{
   c->ud.p = p;
   c->ud.bytes = bytes;
   c->ud.priv = NULL;
   c->ud.npriv = 0;
-  /* where it lives matters to GPUs only (which may read it, and whether
-     it needs a copy): asked of the CUDA runtime on the GPU backend */
-  c->ud.dev = c->backend == GCUBA_BK_GPU && p ? gcuba_cuda_pointer_device(p)
-                                              : -1;
+  c->ud.dev = c->backend == GCUBA_BK_GPU && p ? dev : -1;
 }
 
 /* ---- the GPUs of a call: a team (GCUBA_DEVICES), or growth (auto) */

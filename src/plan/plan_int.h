@@ -31,6 +31,9 @@ int gcuba_plan_threads(const gcuba_call *c);
 int gcuba_plan_backend(gcuba_call *c, int cpu_only);
 /* c->ud for userdata p of bytes bytes (0 unknown), on c->backend */
 void gcuba_plan_userdata(gcuba_call *c, void *p, size_t bytes);
+/* the same where the CUDA runtime's answer for p is known: dev (a
+   batch's members, whose blocks lie in one allocation) */
+void gcuba_plan_userdata_at(gcuba_call *c, void *p, size_t bytes, int dev);
 /* this thread's gcuba_userdata_size */
 size_t gcuba_plan_userdata_size(void);
 /* 1 (said at verbosity 1) when userdata, host memory of no size known to

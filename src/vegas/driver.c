@@ -414,7 +414,7 @@ static vegas *open_run(gcuba_call *c, const gcuba_vegas_ops *ops,
   v->epow = (int *)calloc((size_t)2 * v->ndim, sizeof(int));
   if (gcuba_coll_status(c, !v->grid || (!stepped && (!v->d || !v->scratch)) ||
                                !v->sums || !v->epow ||
-                               gcuba_vegas_hist_reserve(v, 64)
+                               gcuba_vegas_hist_reserve(v, 16)
                            ? GCUBA_FAIL_NOMEM : 0)) {
     if (c->fail == 0 || c->fail == GCUBA_FAIL_NOMEM)
       gcuba_fail(c, GCUBA_FAIL_NOMEM, "driver state");

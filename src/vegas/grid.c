@@ -11,6 +11,7 @@
    fine.  This file is part of gcuba. */
 #include <math.h>
 #include <float.h>
+#include <string.h>
 #include "vegas/grid.h"
 #include "vegas/refine.h"
 #include "common/pool.h"
@@ -18,12 +19,12 @@
 void gcuba_vegas_grid_init(double *grid, int nb, int ngrids)
 {
   int g, i;
-  for (g = 0; g < ngrids; ++g) {
-    double *e = grid + (size_t)g * (nb + 1);
-    e[0] = 0;
-    for (i = 1; i < nb; ++i) e[i] = (double)i / (double)nb;
-    e[nb] = 1;
-  }
+  grid[0] = 0;
+  for (i = 1; i < nb; ++i) grid[i] = (double)i / (double)nb;
+  grid[nb] = 1;
+  /* (the other axes the same bits: one division per bin, not per cell) */
+  for (g = 1; g < ngrids; ++g)
+    memcpy(grid + (size_t)g * (nb + 1), grid, sizeof(double) * (nb + 1));
 }
 
 int gcuba_vegas_grid_check(const double *e, int nb)

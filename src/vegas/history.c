@@ -4,13 +4,15 @@
    front, the results, and when fail = 0 may be claimed (doc/vegas.md,
    "When gVegas says fail = 0").  This file is part of gcuba. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include "vegas/driver_int.h"
 #include "common/chisq.h"
 
 int gcuba_vegas_hist_reserve(vegas *v, long long n)
 {
-  long long cap = v->hcap ? v->hcap : 64;
+  long long cap = v->hcap ? v->hcap : 16;
   double *a, *b;
   long long *cl;
   if (n <= v->hcap) return 0;
@@ -101,9 +103,29 @@ void gcuba_vegas_hist_combine(const vegas *v, long long w0, int comp,
 #define SOBOL_NDOF 2
 #define SOBOL_ALPHA 0.05
 #define SOBOL_FLOOR 0.7
+#define SOBOL_NQ 128 /* quantiles kept, ndof < SOBOL_NQ */
+static double sobol_quantile(int ndof)
+{
+  /* the bisection takes ~50 chi^2 CDFs, a step of a batch's driver most
+     of its time: each quantile computed once per process (a race
+     computes the same bits twice, harmlessly: atomic words) */
+  static uint64_t q[SOBOL_NQ];
+  uint64_t u;
+  double x;
+  if (ndof >= SOBOL_NQ) return gcuba_chisq_quantile(SOBOL_ALPHA, ndof);
+  if ((u = __atomic_load_n(&q[ndof], __ATOMIC_RELAXED))) {
+    memcpy(&x, &u, sizeof x);
+    return x;
+  }
+  x = gcuba_chisq_quantile(SOBOL_ALPHA, ndof);
+  memcpy(&u, &x, sizeof u);
+  __atomic_store_n(&q[ndof], u, __ATOMIC_RELAXED);
+  return x;
+}
+
 static double sobol_scale(double chi2, int ndof)
 {
-  const double b = chi2 / gcuba_chisq_quantile(SOBOL_ALPHA, ndof);
+  const double b = chi2 / sobol_quantile(ndof);
   if (!(b < 1)) return 1; /* NaN too */
   return b > SOBOL_FLOOR * SOBOL_FLOOR ? sqrt(b) : SOBOL_FLOOR;
 }
