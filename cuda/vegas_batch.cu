@@ -95,6 +95,9 @@ typedef struct {
   int flat;   /* its driver's grid (not remote) is the uniform one */
 } member;
 
+/* member m's next iteration asked of its driver (or its end) */
+static void next(member *m);
+
 /* where a member's data lie in a wave's buffers (byte offsets) */
 typedef struct {
   size_t grid, qw, epow;   /* in (grid: when the driver's is sent) */
@@ -143,7 +146,7 @@ typedef struct pipe_s {
   const struct gcuba_gpu_ops *g;
   int ndim, ncomp, ngrids, shared, nsm, broken, threads;
   /* verbosity 2: where the time goes (ms), rounds and waves */
-  double t_start, t_want, t_pack, t_gpu, t_took, t_ref, t_refw, t_grow;
+  double t_start, t_pack, t_gpu, t_took, t_ref, t_refw, t_grow;
   int rounds, waves, ngrow;
   long long seq; /* work queued in the lanes, in order */
   double memcap; /* bytes of the buffers of one wave, at most (more for
@@ -314,6 +317,9 @@ static int took_item(void *ctx, long long jj, int tid)
   m->refine = 0;
   switch (gcuba_vegas_took(m->v, rc, ds)) {
   case 0:
+    /* its next iteration now, while its driver is in this thread's
+       cache (a refinement first goes to the device: refined_item) */
+    next(m);
     break;
   case GCUBA_VEGAS_REFINE:
     m->refine = 1;
@@ -362,7 +368,8 @@ static int refined_item(void *ctx, long long jj, int tid)
                              nleft, fetch, m)) {
     gcuba_vegas_end(m->v);
     m->v = NULL;
-  }
+  } else
+    next(m);
   return 0;
 }
 
@@ -756,12 +763,14 @@ static int alone(const gcuba_vegas_iter *it)
          (it->bins && it->strat.calls > WAVE_SAMPLES);
 }
 
-/* member i's driver set up (a pool item) */
+/* member i's driver set up and its first iteration asked for (a pool
+   item) */
 static int start_item(void *ctx, long long i, int tid)
 {
   member *m = ((member **)ctx)[i];
   (void)tid;
   m->v = gcuba_vegas_start(m->c, &member_ops);
+  if (m->v) next(m);
   return 0;
 }
 
@@ -776,20 +785,17 @@ static int flat(const double *e, int nb, int ngrids)
   return 1;
 }
 
-/* member i's next iteration (a pool item) */
-static int want_item(void *ctx, long long i, int tid)
+static void next(member *m)
 {
-  member *m = ((member **)ctx)[i];
-  (void)tid;
   m->it = gcuba_vegas_want(m->v, &m->sums, &m->d);
   if (!m->it) {
     gcuba_vegas_end(m->v);
     m->v = NULL;
   } else {
     m->solo = alone(m->it);
-    m->flat = !m->it->remote && flat(m->it->grid, m->it->nb, m->P->ngrids);
+    m->flat = !m->it->remote &&
+              (!m->it->grid || flat(m->it->grid, m->it->nb, m->P->ngrids));
   }
-  return 0;
 }
 
 /* member m's iteration sampled alone, and the rest of its call there */
@@ -838,21 +844,18 @@ static int lane_step(pipe *P, lane *L)
           if (L->act[i]->v) L->act[k++] = L->act[i];
         L->nact = k;
         P->t_start += gcuba_now_ms() - t;
-        t = gcuba_now_ms();
       }
       if (L->nact == 0) {
         if (L->next < P->n) continue;
         return 0;
       }
-      /* the next iteration of every member that goes on (in parallel:
-         each member's driver is its own) */
-      gcuba_pool_for(P->threads, L->nact, 16, want_item, L->act);
-      P->t_want += gcuba_now_ms() - t;
+      /* (every member that goes on asked for its next iteration as it
+         took its last, or as it started: next) */
       ++P->rounds;
       for (i = k = 0; i < L->nact; ++i) {
         member *m = L->act[i];
-        if (!m->v) continue;
-        if (m->solo) go_alone(P, m);
+        if (!m->v) release_grid(P, m);
+        else if (m->solo) go_alone(P, m);
         else L->act[k++] = m;
       }
       L->nact = k;
@@ -1017,11 +1020,12 @@ done:
   if (!rc)
     gcuba_log(c, 2, "pipeline: %d integrals in %.1f ms: %d rounds, %d "
               "waves; its buffers and streams %.1f ms, freed %.1f ms; the "
-              "drivers' set-up %.1f ms, their steps %.1f + %.1f ms, "
+              "drivers' set-up and first iterations %.1f ms, their "
+              "iterations taken and the next asked for %.1f ms, "
               "packing %.1f ms, the GPU (launches, waits) %.1f ms, the "
               "refinements (waits %.1f ms, queued and drivers %.1f ms), "
               "buffers grown %d times in %.1f ms", n, t1 - t0, P.rounds,
-              P.waves, t0 - tin, gcuba_now_ms() - t1, P.t_start, P.t_want,
+              P.waves, t0 - tin, gcuba_now_ms() - t1, P.t_start,
               P.t_took, P.t_pack, P.t_gpu, P.t_refw, P.t_ref, P.ngrow,
               P.t_grow);
   return rc;

@@ -20,6 +20,7 @@
 #include "plan/tables.h"
 #include "vegas/driver_int.h"
 #include "vegas/refine.h"
+#include "vegas/grid.h"
 
 typedef struct {
   double c[4], w;
@@ -64,8 +65,10 @@ static int fetch(void *ctx, double *grid)
 }
 
 /* the call of a on peak p in steps; *fetched: how often the driver took
-   its grid back */
-static void stepped(const args *a, peak *p, out *o, int *fetched)
+   its grid back; *uniform: iterations it asked for on the uniform grid
+   that it had not made (it->grid NULL) */
+static void stepped(const args *a, peak *p, out *o, int *fetched,
+                    int *uniform)
 {
   const int ngrids = a->flags & GCUBA_VEGAS1D ? 1 : a->ndim;
   gcuba_call c;
@@ -95,6 +98,7 @@ static void stepped(const args *a, peak *p, out *o, int *fetched)
   S.ngrids = ngrids;
   S.nb = 0;
   S.fetched = 0;
+  *uniform = 0;
   gcuba_plan_settings(&c);
   gcuba_plan_zero(&c);
   c.threads = 1;
@@ -112,8 +116,13 @@ static void stepped(const args *a, peak *p, out *o, int *fetched)
     }
     /* the grid where the caller keeps it: sent when the driver's own is
        the current one */
-    if (!it->remote)
+    if (!it->remote && it->grid)
       memcpy(S.g, it->grid, sizeof(double) * ngrids * (size_t)(it->nb + 1));
+    else if (!it->remote) {
+      /* (the driver's grid is the uniform one, not yet made) */
+      gcuba_vegas_grid_init(S.g, it->nb, ngrids);
+      ++*uniform;
+    }
     S.nb = it->nb;
     x = *it;
     x.grid = S.g;
@@ -166,21 +175,23 @@ static double rnd(void)
 }
 
 /* n peaks of widths w0 .. w0 + dw through a in steps and as single
-   calls: how many agree bit for bit; *fetches: grids taken back */
+   calls: how many agree bit for bit; *fetches: grids taken back,
+   *uniform: iterations on the uniform grid the driver had not made */
 static int compare(const char *what, const args *a, int n, double w0,
-                   double dw, int *fetches, int *conv)
+                   double dw, int *fetches, int *conv, int *uniform)
 {
   int b, alike = 0, i;
-  *fetches = *conv = 0;
+  *fetches = *conv = *uniform = 0;
   for (b = 0; b < n; ++b) {
     peak p;
     out s, t;
-    int f;
+    int f, u;
     for (i = 0; i < 4; ++i) p.c[i] = 0.2 + 0.6 * rnd();
     p.w = w0 + dw * rnd();
     single(a, &p, &s);
-    stepped(a, &p, &t, &f);
+    stepped(a, &p, &t, &f, &u);
     *fetches += f;
+    *uniform += u;
     *conv += t.fail == 0;
     if (s.neval == t.neval && s.fail == t.fail && s.I == t.I && s.E == t.E &&
         s.P == t.P)
@@ -216,15 +227,21 @@ int main(void)
        4, 0.02, 0.02}};
   const int ncases = (int)(sizeof cases / sizeof cases[0]);
   int k, rebin_fetches = 0;
-  plan(ncases + 1);
+  plan(2 * ncases + 1);
   for (k = 0; k < ncases; ++k) {
-    int fetches, conv;
-    const int alike = compare(cases[k].what, &cases[k].a, cases[k].n,
-                              cases[k].w0, cases[k].dw, &fetches, &conv);
+    int fetches, conv, uniform;
+    const int alike =
+        compare(cases[k].what, &cases[k].a, cases[k].n, cases[k].w0,
+                cases[k].dw, &fetches, &conv, &uniform);
     if (k == 2) rebin_fetches = fetches;
     ok(alike == cases[k].n, "%s: %d of %d calls in steps with their single "
        "calls' bits (%d converged; the grid taken back %d times)",
        cases[k].what, alike, cases[k].n, conv, fetches);
+    /* a run in steps makes no grid of its own before it needs one: its
+       first iteration is on the uniform grid it has not made */
+    ok(uniform >= cases[k].n, "%s: %d iterations on the uniform grid that "
+       "the driver had not made (at least its first of each call)",
+       cases[k].what, uniform);
   }
   ok(rebin_fetches > 0, "rebinning takes the grid back from the caller "
      "(%d times)", rebin_fetches);

@@ -153,9 +153,15 @@ void gcuba_vegas_refine_note(vegas *v, int floor, int nleft)
    uniform grid): what rule 6 and the edge powers read */
 static double edge_width(const vegas *v, int g, int side)
 {
-  const double *e = v->grid + (size_t)g * (v->nb + 1);
-  if (v->remote) return v->edge[2 * g + side] * v->nb;
-  return (side ? e[v->nb] - e[v->nb - 1] : e[1] - e[0]) * v->nb;
+  const int nb = v->nb;
+  const double *e;
+  if (v->remote) return v->edge[2 * g + side] * nb;
+  if (!v->grid)
+    /* the uniform grid's edges as gcuba_vegas_grid_init writes them */
+    return (side ? 1 - (nb > 1 ? (double)(nb - 1) / (double)nb : 0)
+                 : (nb > 1 ? (double)1 / (double)nb : 1)) * nb;
+  e = v->grid + (size_t)g * (nb + 1);
+  return (side ? e[nb] - e[nb - 1] : e[1] - e[0]) * nb;
 }
 
 void gcuba_vegas_chase_record(vegas *v)

@@ -44,7 +44,9 @@ typedef struct gcuba_vegas_iter {
   double ck[3];               /* gcuba_vegas_cube_k(strat.npg, ncubes), or
                                  gcuba_vegas_cube_k_iid(calls) with sobol */
   const double *grid;         /* host copy: ndim (or 1 when shared) grids
-                                 of nb+1 edges */
+                                 of nb+1 edges; NULL in a run in steps
+                                 that has not needed its own yet: the
+                                 uniform grids (gcuba_vegas_grid_init) */
   int nb;                     /* their bins per axis (the setup's) */
   int grid_changed;           /* grid differs from the previous call's */
   const int *epow;            /* [2*ndim] the edge powers of the map

@@ -401,18 +401,19 @@ static vegas *open_run(gcuba_call *c, const gcuba_vegas_ops *ops,
   }
   v->ops = ops;
   ng = (size_t)v->ngrids * (v->nb + 1);
-  v->grid = (double *)malloc(sizeof(double) * ng);
-  /* (a batch's run in steps: the bin contributions and the refinement's
-     scratch when the driver needs them, gcuba_vegas_buffers; fewer pages
-     to touch for each of many runs started at once) */
+  /* (a batch's run in steps: its grid, the bin contributions and the
+     refinement's scratch when the driver needs them,
+     gcuba_vegas_grid_here and gcuba_vegas_buffers; fewer pages to touch
+     for each of many runs started at once) */
   if (!stepped) {
+    v->grid = (double *)malloc(sizeof(double) * ng);
     v->d = (double *)malloc(sizeof(double) * (size_t)v->ndim * v->nb);
     v->scratch = (double *)malloc(
         sizeof(double) * GCUBA_VEGAS_GRID_SCRATCH_PAR(v->nb, v->ndim));
   }
   v->sums = (double *)malloc(sizeof(double) * 9 * v->ncomp);
   v->epow = (int *)calloc((size_t)2 * v->ndim, sizeof(int));
-  if (gcuba_coll_status(c, !v->grid || (!stepped && (!v->d || !v->scratch)) ||
+  if (gcuba_coll_status(c, (!stepped && (!v->grid || !v->d || !v->scratch)) ||
                                !v->sums || !v->epow ||
                                gcuba_vegas_hist_reserve(v, 16)
                            ? GCUBA_FAIL_NOMEM : 0)) {
@@ -564,6 +565,15 @@ int gcuba_vegas_refined_at(vegas *v, const double *edge, int nleft,
 int gcuba_vegas_grid_here(vegas *v)
 {
   int rc;
+  if (!v->grid) {
+    /* a run in steps: the uniform grids it has had, or room for the
+       caller's */
+    v->grid = (double *)malloc(sizeof(double) * v->ngrids *
+                               (size_t)(v->nb + 1));
+    if (!v->grid) return gcuba_fail(v->c, GCUBA_FAIL_NOMEM, "the grid");
+    v->it.grid = v->grid;
+    if (!v->remote) gcuba_vegas_grid_init(v->grid, v->nb, v->ngrids);
+  }
   if (!v->remote) return 0;
   v->remote = 0;
   if ((rc = v->fetch(v->fetch_ctx, v->grid)))

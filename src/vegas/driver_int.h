@@ -84,7 +84,10 @@ typedef struct gcuba_vegas_run {
   int nb_fixed;            /* GCUBA_VEGAS_NBINS set: the bins never grow */
   int ndim, ncomp, nb, shared, ngrids, last, smooth;
   long long adapt_max;     /* GCUBA_VEGAS_ADAPT: most refinements (-1 auto) */
-  double *grid;            /* ngrids * (nb + 1) */
+  double *grid;            /* ngrids * (nb + 1); NULL in a run in steps
+                              until it needs it (the uniform grids, made
+                              by gcuba_vegas_grid_here: fewer pages to
+                              touch for each of many runs at once) */
   double *d;               /* ndim * nb bin contributions */
   double *scratch;         /* refinement scratch */
   double *sums;            /* 2 * ncomp of the latest iteration */

@@ -22,9 +22,10 @@ static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 void gcuba_vegas_slot_get(vegas *v)
 {
   int no = v->c->gridno, s = (no < 0 ? -no : no) - 1;
-  gcuba_vegas_grid_init(v->grid, v->nb, v->ngrids);
+  /* (a run in steps has no grid yet: the uniform one, implied) */
+  if (v->grid) gcuba_vegas_grid_init(v->grid, v->nb, v->ngrids);
   memset(v->epow, 0, sizeof(int) * 2 * v->ndim);
-  if (s < 0 || s >= NSLOTS) return;
+  if (s < 0 || s >= NSLOTS || gcuba_vegas_grid_here(v)) return;
   pthread_mutex_lock(&slot_lock);
   if (no < 0) {
     free(slots[s].grid);

@@ -137,6 +137,10 @@ int gcuba_vegas_load_state(vegas *v)
     if (!view) gcuba_buf_free(&b);
     return gcuba_fail(c, GCUBA_FAIL_NOMEM, "iteration history");
   }
+  if (!bad && gcuba_vegas_grid_here(v)) {
+    if (!view) gcuba_buf_free(&b);
+    return c->fail;
+  }
   if (!bad) {
     v->k = k;
     gcuba_buf_get(&b, &v->nsamples, sizeof v->nsamples);
