@@ -23,7 +23,9 @@ void gcuba_vegas_drive(gcuba_call *c, const gcuba_vegas_ops *ops);
    contributions only when the iteration says hostd), and says 1 when the
    call has ended; gcuba_vegas_end writes the outputs and
    frees the run.  ops serves the call's set-up (create; its iterate is
-   used only by gcuba_vegas_resume). */
+   used only by gcuba_vegas_resume).  A run in steps makes its grid when
+   it first needs it: until then an iteration's grid is NULL, the
+   uniform one (gcuba_vegas_grid_init). */
 typedef struct gcuba_vegas_run gcuba_vegas_run;
 gcuba_vegas_run *gcuba_vegas_start(gcuba_call *c, const gcuba_vegas_ops *ops);
 const gcuba_vegas_iter *gcuba_vegas_want(gcuba_vegas_run *v, double **sums,
