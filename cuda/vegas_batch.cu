@@ -32,28 +32,10 @@
    device memory, so that the device memory a step takes is bounded
    whatever the batch's size; at most ADMIT integrals run at once (their
    drivers' grids and histories are host memory), more enter as others
-   leave.  This file is part of gcuba. */
-#include <cuda_runtime.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include "cuda/vegas_int.cuh"
-#include "vegas/vegas.h"
-#include "vegas/sobol.h"
-#include "vegas/refine.h"
-#include "plan/tables.h"
-#include "common/pool.h"
-#include "gcuba/detail/gpu_ops.h"
+   leave.  The refinements are in cuda/vegas_batch_refine.cu, the types
+   both share in cuda/vegas_batch_int.cuh.  This file is part of gcuba. */
+#include "cuda/vegas_batch_int.cuh"
 #include "gcuba/detail/vegas_kernels.cuh"
-
-#define WAVE_SAMPLES (1LL << 26) /* samples whose q a wave stores */
-#define WAVE_CHUNKS (1LL << 26)  /* chunks of a wave */
-#define WAVE_MEM 0.25            /* and at most this share of the free
-                                    device memory in its buffers */
-#define BIN_CUBES 4096           /* cubes per block of the bin sums */
-#define ADMIT (1 << 16)          /* integrals in the pipeline at once */
-#define LANES 4                  /* lanes of a batch, at most */
-#define LANE_MIN 32              /* integrals per lane, at least */
 
 /* the members' executor: the pipeline samples their iterations */
 static int token;
@@ -76,95 +58,6 @@ static int m_iterate(void *ctx, const gcuba_vegas_iter *it, double *sums,
 }
 static const gcuba_vegas_ops member_ops = {"pipeline", m_create, m_destroy,
                                            m_iterate, NULL, NULL};
-
-struct pipe_s;
-struct lane_s;
-typedef struct {
-  struct pipe_s *P;
-  struct lane_s *L; /* the lane it runs in */
-  gcuba_call *c;
-  gcuba_vegas_run *v;
-  const gcuba_vegas_iter *it;
-  double *sums, *d;
-  int b;      /* its index in the batch */
-  int solo;   /* its iteration goes to the single-call backend */
-  int refine; /* its driver asked for a refinement (GCUBA_VEGAS_REFINE) */
-  double *dg; /* its grid on the device (between iterations too), or NULL */
-  int gslot;  /* dg's slot in the pipeline's store, or -1: its own */
-  int gnb;    /* the bins per axis of the grid at dg */
-  int flat;   /* its driver's grid (not remote) is the uniform one */
-} member;
-
-/* member m's next iteration asked of its driver (or its end) */
-static void next(member *m);
-
-/* where a member's data lie in a wave's buffers (byte offsets) */
-typedef struct {
-  size_t grid, qw, epow;   /* in (grid: when the driver's is sent) */
-  size_t head, ds, d;      /* out (d beyond the part copied back, but
-                              for an iteration that says hostd) */
-  size_t part, t, fj, hl;  /* scratch */
-  long long nch, cells;
-  int ib, ag;              /* its bin arguments' index (-1: none), axes
-                              per block */
-  int r0;                  /* its first refinement (gcuba_vk_refine) */
-  size_t so;               /* its refinements' scratch (doubles) */
-} place;
-
-/* a wave: its members, where their data lie, the buffers' layout */
-typedef struct {
-  struct pipe_s *P;
-  struct lane_s *L;
-  member **w;
-  int n;
-  size_t o_L, o_cbeg, o_seg, o_B, o_bbeg, o_R, o_G, in, o_left, o_edge;
-  int ngin;                 /* grids sent or set to the uniform one */
-} wavej;
-
-/* a lane: a share of the batch's integrals with its own streams and
-   buffers, stepped by the host while the device samples another lane's
-   wave */
-typedef struct lane_s {
-  cudaStream_t st, rst; /* its stream, and its urgent one (refinements,
-                           grids back) */
-  char *din, *hin, *dout, *hout, *dscr;
-  size_t incap, hincap, outcap, houtcap, scrcap;
-  place *pl;
-  long long plcap;
-  member **act; /* its integrals running */
-  int nact;
-  int next;     /* the next of its integrals to enter (batch index) */
-  int j0;       /* act[j0 ..] are still to be sampled this round */
-  int busy;     /* 1: W's sampling is in flight, 2: its refinements */
-  int done;     /* the lane has nothing left */
-  long long seq; /* when its work in flight was queued (P->seq) */
-  wavej W;
-} lane;
-
-typedef struct pipe_s {
-  gcuba_call *c;
-  const struct gcuba_gpu_ops *g;
-  int ndim, ncomp, ngrids, shared, nsm, broken, threads;
-  /* verbosity 2: where the time goes (ms), rounds and waves */
-  double t_start, t_pack, t_gpu, t_took, t_ref, t_refw, t_grow;
-  int rounds, waves, ngrow;
-  long long seq; /* work queued in the lanes, in order */
-  double memcap; /* bytes of the buffers of one wave, at most (more for
-                    one member alone) */
-  double memfree; /* free device memory at the start */
-  ull *sobol;          /* device Sobol direction numbers (seed 0), or NULL */
-  void *ud, *ucopy;    /* userdata on the device; the copy made */
-  size_t ucap, stride;
-  member *ms;          /* the batch's integrals */
-  int n, nlanes;
-  lane lanes[LANES];
-  /* the members' grids on the device: nslots slots of gsize doubles (the
-     grids of the first member's bins per axis), the free ones in gfree;
-     a grid of more bins has its own allocation */
-  double *gstore;
-  size_t gsize;
-  int nslots, ngfree, *gfree;
-} pipe;
 
 static size_t up8(size_t n) { return (n + 7) & ~(size_t)7; }
 
@@ -319,7 +212,7 @@ static int took_item(void *ctx, long long jj, int tid)
   case 0:
     /* its next iteration now, while its driver is in this thread's
        cache (a refinement first goes to the device: refined_item) */
-    next(m);
+    gcuba_vb_next(m);
     break;
   case GCUBA_VEGAS_REFINE:
     m->refine = 1;
@@ -329,136 +222,6 @@ static int took_item(void *ctx, long long jj, int tid)
     m->v = NULL;
   }
   return 0;
-}
-
-/* a member's grid from the device into grid (its driver's fetch) */
-static int fetch(void *ctx, double *grid)
-{
-  member *m = (member *)ctx;
-  pipe *P = m->P;
-  lane *L = m->L;
-  int rc;
-  if (P->broken) return P->broken;
-  if (!(rc = GCUBA_CK(m->c, cudaMemcpyAsync(grid, m->dg,
-                                            sizeof(double) * P->ngrids *
-                                                (size_t)(m->gnb + 1),
-                                            cudaMemcpyDeviceToHost, L->rst))))
-    rc = GCUBA_CK(m->c, cudaStreamSynchronize(L->rst));
-  return rc;
-}
-
-/* member j's refined grid, which stays on the device, to its driver: the
-   grids left unchanged and the edge bins' widths (a pool item) */
-static int refined_item(void *ctx, long long jj, int tid)
-{
-  const wavej *W = (const wavej *)ctx;
-  const pipe *P = W->P;
-  const lane *L = W->L;
-  member *m = W->w[jj];
-  const place *p = &L->pl[jj];
-  const int *left = (const int *)(L->hout + W->o_left) + p->r0;
-  int g, nleft = 0;
-  (void)tid;
-  if (!m->refine) return 0;
-  m->refine = 0;
-  /* (a broken wave: whatever came back; the call fails next) */
-  for (g = 0; g < P->ngrids; ++g) nleft += left[g];
-  if (gcuba_vegas_refined_at(m->v,
-                             (const double *)(L->hout + W->o_edge) + 2 * p->r0,
-                             nleft, fetch, m)) {
-    gcuba_vegas_end(m->v);
-    m->v = NULL;
-  } else
-    next(m);
-  return 0;
-}
-
-/* member j's refinements, one per grid, written at its place in the
-   wave's table (a pool item) */
-static int refine_item(void *ctx, long long jj, int tid)
-{
-  const wavej *W = (const wavej *)ctx;
-  const pipe *P = W->P;
-  const lane *L = W->L;
-  const member *m = W->w[jj];
-  const place *p = &L->pl[jj];
-  struct gcuba_vk_refine *R =
-      (struct gcuba_vk_refine *)(L->hin + W->o_R) + p->r0;
-  const int nb = m->it->nb;
-  int g, mode;
-  size_t so = p->so;
-  (void)tid;
-  if (!m->refine) return 0;
-  mode = gcuba_vegas_refine_mode(m->v);
-  for (g = 0; g < P->ngrids; ++g) {
-    const int r = p->r0 + g;
-    R[g].e = m->dg + (size_t)g * (nb + 1);
-    R[g].d = (const double *)(L->dout + p->d) + (size_t)g * nb;
-    R[g].scratch = (double *)L->dscr + so;
-    so += GCUBA_VEGAS_GRID_SCRATCH(nb);
-    R[g].left = (int *)(L->dout + W->o_left) + r;
-    R[g].edge = (double *)(L->dout + W->o_edge) + 2 * r;
-    R[g].nb = nb;
-    R[g].nrows = P->shared ? P->ndim : 1;
-    R[g].mode = mode;
-  }
-  return 0;
-}
-
-/* the refinements the drivers of wave W asked for, queued on the
-   device in the lane's urgent stream (its blocks go before those of
-   other lanes' sampling still to start): their grids refined in place from their bin contributions
-   (still in the wave's output buffer), one thread per grid; back come
-   the grids left unchanged and the edge bins' widths (refined_all);
-   1 when some are queued */
-static int refine(pipe *P, wavej *W)
-{
-  lane *L = W->L;
-  gcuba_call *c = P->c;
-  size_t so = 0;
-  int j, nr = 0, rc = P->broken;
-  const double t = gcuba_now_ms();
-  /* where each member's refinements go (in order), then the table
-     written by the members in parallel */
-  for (j = 0; j < W->n; ++j) {
-    const member *m = W->w[j];
-    place *p = &L->pl[j];
-    if (!m->refine) continue;
-    p->r0 = nr;
-    p->so = so;
-    nr += P->ngrids;
-    so += (size_t)P->ngrids * GCUBA_VEGAS_GRID_SCRATCH(m->it->nb);
-  }
-  if (nr == 0) return 0;
-  gcuba_pool_for(P->threads, W->n, 64, refine_item, W);
-  if (!rc &&
-      !(rc = GCUBA_CK(c, cudaMemcpyAsync(L->din + W->o_R, L->hin + W->o_R,
-                                         sizeof(struct gcuba_vk_refine) * nr,
-                                         cudaMemcpyHostToDevice, L->rst)))) {
-    gcuba_vk_refine<<<(nr + 127) / 128, 128, 0, L->rst>>>(
-        (const struct gcuba_vk_refine *)(L->din + W->o_R), nr);
-    if (!(rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_refine")))
-      rc = GCUBA_CK(c, cudaMemcpyAsync(L->hout + W->o_left,
-                                       L->dout + W->o_left,
-                                       W->o_edge - W->o_left +
-                                           sizeof(double) * 2 * nr,
-                                       cudaMemcpyDeviceToHost, L->rst));
-  }
-  if (rc) P->broken = rc;
-  P->t_ref += gcuba_now_ms() - t;
-  return 1;
-}
-
-/* wave W's refinements done: each driver goes on */
-static void refined_all(pipe *P, wavej *W)
-{
-  double t = gcuba_now_ms();
-  if (!P->broken) P->broken = GCUBA_CK(P->c, cudaStreamSynchronize(W->L->rst));
-  else cudaStreamSynchronize(W->L->rst);
-  P->t_refw += gcuba_now_ms() - t;
-  t = gcuba_now_ms();
-  gcuba_pool_for(P->threads, W->n, 4, refined_item, W);
-  P->t_ref += gcuba_now_ms() - t;
 }
 
 /* member m's grid off the device */
@@ -734,7 +497,7 @@ static void wave_done(pipe *P, lane *L)
   gcuba_pool_for(P->threads, W->n, 4, took_item, W);
   P->t_took += gcuba_now_ms() - t;
   ++P->waves;
-  L->busy = refine(P, W) ? 2 : 0;
+  L->busy = gcuba_vb_refine(P, W) ? 2 : 0;
   L->seq = ++P->seq;
 }
 
@@ -770,7 +533,7 @@ static int start_item(void *ctx, long long i, int tid)
   member *m = ((member **)ctx)[i];
   (void)tid;
   m->v = gcuba_vegas_start(m->c, &member_ops);
-  if (m->v) next(m);
+  if (m->v) gcuba_vb_next(m);
   return 0;
 }
 
@@ -785,7 +548,7 @@ static int flat(const double *e, int nb, int ngrids)
   return 1;
 }
 
-static void next(member *m)
+void gcuba_vb_next(member *m)
 {
   m->it = gcuba_vegas_want(m->v, &m->sums, &m->d);
   if (!m->it) {
@@ -819,7 +582,7 @@ static int lane_step(pipe *P, lane *L)
     if (L->busy) return 1;
   }
   if (L->busy == 2) {
-    refined_all(P, &L->W);
+    gcuba_vb_refined_all(P, &L->W);
     L->busy = 0;
   }
   for (;;) {
