@@ -28,6 +28,18 @@ int gcuba_device_userdata(gcuba_call *c, void *u, size_t bytes,
                           const char *hint, void **ud, void **copy,
                           size_t *cap, cudaStream_t stream);
 
+/* pinned.cu: a page-locked host buffer (p, cap bytes), grown to hold n
+   bytes (its contents lost: doubled from 2 MiB, its pages touched on
+   `threads' CPU threads); 0 or a fail code.  gcuba_pinned_free frees it
+   (either is safe on a zeroed one). */
+typedef struct {
+  char *p;
+  size_t cap;
+  int mapped; /* mmap and cudaHostRegister (else cudaMallocHost) */
+} gcuba_pinned;
+int gcuba_pinned_grow(gcuba_call *c, gcuba_pinned *b, size_t n, int threads);
+void gcuba_pinned_free(gcuba_pinned *b);
+
 struct gcuba_rule;
 /* cuhre.cu: the rule's points as the Cuhre kernels read them, in device
    memory (*du, stride *ustride); 0 or a fail code */

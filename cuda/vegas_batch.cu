@@ -61,28 +61,40 @@ static const gcuba_vegas_ops member_ops = {"pipeline", m_create, m_destroy,
 
 static size_t up8(size_t n) { return (n + 7) & ~(size_t)7; }
 
-/* a device (host = 0) or pinned host buffer *p of at least n bytes (its
-   capacity *cap, doubled from 1 MiB) */
-static int grow(pipe *P, lane *L, char **p, size_t *cap, size_t n, int host)
+/* a device buffer *p of lane L of at least n bytes (its capacity *cap,
+   doubled from 1 MiB) */
+static int grow(pipe *P, lane *L, char **p, size_t *cap, size_t n)
 {
   size_t m = *cap ? *cap : 1 << 20;
   int rc;
-  const double t = gcuba_now_ms();
+  double t;
   if (n <= *cap) return 0;
+  t = gcuba_now_ms();
   while (m < n) m *= 2;
-  /* (device buffers in the lane's stream order: no wait for the other
-     lanes' work, as cudaFree's) */
-  if (host) cudaFreeHost(*p);
-  else if (*p) cudaFreeAsync(*p, L->st);
+  /* (in the lane's stream order: no wait for the other lanes' work, as
+     cudaFree's) */
+  if (*p) cudaFreeAsync(*p, L->st);
   *p = NULL;
   *cap = 0;
-  rc = GCUBA_CK(P->c, host ? cudaMallocHost((void **)p, m)
-                           : cudaMallocAsync((void **)p, m, L->st));
+  rc = GCUBA_CK(P->c, cudaMallocAsync((void **)p, m, L->st));
   P->t_grow += gcuba_now_ms() - t;
   ++P->ngrow;
   if (rc) return rc;
   *cap = m;
   return 0;
+}
+
+/* a page-locked host buffer of at least n bytes */
+static int grow_host(pipe *P, gcuba_pinned *b, size_t n)
+{
+  double t;
+  int rc;
+  if (n <= b->cap) return 0;
+  t = gcuba_now_ms();
+  rc = gcuba_pinned_grow(P->c, b, n, P->threads);
+  P->t_grow += gcuba_now_ms() - t;
+  ++P->ngrow;
+  return rc;
 }
 
 /* the head of a member's outputs: fext [2 ncomp], tot [2 ncomp], qmax,
@@ -103,17 +115,17 @@ static int pack_item(void *ctx, long long jj, int tid)
   const gcuba_vegas_iter *it = W->w[j]->it;
   const place *p = &L->pl[j];
   struct gcuba_vegas_launch *l =
-      (struct gcuba_vegas_launch *)(L->hin + W->o_L) + j;
-  struct gcuba_vk_seg *sg = (struct gcuba_vk_seg *)(L->hin + W->o_seg) + j;
+      (struct gcuba_vegas_launch *)(L->hin.p + W->o_L) + j;
+  struct gcuba_vk_seg *sg = (struct gcuba_vk_seg *)(L->hin.p + W->o_seg) + j;
   char *head = L->dout + p->head;
-  ull *hf = (ull *)(L->hout + p->head);
+  ull *hf = (ull *)(L->hout.p + p->head);
   int k;
   (void)tid;
   if (!it->remote && !W->w[j]->flat)
-    memcpy(L->hin + p->grid, it->grid,
+    memcpy(L->hin.p + p->grid, it->grid,
            sizeof(double) * (size_t)P->ngrids * (it->nb + 1));
   for (k = 0; k < nc; ++k) {
-    ((double *)(L->hin + p->qw))[k] = it->qw ? it->qw[k] : 0;
+    ((double *)(L->hin.p + p->qw))[k] = it->qw ? it->qw[k] : 0;
     hf[k] = gcuba_vegas_okey(-HUGE_VAL);
     hf[nc + k] = gcuba_vegas_okey(HUGE_VAL);
     ((double *)(hf + nc2))[k] = ((double *)(hf + nc2))[nc + k] = 0;
@@ -121,7 +133,7 @@ static int pack_item(void *ctx, long long jj, int tid)
   hf[2 * nc2] = 0;     /* qmax */
   hf[2 * nc2 + 1] = 0; /* status */
   for (k = 0; k < 2 * ndim; ++k)
-    ((int *)(L->hin + p->epow))[k] = it->epow ? it->epow[k] : 0;
+    ((int *)(L->hin.p + p->epow))[k] = it->epow ? it->epow[k] : 0;
   memset(l, 0, sizeof *l);
   l->size = (int)sizeof *l;
   l->ndim = ndim;
@@ -155,7 +167,7 @@ static int pack_item(void *ctx, long long jj, int tid)
   sg->tot = (double *)((ull *)head + nc2);
   if (p->ib >= 0) {
     struct gcuba_vk_bins_args *b =
-        (struct gcuba_vk_bins_args *)(L->hin + W->o_B) + p->ib;
+        (struct gcuba_vk_bins_args *)(L->hin.p + W->o_B) + p->ib;
     memset(b, 0, sizeof *b);
     b->s = it->strat;
     b->seed = it->seed;
@@ -192,7 +204,7 @@ static int took_item(void *ctx, long long jj, int tid)
   (void)tid;
   if (!rc) {
     const place *p = &L->pl[j];
-    const ull *hf = (const ull *)(L->hout + p->head);
+    const ull *hf = (const ull *)(L->hout.p + p->head);
     const int st = (int)hf[2 * nc2 + 1];
     int k;
     rc = st & GCUBA_ST_ABORT       ? GCUBA_FAIL_ABORT
@@ -203,8 +215,8 @@ static int took_item(void *ctx, long long jj, int tid)
       for (k = 0; k < nc2; ++k)
         m->sums[nc2 + k] = gcuba_vegas_okey_value(hf[k]);
       if (m->it->hostd)
-        memcpy(m->d, L->hout + p->d, sizeof(double) * (size_t)p->cells);
-      if (m->it->bins) ds = (const double *)(L->hout + p->ds);
+        memcpy(m->d, L->hout.p + p->d, sizeof(double) * (size_t)p->cells);
+      if (m->it->bins) ds = (const double *)(L->hout.p + p->ds);
     }
   }
   m->refine = 0;
@@ -375,18 +387,18 @@ static int wave(pipe *P, lane *L, member **w, int n)
       scr += 2 * sizeof(ull) * (size_t)L->pl[j].cells;
     }
   W.in = in;
-  if ((rc = grow(P, L, &L->din, &L->incap, in, 0)) ||
-      (rc = grow(P, L, &L->hin, &L->hincap, in, 1)) ||
-      (rc = grow(P, L, &L->dout, &L->outcap, out, 0)) ||
-      (rc = grow(P, L, &L->hout, &L->houtcap, outc, 1)) ||
+  if ((rc = grow(P, L, &L->din, &L->incap, in)) ||
+      (rc = grow_host(P, &L->hin, in)) ||
+      (rc = grow(P, L, &L->dout, &L->outcap, out)) ||
+      (rc = grow_host(P, &L->hout, outc)) ||
       (rc = grow(P, L, &L->dscr, &L->scrcap,
-                 scr > sref ? scr : sref > 0 ? sref : 8, 0))) {
+                 scr > sref ? scr : sref > 0 ? sref : 8))) {
     fit = rc != GCUBA_FAIL_DEVMEM;
     goto step;
   }
   /* the chunk and bin-block starts, the bins' shapes */
-  cbeg = (long long *)(L->hin + W.o_cbeg);
-  bbeg = (long long *)(L->hin + W.o_bbeg);
+  cbeg = (long long *)(L->hin.p + W.o_cbeg);
+  bbeg = (long long *)(L->hin.p + W.o_bbeg);
   cbeg[0] = bbeg[0] = 0;
   for (j = 0, nbw = 0; j < n; ++j) {
     const gcuba_vegas_iter *it = w[j]->it;
@@ -411,7 +423,7 @@ static int wave(pipe *P, lane *L, member **w, int n)
   t = gcuba_now_ms();
   gcuba_pool_for(P->threads, n, 16, pack_item, &W);
   {
-    struct gcuba_vk_gridin *G = (struct gcuba_vk_gridin *)(L->hin + W.o_G);
+    struct gcuba_vk_gridin *G = (struct gcuba_vk_gridin *)(L->hin.p + W.o_G);
     int k = 0;
     for (j = 0; j < n; ++j)
       if (!w[j]->it->remote) {
@@ -436,9 +448,9 @@ static int wave(pipe *P, lane *L, member **w, int n)
   A.members = (const struct gcuba_vegas_launch *)(L->din + W.o_L);
   A.cbeg = (const long long *)(L->din + W.o_cbeg);
   A.nmembers = n;
-  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(L->din, L->hin, in,
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(L->din, L->hin.p, in,
                                         cudaMemcpyHostToDevice, L->st))) ||
-      (rc = GCUBA_CK(c, cudaMemcpyAsync(L->dout, L->hout, hb * (size_t)n,
+      (rc = GCUBA_CK(c, cudaMemcpyAsync(L->dout, L->hout.p, hb * (size_t)n,
                                         cudaMemcpyHostToDevice, L->st))) ||
       (scr > o_hl &&
        (rc = GCUBA_CK(c, cudaMemsetAsync(L->dscr + o_hl, 0, scr - o_hl,
@@ -465,7 +477,7 @@ static int wave(pipe *P, lane *L, member **w, int n)
     if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_bins_finish_members")))
       goto step;
   }
-  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(L->hout, L->dout, outc,
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(L->hout.p, L->dout, outc,
                                         cudaMemcpyDeviceToHost, L->st))))
     goto step;
   P->t_gpu += gcuba_now_ms() - t;
@@ -771,9 +783,9 @@ done:
     free(L->act);
     free(L->pl);
     cudaFree(L->din);
-    cudaFreeHost(L->hin);
+    gcuba_pinned_free(&L->hin);
     cudaFree(L->dout);
-    cudaFreeHost(L->hout);
+    gcuba_pinned_free(&L->hout);
     cudaFree(L->dscr);
     if (L->st) cudaStreamDestroy(L->st);
     if (L->rst) cudaStreamDestroy(L->rst);

@@ -76,8 +76,9 @@ typedef struct {
 typedef struct lane_s {
   cudaStream_t st, rst; /* its stream, and its urgent one (refinements,
                            grids back) */
-  char *din, *hin, *dout, *hout, *dscr;
-  size_t incap, hincap, outcap, houtcap, scrcap;
+  char *din, *dout, *dscr;
+  size_t incap, outcap, scrcap;
+  gcuba_pinned hin, hout; /* (page-locked) */
   place *pl;
   long long plcap;
   member **act; /* its integrals running */

@@ -31,16 +31,16 @@ static int refined_item(void *ctx, long long jj, int tid)
   const lane *L = W->L;
   member *m = W->w[jj];
   const place *p = &L->pl[jj];
-  const int *left = (const int *)(L->hout + W->o_left) + p->r0;
+  const int *left = (const int *)(L->hout.p + W->o_left) + p->r0;
   int g, nleft = 0;
   (void)tid;
   if (!m->refine) return 0;
   m->refine = 0;
   /* (a broken wave: whatever came back; the call fails next) */
   for (g = 0; g < P->ngrids; ++g) nleft += left[g];
-  if (gcuba_vegas_refined_at(m->v,
-                             (const double *)(L->hout + W->o_edge) + 2 * p->r0,
-                             nleft, fetch, m)) {
+  if (gcuba_vegas_refined_at(
+          m->v, (const double *)(L->hout.p + W->o_edge) + 2 * p->r0, nleft,
+          fetch, m)) {
     gcuba_vegas_end(m->v);
     m->v = NULL;
   } else
@@ -58,7 +58,7 @@ static int refine_item(void *ctx, long long jj, int tid)
   const member *m = W->w[jj];
   const place *p = &L->pl[jj];
   struct gcuba_vk_refine *R =
-      (struct gcuba_vk_refine *)(L->hin + W->o_R) + p->r0;
+      (struct gcuba_vk_refine *)(L->hin.p + W->o_R) + p->r0;
   const int nb = m->it->nb;
   int g, mode;
   size_t so = p->so;
@@ -82,10 +82,10 @@ static int refine_item(void *ctx, long long jj, int tid)
 
 /* the refinements the drivers of wave W asked for, queued on the
    device in the lane's urgent stream (its blocks go before those of
-   other lanes' sampling still to start): their grids refined in place from their bin contributions
-   (still in the wave's output buffer), one thread per grid; back come
-   the grids left unchanged and the edge bins' widths (refined_all);
-   1 when some are queued */
+   other lanes' sampling still to start): their grids refined in place
+   from their bin contributions (still in the wave's output buffer), one
+   thread per grid; back come the grids left unchanged and the edge
+   bins' widths (refined_all); 1 when some are queued */
 int gcuba_vb_refine(pipe *P, wavej *W)
 {
   lane *L = W->L;
@@ -107,13 +107,13 @@ int gcuba_vb_refine(pipe *P, wavej *W)
   if (nr == 0) return 0;
   gcuba_pool_for(P->threads, W->n, 64, refine_item, W);
   if (!rc &&
-      !(rc = GCUBA_CK(c, cudaMemcpyAsync(L->din + W->o_R, L->hin + W->o_R,
+      !(rc = GCUBA_CK(c, cudaMemcpyAsync(L->din + W->o_R, L->hin.p + W->o_R,
                                          sizeof(struct gcuba_vk_refine) * nr,
                                          cudaMemcpyHostToDevice, L->rst)))) {
     gcuba_vk_refine<<<(nr + 127) / 128, 128, 0, L->rst>>>(
         (const struct gcuba_vk_refine *)(L->din + W->o_R), nr);
     if (!(rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_refine")))
-      rc = GCUBA_CK(c, cudaMemcpyAsync(L->hout + W->o_left,
+      rc = GCUBA_CK(c, cudaMemcpyAsync(L->hout.p + W->o_left,
                                        L->dout + W->o_left,
                                        W->o_edge - W->o_left +
                                            sizeof(double) * 2 * nr,
