@@ -61,22 +61,32 @@ static const gcuba_vegas_ops member_ops = {"pipeline", m_create, m_destroy,
 
 static size_t up8(size_t n) { return (n + 7) & ~(size_t)7; }
 
-/* a device buffer *p of lane L of at least n bytes (its capacity *cap,
-   doubled from 1 MiB) */
+/* a device buffer *p of lane L of at least n bytes (its capacity *cap):
+   half as much again, or twice what it was when that is more, at least
+   1 MiB; n alone when that is refused.  (The scratch grows with the
+   members' samples: 3-D peaks, nincrease 500, need 495, 692 and 1086
+   MB, which take two allocations so, three when doubling.) */
 static int grow(pipe *P, lane *L, char **p, size_t *cap, size_t n)
 {
-  size_t m = *cap ? *cap : 1 << 20;
+  size_t m = n + n / 2;
   int rc;
   double t;
   if (n <= *cap) return 0;
   t = gcuba_now_ms();
-  while (m < n) m *= 2;
+  if (m < 2 * *cap) m = 2 * *cap;
+  if (m < (1 << 20)) m = 1 << 20;
   /* (in the lane's stream order: no wait for the other lanes' work, as
      cudaFree's) */
   if (*p) cudaFreeAsync(*p, L->st);
   *p = NULL;
   *cap = 0;
-  rc = GCUBA_CK(P->c, cudaMallocAsync((void **)p, m, L->st));
+  if (cudaMallocAsync((void **)p, m, L->st) != cudaSuccess) {
+    (void)cudaGetLastError();
+    *p = NULL;
+    m = n;
+    rc = GCUBA_CK(P->c, cudaMallocAsync((void **)p, m, L->st));
+  } else
+    rc = 0;
   P->t_grow += gcuba_now_ms() - t;
   ++P->ngrow;
   if (rc) return rc;
@@ -186,6 +196,9 @@ static int pack_item(void *ctx, long long jj, int tid)
     b->lo = b->hi + p->cells;
     b->d = (double *)(L->dout + p->d);
     b->ds = (double *)(L->dout + p->ds);
+    b->solo = ((const long long *)(L->hin.p + W->o_bbeg))[p->ib + 1] -
+                  ((const long long *)(L->hin.p + W->o_bbeg))[p->ib] ==
+              1;
   }
   return 0;
 }
@@ -365,7 +378,8 @@ static int wave(pipe *P, lane *L, member **w, int n)
       }
       p->fj = scr;
       scr += sizeof(double) * (size_t)it->strat.calls;
-      sref += sizeof(double) * P->ngrids * GCUBA_VEGAS_GRID_SCRATCH(it->nb);
+      sref += sizeof(double) * P->ngrids *
+              GCUBA_VEGAS_GRID_SCRATCH_WARP(it->nb);
     }
   }
   /* the refinements' flags (out) and scratch (over the bins' scratch,

@@ -70,7 +70,7 @@ static int refine_item(void *ctx, long long jj, int tid)
     R[g].e = m->dg + (size_t)g * (nb + 1);
     R[g].d = (const double *)(L->dout + p->d) + (size_t)g * nb;
     R[g].scratch = (double *)L->dscr + so;
-    so += GCUBA_VEGAS_GRID_SCRATCH(nb);
+    so += GCUBA_VEGAS_GRID_SCRATCH_WARP(nb);
     R[g].left = (int *)(L->dout + W->o_left) + r;
     R[g].edge = (double *)(L->dout + W->o_edge) + 2 * r;
     R[g].nb = nb;
@@ -84,7 +84,7 @@ static int refine_item(void *ctx, long long jj, int tid)
    device in the lane's urgent stream (its blocks go before those of
    other lanes' sampling still to start): their grids refined in place
    from their bin contributions (still in the wave's output buffer), one
-   thread per grid; back come the grids left unchanged and the edge
+   warp per grid; back come the grids left unchanged and the edge
    bins' widths (refined_all); 1 when some are queued */
 int gcuba_vb_refine(pipe *P, wavej *W)
 {
@@ -102,7 +102,7 @@ int gcuba_vb_refine(pipe *P, wavej *W)
     p->r0 = nr;
     p->so = so;
     nr += P->ngrids;
-    so += (size_t)P->ngrids * GCUBA_VEGAS_GRID_SCRATCH(m->it->nb);
+    so += (size_t)P->ngrids * GCUBA_VEGAS_GRID_SCRATCH_WARP(m->it->nb);
   }
   if (nr == 0) return 0;
   gcuba_pool_for(P->threads, W->n, 64, refine_item, W);
@@ -110,7 +110,7 @@ int gcuba_vb_refine(pipe *P, wavej *W)
       !(rc = GCUBA_CK(c, cudaMemcpyAsync(L->din + W->o_R, L->hin.p + W->o_R,
                                          sizeof(struct gcuba_vk_refine) * nr,
                                          cudaMemcpyHostToDevice, L->rst)))) {
-    gcuba_vk_refine<<<(nr + 127) / 128, 128, 0, L->rst>>>(
+    gcuba_vk_refine<<<(nr + 3) / 4, 128, 0, L->rst>>>(
         (const struct gcuba_vk_refine *)(L->din + W->o_R), nr);
     if (!(rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_refine")))
       rc = GCUBA_CK(c, cudaMemcpyAsync(L->hout.p + W->o_left,

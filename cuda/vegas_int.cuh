@@ -124,6 +124,8 @@ struct gcuba_vk_bins_args {
   long long nreal;
   double *d;          /* the pipeline's: the bin contributions */
   double *ds;         /* ... and their gcuba_vegas_bin_sums per axis */
+  int solo;           /* the pipeline's member of one block (along x):
+                         it writes d and ds itself */
 };
 __global__ void gcuba_vk_bins_finish_members(
     const struct gcuba_vk_bins_args *B);
@@ -140,11 +142,12 @@ __global__ void gcuba_vk_bins_finish(ull *hi, ull *lo, double *d, int ncell,
 struct gcuba_vk_refine {
   double *e;        /* the grid, nb + 1 edges, refined in place */
   const double *d;  /* nrows x nb bin contributions */
-  double *scratch;  /* GCUBA_VEGAS_GRID_SCRATCH(nb) doubles */
+  double *scratch;  /* GCUBA_VEGAS_GRID_SCRATCH_WARP(nb) doubles */
   int *left;        /* 1: left unchanged (no information) */
   double *edge;     /* the first and the last bin's widths after */
   int nb, nrows, mode;
 };
+/* r[0 .. n-1] refined, one warp each (blocks of whole warps) */
 __global__ void gcuba_vk_refine(const struct gcuba_vk_refine *r, int n);
 /* block i: grids G[i].dst (n values) from G[i].src, or, src NULL, the
    uniform grids of nb bins (gcuba_vegas_grid_init's values) */

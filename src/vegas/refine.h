@@ -54,8 +54,10 @@
 #define GCUBA_VEGAS_GRID_FLOOR 2  /* the floored form instead of the
                                      mixture */
 
-/* number of doubles of scratch that a refinement of nb bins needs */
+/* number of doubles of scratch that a refinement of nb bins needs (its
+   warp form: gcuba_vegas_refine_axis_warp) */
 #define GCUBA_VEGAS_GRID_SCRATCH(nb) (2 * (size_t)(nb) + 1)
+#define GCUBA_VEGAS_GRID_SCRATCH_WARP(nb) (3 * (size_t)(nb) + 2)
 
 /* what the driver's settling test (gcuba_vegas_settle) reads of an axis'
    bin contributions d[0 .. nb-1]: s[0] = sum of sqrt(d_b), s[1] = sum of
@@ -101,51 +103,47 @@ GCUBA_HDI double gcuba_vegas_damp(double m, double tot, double alpha)
   return alpha == 1.5 ? GCUBA_VEGAS_GMUL(q, sqrt(q)) : pow(q, alpha);
 }
 
-GCUBA_HDI int gcuba_vegas_refine_axis(double *e, int nb, const double *d,
-                                      int nrows, double alpha, int mode,
-                                      double *scratch)
+/* The stages of gcuba_vegas_refine_axis, shared with the device's warp
+   per grid (gcuba_vegas_refine_axis_warp), whose lanes take the loops
+   over bins: the same values, every sum in bin order. */
+
+/* bin i's contribution, summed over the rows in order */
+GCUBA_HDI double gcuba_vegas_refine_row(const double *d, int nb, int nrows,
+                                        int i)
 {
-  const int smooth = mode & GCUBA_VEGAS_GRID_SMOOTH,
-            floored = mode & GCUBA_VEGAS_GRID_FLOOR;
-  double *w = scratch, *x = scratch + nb;
-  double smax = 0, tot, wsum, avg, acc, prev, cur, cum, m;
-  int i, r, k, k0 = 0, k1 = nb - 1, lead, trail, nn;
+  double s = 0;
+  int r;
+  for (r = 0; r < nrows; ++r) s += d[(size_t)r * nb + i];
+  return s;
+}
 
-  for (i = 0; i < nb; ++i) {
-    double s = 0;
-    for (r = 0; r < nrows; ++r) s += d[(size_t)r * nb + i];
-    if (!(s >= 0) || s > DBL_MAX) return -1;
-    w[i] = s;
-    if (s > smax) smax = s;
-  }
-  if (nb < 2 || !(alpha > 0) || smax == 0) return 1;
+/* bin i of the normalised weights w (nb >= 2) smoothed with its
+   neighbours (smooth): the ends average two bins, inner bins three */
+GCUBA_HDI double gcuba_vegas_refine_smooth(const double *w, int nb, int i,
+                                           int smooth)
+{
+  if (!smooth) return w[i];
+  if (i == 0) return GCUBA_VEGAS_GMUL(0.5, w[0] + w[1]);
+  if (i == nb - 1) return GCUBA_VEGAS_GMUL(0.5, w[nb - 2] + w[nb - 1]);
+  return (w[i - 1] + w[i] + w[i + 1]) / 3.0;
+}
 
-  /* normalise to max 1 (no overflow below), then (unless smooth = 0)
-     smooth with the neighbours: ends average two bins, inner bins three */
-  for (i = 0; i < nb; ++i) w[i] /= smax;
-  if (!smooth) {
-    tot = 0;
-    for (i = 0; i < nb; ++i) tot += w[i];
-  } else {
-    prev = w[0];
-    cur = w[1];
-    tot = w[0] = 0.5 * (prev + cur);
-    for (i = 1; i < nb - 1; ++i) {
-      double next = w[i + 1];
-      tot += w[i] = (prev + cur + next) / 3.0;
-      prev = cur;
-      cur = next;
-    }
-    tot += w[nb - 1] = 0.5 * (prev + cur);
-  }
+/* the mass of bin k of the edges x under the mixture (floored: the
+   floored form's, unnormalised) */
+GCUBA_HDI double gcuba_vegas_refine_mass(const double *x, int nb, int k,
+                                         int floored)
+{
+  return floored ? GCUBA_VEGAS_FLOORIN(x[k + 1] - x[k], nb)
+                 : GCUBA_VEGAS_MIXIN(x[k + 1] - x[k], nb);
+}
 
-  /* damped importance of each bin; empty bins get none */
-  wsum = 0;
-  for (i = 0; i < nb; ++i) {
-    w[i] = w[i] > 0 ? gcuba_vegas_damp(w[i], tot, alpha) : 0;
-    wsum += w[i];
-  }
-  if (!(wsum > 0) || wsum > DBL_MAX) return 1;
+/* the new edges e[0 .. nb] from the old ones and the damped weights w
+   (their sum wsum > 0); x: nb + 1 doubles of scratch */
+GCUBA_HDI void gcuba_vegas_refine_edges(double *e, int nb, const double *w,
+                                        double wsum, double *x, int floored)
+{
+  double avg, acc, cum, m, tot;
+  int i, k, k0 = 0, k1 = nb - 1, lead, trail, nn;
 
   /* Zero runs at the ends: old bins without weight before the first and
      after the last with weight (the integrand vanishes there, as beyond
@@ -193,8 +191,7 @@ GCUBA_HDI int gcuba_vegas_refine_axis(double *e, int nb, const double *d,
      sampled so rarely that its samples, when they come, dominate the
      estimate: with the zero runs above, Genz's discontinuous family went
      from 9 false claims in 60 calls to none. */
-#define MASS(k) (floored ? GCUBA_VEGAS_FLOORIN(x[(k) + 1] - x[k], nb)      \
-                         : GCUBA_VEGAS_MIXIN(x[(k) + 1] - x[k], nb))
+#define MASS(k) gcuba_vegas_refine_mass(x, nb, k, floored)
   tot = 1;
   if (floored)
     for (tot = 0, k = 0; k < nb; ++k) tot += MASS(k);
@@ -218,7 +215,192 @@ GCUBA_HDI int gcuba_vegas_refine_axis(double *e, int nb, const double *d,
 #undef MASS
   e[nb] = 1;
   gcuba_vegas_strict(e, nb);
+}
+
+GCUBA_HDI int gcuba_vegas_refine_axis(double *e, int nb, const double *d,
+                                      int nrows, double alpha, int mode,
+                                      double *scratch)
+{
+  const int smooth = mode & GCUBA_VEGAS_GRID_SMOOTH;
+  double *w = scratch, *x = scratch + nb;
+  double smax = 0, tot = 0, wsum = 0;
+  int i;
+
+  for (i = 0; i < nb; ++i) {
+    const double s = gcuba_vegas_refine_row(d, nb, nrows, i);
+    if (!(s >= 0) || s > DBL_MAX) return -1;
+    w[i] = s;
+    if (s > smax) smax = s;
+  }
+  if (nb < 2 || !(alpha > 0) || smax == 0) return 1;
+
+  /* normalise to max 1 (no overflow below), then (unless smooth = 0)
+     smooth with the neighbours */
+  for (i = 0; i < nb; ++i) w[i] /= smax;
+  for (i = 0; i < nb; ++i)
+    tot += x[i] = gcuba_vegas_refine_smooth(w, nb, i, smooth);
+
+  /* damped importance of each bin; empty bins get none */
+  for (i = 0; i < nb; ++i)
+    wsum += w[i] = x[i] > 0 ? gcuba_vegas_damp(x[i], tot, alpha) : 0;
+  if (!(wsum > 0) || wsum > DBL_MAX) return 1;
+  gcuba_vegas_refine_edges(e, nb, w, wsum, x, mode & GCUBA_VEGAS_GRID_FLOOR);
   return 0;
 }
+
+#if defined(__CUDACC__)
+/* the first k in [lo, hi) with c[k] >= t (c non-decreasing), else hi */
+__device__ inline int gcuba_vegas_first_ge(const double *c, int lo, int hi,
+                                           double t)
+{
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (c[mid] >= t) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/* gcuba_vegas_strict(x, nb) by a warp: nothing to do unless two edges
+   are out of order (x[0] = 0 and x[nb] = 1 already) */
+__device__ inline void gcuba_vegas_strict_warp(double *x, int nb)
+{
+  int i, bad = 0;
+  for (i = 1 + (threadIdx.x & 31); i <= nb; i += 32)
+    if (!(x[i] > x[i - 1])) bad = 1;
+  if (__any_sync(0xffffffffu, bad) && (threadIdx.x & 31) == 0)
+    gcuba_vegas_strict(x, nb);
+  __syncwarp();
+}
+
+/* gcuba_vegas_refine_edges by a warp: the running sums that the serial
+   walks take (lane 0, in bin order) are kept in c (nb + 1 doubles), so
+   that each new edge is found by a search of its own */
+__device__ inline void gcuba_vegas_refine_edges_warp(double *e, int nb,
+                                                     double *w, double wsum,
+                                                     double *x, double *c,
+                                                     int floored)
+{
+  const unsigned all = 0xffffffffu;
+  const int lane = threadIdx.x & 31;
+  int i, k, k0 = nb, k1 = -1, lead, trail, nn, o;
+  double avg, tot;
+
+  /* the zero runs at the ends (wsum > 0: some weight) */
+  for (i = lane; i < nb; i += 32)
+    if (w[i] != 0) {
+      if (i < k0) k0 = i;
+      k1 = i;
+    }
+  for (o = 16; o > 0; o >>= 1) {
+    const int a = __shfl_xor_sync(all, k0, o), b = __shfl_xor_sync(all, k1, o);
+    if (a < k0) k0 = a;
+    if (b > k1) k1 = b;
+  }
+  lead = k0 > 0;
+  trail = k1 < nb - 1;
+  nn = nb - lead - trail;
+  if (nn < 2) {
+    lead = trail = 0;
+    nn = nb;
+  }
+  avg = wsum / nn;
+  if (lane == 0) {
+    double acc = 0;
+    for (k = 0; k < nb; ++k) c[k] = acc += w[k];
+    x[0] = 0;
+    if (lead) x[1] = e[k0];
+    if (trail) x[nb - 1] = e[k1 + 1];
+    x[nb] = 1;
+  }
+  __syncwarp();
+  for (i = 1 + lane; i < nn; i += 32) {
+    const double target = GCUBA_VEGAS_GMUL(avg, i);
+    double t;
+    k = gcuba_vegas_first_ge(c, 0, nb, target);
+    if (k > nb - 1) k = nb - 1;
+    t = w[k] > 0 ? 1 - (c[k] - target) / w[k] : 1;
+    if (t < 0) t = 0;
+    if (t > 1) t = 1;
+    x[lead + i] = e[k] + GCUBA_VEGAS_GMUL(t, e[k + 1] - e[k]);
+  }
+  __syncwarp();
+  gcuba_vegas_strict_warp(x, nb);
+
+  /* the mixture: the bins' masses (into w), their running sums c[k]
+     (before bin k) */
+  for (k = lane; k < nb; k += 32)
+    w[k] = gcuba_vegas_refine_mass(x, nb, k, floored);
+  __syncwarp();
+  if (lane == 0) {
+    double cum = 0;
+    c[0] = 0;
+    for (k = 0; k < nb; ++k) c[k + 1] = cum += w[k];
+    e[0] = 0;
+    e[nb] = 1;
+  }
+  __syncwarp();
+  tot = floored ? c[nb] : 1;
+  for (i = 1 + lane; i < nb; i += 32) {
+    const double target = tot * i / nb;
+    double t;
+    k = gcuba_vegas_first_ge(c, 1, nb, target) - 1;
+    t = (target - c[k]) / w[k];
+    if (t < 0) t = 0;
+    if (t > 1) t = 1;
+    e[i] = x[k] + GCUBA_VEGAS_GMUL(t, x[k + 1] - x[k]);
+  }
+  __syncwarp();
+  gcuba_vegas_strict_warp(e, nb);
+}
+
+/* gcuba_vegas_refine_axis by the 32 lanes of a warp, each calling it with
+   the same arguments (all get the return value), scratch of
+   GCUBA_VEGAS_GRID_SCRATCH_WARP(nb) doubles: the same bits as one device
+   thread running gcuba_vegas_refine_axis.  The loops over bins are
+   shared by the lanes; the sums, in bin order, are lane 0's. */
+__device__ inline int gcuba_vegas_refine_axis_warp(double *e, int nb,
+                                                   const double *d,
+                                                   int nrows, double alpha,
+                                                   int mode, double *scratch)
+{
+  const unsigned all = 0xffffffffu;
+  const int lane = threadIdx.x & 31, smooth = mode & GCUBA_VEGAS_GRID_SMOOTH;
+  double *w = scratch, *x = scratch + nb;
+  double smax = 0, tot = 0, wsum = 0;
+  int i, bad = 0, o;
+
+  for (i = lane; i < nb; i += 32) {
+    const double s = gcuba_vegas_refine_row(d, nb, nrows, i);
+    if (!(s >= 0) || s > DBL_MAX) bad = 1;
+    w[i] = s;
+    if (s > smax) smax = s;
+  }
+  if (__any_sync(all, bad)) return -1;
+  for (o = 16; o > 0; o >>= 1) {
+    const double t = __shfl_xor_sync(all, smax, o);
+    if (t > smax) smax = t; /* (the max: any order) */
+  }
+  if (nb < 2 || !(alpha > 0) || smax == 0) return 1;
+  for (i = lane; i < nb; i += 32) w[i] /= smax;
+  __syncwarp();
+  for (i = lane; i < nb; i += 32)
+    x[i] = gcuba_vegas_refine_smooth(w, nb, i, smooth);
+  __syncwarp();
+  if (lane == 0)
+    for (i = 0; i < nb; ++i) tot += x[i];
+  tot = __shfl_sync(all, tot, 0);
+  for (i = lane; i < nb; i += 32)
+    w[i] = x[i] > 0 ? gcuba_vegas_damp(x[i], tot, alpha) : 0;
+  __syncwarp();
+  if (lane == 0)
+    for (i = 0; i < nb; ++i) wsum += w[i];
+  wsum = __shfl_sync(all, wsum, 0);
+  if (!(wsum > 0) || wsum > DBL_MAX) return 1;
+  gcuba_vegas_refine_edges_warp(e, nb, w, wsum, x, x + nb + 1,
+                                mode & GCUBA_VEGAS_GRID_FLOOR);
+  return 0;
+}
+#endif
 
 #endif /* GCUBA_VEGAS_REFINE_H */
