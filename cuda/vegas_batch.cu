@@ -196,9 +196,6 @@ static int pack_item(void *ctx, long long jj, int tid)
     b->lo = b->hi + p->cells;
     b->d = (double *)(L->dout + p->d);
     b->ds = (double *)(L->dout + p->ds);
-    b->solo = ((const long long *)(L->hin.p + W->o_bbeg))[p->ib + 1] -
-                  ((const long long *)(L->hin.p + W->o_bbeg))[p->ib] ==
-              1;
   }
   return 0;
 }
@@ -379,7 +376,7 @@ static int wave(pipe *P, lane *L, member **w, int n)
       p->fj = scr;
       scr += sizeof(double) * (size_t)it->strat.calls;
       sref += sizeof(double) * P->ngrids *
-              GCUBA_VEGAS_GRID_SCRATCH_WARP(it->nb);
+              GCUBA_VEGAS_GRID_SCRATCH(it->nb);
     }
   }
   /* the refinements' flags (out) and scratch (over the bins' scratch,

@@ -122,8 +122,8 @@ int main(void)
   if (cudaMalloc(&de1, sizeof(double) * ne) ||
       cudaMalloc(&de2, sizeof(double) * ne) ||
       cudaMalloc(&dd, sizeof(double) * nd) ||
-      cudaMalloc(&ds1, sizeof(double) * 3 * ne) ||
-      cudaMalloc(&ds2, sizeof(double) * 3 * ne) ||
+      cudaMalloc(&ds1, sizeof(double) * 2 * ne) ||
+      cudaMalloc(&ds2, sizeof(double) * 2 * ne) ||
       cudaMalloc(&dr1, sizeof(int) * n) || cudaMalloc(&dr2, sizeof(int) * n) ||
       cudaMalloc(&dj, sizeof *J * n)) {
     printf("1..0 # SKIP device memory\n");
@@ -142,7 +142,7 @@ int main(void)
   /* one thread per grid */
   for (j = 0; j < n; ++j) {
     J[j].e = de1 + oe[j];
-    J[j].scratch = ds1 + 3 * oe[j];
+    J[j].scratch = ds1 + 2 * oe[j];
     J[j].ret = dr1 + j;
   }
   cudaMemcpy(dj, J, sizeof *J * n, cudaMemcpyHostToDevice);
@@ -151,7 +151,7 @@ int main(void)
   /* one warp per grid */
   for (j = 0; j < n; ++j) {
     J[j].e = de2 + oe[j];
-    J[j].scratch = ds2 + 3 * oe[j];
+    J[j].scratch = ds2 + 2 * oe[j];
     J[j].ret = dr2 + j;
   }
   cudaMemcpy(dj, J, sizeof *J * n, cudaMemcpyHostToDevice);
