@@ -44,6 +44,23 @@ __global__ void one_warp(const struct job *J, int n)
   }
 }
 
+/* the refinements J[0 .. n-1] (their copy dj on the device) on the
+   edges de, scratch ds, return values dr: one thread or one warp each;
+   1 when the kernel ran */
+static int run(struct job *J, struct job *dj, int n, const size_t *oe,
+               double *de, double *ds, int *dr, int warp)
+{
+  for (int j = 0; j < n; ++j) {
+    J[j].e = de + oe[j];
+    J[j].scratch = ds + 2 * oe[j];
+    J[j].ret = dr + j;
+  }
+  cudaMemcpy(dj, J, sizeof *J * n, cudaMemcpyHostToDevice);
+  if (warp) one_warp<<<(n + 3) / 4, 128>>>(dj, n);
+  else one_thread<<<(n + 63) / 64, 64>>>(dj, n);
+  return cudaDeviceSynchronize() == cudaSuccess;
+}
+
 static unsigned long long rng = 2027;
 static double rnd(void)
 {
@@ -139,24 +156,8 @@ int main(void)
   cudaMemcpy(dd, hd, sizeof(double) * nd, cudaMemcpyHostToDevice);
   cudaMemcpy(de1, he, sizeof(double) * ne, cudaMemcpyHostToDevice);
   cudaMemcpy(de2, he, sizeof(double) * ne, cudaMemcpyHostToDevice);
-  /* one thread per grid */
-  for (j = 0; j < n; ++j) {
-    J[j].e = de1 + oe[j];
-    J[j].scratch = ds1 + 2 * oe[j];
-    J[j].ret = dr1 + j;
-  }
-  cudaMemcpy(dj, J, sizeof *J * n, cudaMemcpyHostToDevice);
-  one_thread<<<(n + 63) / 64, 64>>>(dj, n);
-  ok(cudaDeviceSynchronize() == cudaSuccess, "one thread per grid ran");
-  /* one warp per grid */
-  for (j = 0; j < n; ++j) {
-    J[j].e = de2 + oe[j];
-    J[j].scratch = ds2 + 2 * oe[j];
-    J[j].ret = dr2 + j;
-  }
-  cudaMemcpy(dj, J, sizeof *J * n, cudaMemcpyHostToDevice);
-  one_warp<<<(n + 3) / 4, 128>>>(dj, n);
-  ok(cudaDeviceSynchronize() == cudaSuccess, "one warp per grid ran");
+  ok(run(J, dj, n, oe, de1, ds1, dr1, 0), "one thread per grid ran");
+  ok(run(J, dj, n, oe, de2, ds2, dr2, 1), "one warp per grid ran");
   cudaMemcpy(ht, de1, sizeof(double) * ne, cudaMemcpyDeviceToHost);
   cudaMemcpy(hw, de2, sizeof(double) * ne, cudaMemcpyDeviceToHost);
   cudaMemcpy(rt, dr1, sizeof(int) * n, cudaMemcpyDeviceToHost);
