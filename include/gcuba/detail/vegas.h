@@ -111,6 +111,11 @@ GCUBA_HDI uint64_t gcuba_vegas_sobol_bits(const uint64_t *v, uint64_t i)
 {
   uint64_t g = i ^ (i >> 1), x = 0;
 #if defined(__CUDA_ARCH__)
+  if (!(g >> 32)) { /* (the usual case, in 32-bit operations) */
+    unsigned h = (unsigned)g;
+    for (; h; h &= h - 1) x ^= v[__ffs((int)h) - 1];
+    return x;
+  }
   for (; g; g &= g - 1) x ^= v[__ffsll((long long)g) - 1];
 #elif defined(__GNUC__)
   for (; g; g &= g - 1) x ^= v[__builtin_ctzll(g)];
