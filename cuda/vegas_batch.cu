@@ -375,7 +375,8 @@ static int wave(pipe *P, lane *L, member **w, int n)
       }
       p->fj = scr;
       scr += sizeof(double) * (size_t)it->strat.calls;
-      sref += sizeof(double) * P->ngrids * GCUBA_VEGAS_GRID_SCRATCH(it->nb);
+      sref += sizeof(double) * P->ngrids *
+              GCUBA_VEGAS_GRID_SCRATCH_WARP(it->nb);
     }
   }
   /* the refinements' flags (out) and scratch (over the bins' scratch,

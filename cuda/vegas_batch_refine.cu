@@ -70,7 +70,7 @@ static int refine_item(void *ctx, long long jj, int tid)
     R[g].e = m->dg + (size_t)g * (nb + 1);
     R[g].d = (const double *)(L->dout + p->d) + (size_t)g * nb;
     R[g].scratch = (double *)L->dscr + so;
-    so += GCUBA_VEGAS_GRID_SCRATCH(nb);
+    so += GCUBA_VEGAS_GRID_SCRATCH_WARP(nb);
     R[g].left = (int *)(L->dout + W->o_left) + r;
     R[g].edge = (double *)(L->dout + W->o_edge) + 2 * r;
     R[g].nb = nb;
@@ -102,7 +102,7 @@ int gcuba_vb_refine(pipe *P, wavej *W)
     p->r0 = nr;
     p->so = so;
     nr += P->ngrids;
-    so += (size_t)P->ngrids * GCUBA_VEGAS_GRID_SCRATCH(m->it->nb);
+    so += (size_t)P->ngrids * GCUBA_VEGAS_GRID_SCRATCH_WARP(m->it->nb);
   }
   if (nr == 0) return 0;
   gcuba_pool_for(P->threads, W->n, 64, refine_item, W);

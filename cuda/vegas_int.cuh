@@ -140,7 +140,7 @@ __global__ void gcuba_vk_bins_finish(ull *hi, ull *lo, double *d, int ncell,
 struct gcuba_vk_refine {
   double *e;        /* the grid, nb + 1 edges, refined in place */
   const double *d;  /* nrows x nb bin contributions */
-  double *scratch;  /* GCUBA_VEGAS_GRID_SCRATCH(nb) doubles */
+  double *scratch;  /* GCUBA_VEGAS_GRID_SCRATCH_WARP(nb) doubles */
   int *left;        /* 1: left unchanged (no information) */
   double *edge;     /* the first and the last bin's widths after */
   int nb, nrows, mode;

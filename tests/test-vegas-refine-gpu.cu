@@ -52,7 +52,7 @@ static int run(struct job *J, struct job *dj, int n, const size_t *oe,
 {
   for (int j = 0; j < n; ++j) {
     J[j].e = de + oe[j];
-    J[j].scratch = ds + 2 * oe[j];
+    J[j].scratch = ds + 3 * oe[j];
     J[j].ret = dr + j;
   }
   cudaMemcpy(dj, J, sizeof *J * n, cudaMemcpyHostToDevice);
@@ -139,8 +139,8 @@ int main(void)
   if (cudaMalloc(&de1, sizeof(double) * ne) ||
       cudaMalloc(&de2, sizeof(double) * ne) ||
       cudaMalloc(&dd, sizeof(double) * nd) ||
-      cudaMalloc(&ds1, sizeof(double) * 2 * ne) ||
-      cudaMalloc(&ds2, sizeof(double) * 2 * ne) ||
+      cudaMalloc(&ds1, sizeof(double) * 3 * ne) ||
+      cudaMalloc(&ds2, sizeof(double) * 3 * ne) ||
       cudaMalloc(&dr1, sizeof(int) * n) || cudaMalloc(&dr2, sizeof(int) * n) ||
       cudaMalloc(&dj, sizeof *J * n)) {
     printf("1..0 # SKIP device memory\n");

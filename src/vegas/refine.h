@@ -54,8 +54,10 @@
 #define GCUBA_VEGAS_GRID_FLOOR 2  /* the floored form instead of the
                                      mixture */
 
-/* number of doubles of scratch that a refinement of nb bins needs */
+/* number of doubles of scratch that a refinement of nb bins needs (its
+   warp form: gcuba_vegas_refine_axis_warp) */
 #define GCUBA_VEGAS_GRID_SCRATCH(nb) (2 * (size_t)(nb) + 1)
+#define GCUBA_VEGAS_GRID_SCRATCH_WARP(nb) (3 * (size_t)(nb) + 2)
 
 /* what the driver's settling test (gcuba_vegas_settle) reads of an axis'
    bin contributions d[0 .. nb-1]: s[0] = sum of sqrt(d_b), s[1] = sum of
@@ -247,11 +249,116 @@ GCUBA_HDI int gcuba_vegas_refine_axis(double *e, int nb, const double *d,
 }
 
 #if defined(__CUDACC__)
+/* the first k in [lo, hi) with c[k] >= t (c non-decreasing), else hi */
+__device__ inline int gcuba_vegas_first_ge(const double *c, int lo, int hi,
+                                           double t)
+{
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (c[mid] >= t) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/* gcuba_vegas_strict(x, nb) by a warp: nothing to do unless two edges
+   are out of order (x[0] = 0 and x[nb] = 1 already) */
+__device__ inline void gcuba_vegas_strict_warp(double *x, int nb)
+{
+  int i, bad = 0;
+  for (i = 1 + (threadIdx.x & 31); i <= nb; i += 32)
+    if (!(x[i] > x[i - 1])) bad = 1;
+  if (__any_sync(0xffffffffu, bad) && (threadIdx.x & 31) == 0)
+    gcuba_vegas_strict(x, nb);
+  __syncwarp();
+}
+
+/* gcuba_vegas_refine_edges by a warp: the running sums that the serial
+   walks take (lane 0, in bin order) are kept in c (nb + 1 doubles), so
+   that each new edge is found by a search of its own */
+__device__ inline void gcuba_vegas_refine_edges_warp(double *e, int nb,
+                                                     double *w, double wsum,
+                                                     double *x, double *c,
+                                                     int floored)
+{
+  const unsigned all = 0xffffffffu;
+  const int lane = threadIdx.x & 31;
+  int i, k, k0 = nb, k1 = -1, lead, trail, nn, o;
+  double avg, tot;
+
+  /* the zero runs at the ends (wsum > 0: some weight) */
+  for (i = lane; i < nb; i += 32)
+    if (w[i] != 0) {
+      if (i < k0) k0 = i;
+      k1 = i;
+    }
+  for (o = 16; o > 0; o >>= 1) {
+    const int a = __shfl_xor_sync(all, k0, o), b = __shfl_xor_sync(all, k1, o);
+    if (a < k0) k0 = a;
+    if (b > k1) k1 = b;
+  }
+  lead = k0 > 0;
+  trail = k1 < nb - 1;
+  nn = nb - lead - trail;
+  if (nn < 2) {
+    lead = trail = 0;
+    nn = nb;
+  }
+  avg = wsum / nn;
+  if (lane == 0) {
+    double acc = 0;
+    for (k = 0; k < nb; ++k) c[k] = acc += w[k];
+    x[0] = 0;
+    if (lead) x[1] = e[k0];
+    if (trail) x[nb - 1] = e[k1 + 1];
+    x[nb] = 1;
+  }
+  __syncwarp();
+  for (i = 1 + lane; i < nn; i += 32) {
+    const double target = GCUBA_VEGAS_GMUL(avg, i);
+    double t;
+    k = gcuba_vegas_first_ge(c, 0, nb, target);
+    if (k > nb - 1) k = nb - 1;
+    t = w[k] > 0 ? 1 - (c[k] - target) / w[k] : 1;
+    if (t < 0) t = 0;
+    if (t > 1) t = 1;
+    x[lead + i] = e[k] + GCUBA_VEGAS_GMUL(t, e[k + 1] - e[k]);
+  }
+  __syncwarp();
+  gcuba_vegas_strict_warp(x, nb);
+
+  /* the mixture: the bins' masses (into w), their running sums c[k]
+     (before bin k) */
+  for (k = lane; k < nb; k += 32)
+    w[k] = gcuba_vegas_refine_mass(x, nb, k, floored);
+  __syncwarp();
+  if (lane == 0) {
+    double cum = 0;
+    c[0] = 0;
+    for (k = 0; k < nb; ++k) c[k + 1] = cum += w[k];
+    e[0] = 0;
+    e[nb] = 1;
+  }
+  __syncwarp();
+  tot = floored ? c[nb] : 1;
+  for (i = 1 + lane; i < nb; i += 32) {
+    const double target = tot * i / nb;
+    double t;
+    k = gcuba_vegas_first_ge(c, 1, nb, target) - 1;
+    t = (target - c[k]) / w[k];
+    if (t < 0) t = 0;
+    if (t > 1) t = 1;
+    e[i] = x[k] + GCUBA_VEGAS_GMUL(t, x[k + 1] - x[k]);
+  }
+  __syncwarp();
+  gcuba_vegas_strict_warp(e, nb);
+}
+
 /* gcuba_vegas_refine_axis by the 32 lanes of a warp, each calling it with
-   the same arguments (all get the return value): the same bits as one
-   device thread running gcuba_vegas_refine_axis.  The loops over bins
-   are shared by the lanes; the sums (in bin order) and the new edges
-   are lane 0's. */
+   the same arguments (all get the return value), scratch of
+   GCUBA_VEGAS_GRID_SCRATCH_WARP(nb) doubles: the same bits as one device
+   thread running gcuba_vegas_refine_axis.  The loops over bins are
+   shared by the lanes; the sums, in bin order, are lane 0's. */
 __device__ inline int gcuba_vegas_refine_axis_warp(double *e, int nb,
                                                    const double *d,
                                                    int nrows, double alpha,
@@ -261,7 +368,7 @@ __device__ inline int gcuba_vegas_refine_axis_warp(double *e, int nb,
   const int lane = threadIdx.x & 31, smooth = mode & GCUBA_VEGAS_GRID_SMOOTH;
   double *w = scratch, *x = scratch + nb;
   double smax = 0, tot = 0, wsum = 0;
-  int i, bad = 0, ret = 0, o;
+  int i, bad = 0, o;
 
   for (i = lane; i < nb; i += 32) {
     const double s = gcuba_vegas_refine_row(d, nb, nrows, i);
@@ -286,16 +393,13 @@ __device__ inline int gcuba_vegas_refine_axis_warp(double *e, int nb,
   for (i = lane; i < nb; i += 32)
     w[i] = x[i] > 0 ? gcuba_vegas_damp(x[i], tot, alpha) : 0;
   __syncwarp();
-  if (lane == 0) {
+  if (lane == 0)
     for (i = 0; i < nb; ++i) wsum += w[i];
-    if (!(wsum > 0) || wsum > DBL_MAX) ret = 1;
-    else
-      gcuba_vegas_refine_edges(e, nb, w, wsum, x,
-                               mode & GCUBA_VEGAS_GRID_FLOOR);
-  }
-  ret = __shfl_sync(all, ret, 0);
-  __syncwarp();
-  return ret;
+  wsum = __shfl_sync(all, wsum, 0);
+  if (!(wsum > 0) || wsum > DBL_MAX) return 1;
+  gcuba_vegas_refine_edges_warp(e, nb, w, wsum, x, x + nb + 1,
+                                mode & GCUBA_VEGAS_GRID_FLOOR);
+  return 0;
 }
 #endif
 
