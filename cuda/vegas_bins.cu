@@ -65,7 +65,32 @@ __device__ __forceinline__ void gcuba_vk_bins_block(const struct
   for (int i = threadIdx.x; i < 4 * ncell; i += blockDim.x)
     gcuba_vk_cells_[i] = 0;
   __syncthreads();
-  if (E != GCUBA_VEGAS_FX_NONE)
+  if (E != GCUBA_VEGAS_FX_NONE && b.sobol && !b.R) {
+    /* Sobol points: the thread's cubes are a contiguous run (the sums
+       are exact, so which thread adds which sample does not matter), its
+       samples consecutive points of the sequence, walked one XOR per
+       axis and point (gcuba_vegas_sobol_step) instead of one per set bit
+       of each point's Gray code */
+    const long long per = (b.ncubes + qstep - 1) / qstep, qa = q0 * per;
+    const long long qe = qa + per < b.ncubes ? qa + per : b.ncubes;
+    const long long n0 = (b.cube0 + qa) * s.npg, n1 = (b.cube0 + qe) * s.npg;
+    for (int a = a0; a < a0 + na && n0 < n1; ++a) {
+      const uint64_t *v = (const uint64_t *)b.sobol + (long)a * 64;
+      uint64_t i = b.qoff + (uint64_t)n0 + 1, x = gcuba_vegas_sobol_bits(v, i);
+      for (long long sm = n0;; ++i) {
+        uint64_t qh, ql;
+        gcuba_vegas_fx_split(b.fj[sm - b.s0], E, &qh, &ql);
+        if (qh | ql)
+          gcuba_vk_add128_32(
+              L, ncell,
+              (a - a0) * b.nb +
+                  gcuba_vegas_bin_of(gcuba_vegas_sobol_value(x), b.nb),
+              qh, ql);
+        if (++sm == n1) break;
+        x = gcuba_vegas_sobol_step(v, x, i);
+      }
+    }
+  } else if (E != GCUBA_VEGAS_FX_NONE)
     for (long long q = q0; q < b.ncubes; q += qstep) {
       long long cube = b.cube0 + q, rest = cube;
       if (b.R) /* (a unit: the coordinates of its cube) */
