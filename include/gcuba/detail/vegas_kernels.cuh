@@ -83,13 +83,15 @@ struct gcuba_vegas_launch {
 /* chunk ch of launch a (cubes ch*cpt .. from the launch's chunk0): its
    samples, the chunk's sums into a.part, the extremes of F into hi, lo
    and the largest q's bits into qm (not reset), status bits into st; ck
-   from a.strat (gcuba_vegas_cube_k, or _iid with Sobol points) */
+   from a.strat (gcuba_vegas_cube_k, or _iid with Sobol points); wx, wn
+   (or NULL): a walk on the Sobol sequence, the bits on each axis of
+   point *wn, which a sample at the next point steps on from */
 template <class F, int NC, int ND>
 __device__ __forceinline__ void gcuba_vegas_chunk(
     const struct gcuba_vegas_launch &a, const double *grid, long long ch,
     const double *ck, double *x, int *c, double *f, double *s1, double *s2,
     double *cI, double *cV, double *hi, double *lo, unsigned long long &qm,
-    int &st)
+    int &st, uint64_t *wx = 0, uint64_t *wn = 0)
 {
   const gcuba_vegas_strat_t s = a.strat;
   const int nc = NC == 1 ? 1 : a.ncomp;
@@ -112,10 +114,30 @@ __device__ __forceinline__ void gcuba_vegas_chunk(
   for (; cube < end; ++cube) {
     for (int k = 0; k < nc; ++k) s1[k] = s2[k] = 0;
     for (long long j = 0; j < s.npg; ++j) {
-      const double jac =
-          gcuba_vegas_sample(a.seed, a.iter, (const uint64_t *)a.sobol,
-                             a.qoff, &s, cube, j, c, grid, a.nb, a.shared,
-                             a.epow, x, (int *)0);
+      double jac;
+      if (wx && a.sobol && !R) {
+        /* Sobol point I: a step from point I - 1 when the lane's walk is
+           there (one XOR per axis), else from scratch (the same bits) */
+        const uint64_t I = a.qoff + (uint64_t)(cube * s.npg + j) + 1;
+        const uint64_t *v = (const uint64_t *)a.sobol;
+        if (I == *wn + 1) {
+          const int b = __ffsll((long long)I) - 1;
+          for (int d = 0; d < s.ndim; ++d) {
+            wx[d] ^= v[d * 64 + b];
+            x[d] = gcuba_vegas_sobol_value(wx[d]);
+          }
+        } else
+          for (int d = 0; d < s.ndim; ++d) {
+            wx[d] = gcuba_vegas_sobol_bits(v + d * 64, I);
+            x[d] = gcuba_vegas_sobol_value(wx[d]);
+          }
+        *wn = I;
+        jac = gcuba_vegas_map(grid, a.nb, a.shared, s.ndim, x, x, (int *)0,
+                              a.epow);
+      } else
+        jac = gcuba_vegas_sample(a.seed, a.iter, (const uint64_t *)a.sobol,
+                                 a.qoff, &s, cube, j, c, grid, a.nb, a.shared,
+                                 a.epow, x, (int *)0);
       if (F::call(&ndim, x, &ncomp, f, a.userdata) == -999)
         st |= GCUBA_ST_ABORT;
       double q = 0;
@@ -210,9 +232,13 @@ __device__ __forceinline__ void gcuba_vegas_flush_lane(
 }
 
 /* The pipeline's launch (a.members): each warp takes a contiguous range
-   of the launch's chunks, 32 consecutive ones at a time, so that its
-   lanes mostly sample one member (whose extremes they combine before the
-   atomics) and find the next chunk's member a step ahead of the last */
+   of the launch's chunks, 32 GCUBA_VEGAS_WALK consecutive ones at a
+   time, each lane GCUBA_VEGAS_WALK consecutive ones of those, so that
+   its lanes mostly sample one member (whose extremes they combine before
+   the atomics), find the next chunk's member a step ahead of the last,
+   and walk the Sobol sequence from one chunk's points to the next's
+   (which lane samples which chunk changes no result) */
+#define GCUBA_VEGAS_WALK 4
 template <class F, int NC, int ND>
 __device__ __forceinline__ void gcuba_vegas_members(
     const struct gcuba_vegas_launch &A, double *x, int *c, double *f,
@@ -221,48 +247,53 @@ __device__ __forceinline__ void gcuba_vegas_members(
   const long long nwarps = ((long long)gridDim.x * blockDim.x) / 32;
   const long long wid = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x & 31;
-  const long long per = ((A.nchunk + nwarps - 1) / nwarps + 31) & ~31LL;
+  const long long span = 32 * GCUBA_VEGAS_WALK;
+  const long long per =
+      ((A.nchunk + nwarps - 1) / nwarps + span - 1) / span * span;
   const long long end = (wid + 1) * per < A.nchunk ? (wid + 1) * per
                                                    : A.nchunk;
   int m = 0;
-  for (long long base = wid * per; base < end; base += 32) {
-    const long long g = base + lane;
-    const bool valid = g < end;
-    unsigned long long qm = 0;
-    int st = 0, nc, m0;
-    if (valid) {
-      /* the member of chunk g: the last one's, or one after it */
-      if (A.cbeg[m + 1] <= g || A.cbeg[m] > g) {
-        int lo_m = A.cbeg[m] <= g ? m + 1 : 0, hi_m = A.nmembers - 1;
-        while (lo_m < hi_m) {
-          const int mid = (lo_m + hi_m + 1) / 2;
-          if (A.cbeg[mid] <= g) lo_m = mid;
-          else hi_m = mid - 1;
+  uint64_t wx[ND > 0 ? ND : 1], wn = 0; /* (point 0: all bits 0) */
+  for (int d = 0; d < (ND > 0 ? ND : 1); ++d) wx[d] = 0;
+  for (long long base = wid * per; base < end; base += span)
+    for (int t = 0; t < GCUBA_VEGAS_WALK; ++t) {
+      const long long g = base + lane * GCUBA_VEGAS_WALK + t;
+      const bool valid = g < end;
+      unsigned long long qm = 0;
+      int st = 0, nc, m0;
+      if (valid) {
+        /* the member of chunk g: the last one's, or one after it */
+        if (A.cbeg[m + 1] <= g || A.cbeg[m] > g) {
+          int lo_m = A.cbeg[m] <= g ? m + 1 : 0, hi_m = A.nmembers - 1;
+          while (lo_m < hi_m) {
+            const int mid = (lo_m + hi_m + 1) / 2;
+            if (A.cbeg[mid] <= g) lo_m = mid;
+            else hi_m = mid - 1;
+          }
+          m = lo_m;
         }
-        m = lo_m;
       }
+      m0 = __shfl_sync(0xffffffffu, m, 0);
+      const struct gcuba_vegas_launch &a = A.members[valid ? m : m0];
+      nc = NC == 1 ? 1 : a.ncomp;
+      for (int k = 0; k < nc; ++k) {
+        hi[k] = -INFINITY;
+        lo[k] = INFINITY;
+      }
+      if (valid && !(*(volatile int *)a.status & GCUBA_ST_ABORT)) {
+        double ck[3];
+        if (a.sobol)
+          gcuba_vegas_cube_k_iid(a.strat.calls, ck);
+        else
+          gcuba_vegas_cube_k(a.strat.npg, a.strat.ncubes, ck);
+        gcuba_vegas_chunk<F, NC, ND>(a, a.grid, g - A.cbeg[m], ck, x, c, f, s1,
+                                     s2, cI, cV, hi, lo, qm, st, wx, &wn);
+      }
+      if (__all_sync(0xffffffffu, !valid || m == m0))
+        gcuba_vegas_flush_warp<NC>(a, nc, hi, lo, qm, st, true);
+      else if (valid)
+        gcuba_vegas_flush_lane(a, nc, hi, lo, qm, st);
     }
-    m0 = __shfl_sync(0xffffffffu, m, 0);
-    const struct gcuba_vegas_launch &a = A.members[valid ? m : m0];
-    nc = NC == 1 ? 1 : a.ncomp;
-    for (int k = 0; k < nc; ++k) {
-      hi[k] = -INFINITY;
-      lo[k] = INFINITY;
-    }
-    if (valid && !(*(volatile int *)a.status & GCUBA_ST_ABORT)) {
-      double ck[3];
-      if (a.sobol)
-        gcuba_vegas_cube_k_iid(a.strat.calls, ck);
-      else
-        gcuba_vegas_cube_k(a.strat.npg, a.strat.ncubes, ck);
-      gcuba_vegas_chunk<F, NC, ND>(a, a.grid, g - A.cbeg[m], ck, x, c, f, s1,
-                                   s2, cI, cV, hi, lo, qm, st);
-    }
-    if (__all_sync(0xffffffffu, !valid || m == m0))
-      gcuba_vegas_flush_warp<NC>(a, nc, hi, lo, qm, st, true);
-    else if (valid)
-      gcuba_vegas_flush_lane(a, nc, hi, lo, qm, st);
-  }
 }
 
 template <class F, int NC, int ND>
