@@ -232,12 +232,13 @@ __device__ __forceinline__ void gcuba_vegas_flush_lane(
 }
 
 /* The pipeline's launch (a.members): each warp takes a contiguous range
-   of the launch's chunks, 32 GCUBA_VEGAS_WALK consecutive ones at a
-   time, each lane GCUBA_VEGAS_WALK consecutive ones of those, so that
-   its lanes mostly sample one member (whose extremes they combine before
-   the atomics), find the next chunk's member a step ahead of the last,
-   and walk the Sobol sequence from one chunk's points to the next's
-   (which lane samples which chunk changes no result) */
+   of the launch's chunks, 32 k consecutive ones at a time, each lane k
+   consecutive ones of those, so that its lanes mostly sample one member
+   (whose extremes they combine before the atomics), find the next
+   chunk's member a step ahead of the last, and walk the Sobol sequence
+   from one chunk's points to the next's (which lane samples which chunk
+   changes no result).  k (run) is the launch's chunks per thread, 1 to
+   GCUBA_VEGAS_WALK: a small launch keeps every thread busy. */
 #define GCUBA_VEGAS_WALK 4
 template <class F, int NC, int ND>
 __device__ __forceinline__ void gcuba_vegas_members(
@@ -247,7 +248,10 @@ __device__ __forceinline__ void gcuba_vegas_members(
   const long long nwarps = ((long long)gridDim.x * blockDim.x) / 32;
   const long long wid = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
   const int lane = threadIdx.x & 31;
-  const long long span = 32 * GCUBA_VEGAS_WALK;
+  const long long rr = A.nchunk / (32 * nwarps);
+  const int run = rr < 1 ? 1 : rr > GCUBA_VEGAS_WALK ? GCUBA_VEGAS_WALK
+                                                     : (int)rr;
+  const long long span = 32 * run;
   const long long per =
       ((A.nchunk + nwarps - 1) / nwarps + span - 1) / span * span;
   const long long end = (wid + 1) * per < A.nchunk ? (wid + 1) * per
@@ -256,8 +260,8 @@ __device__ __forceinline__ void gcuba_vegas_members(
   uint64_t wx[ND > 0 ? ND : 1], wn = 0; /* (point 0: all bits 0) */
   for (int d = 0; d < (ND > 0 ? ND : 1); ++d) wx[d] = 0;
   for (long long base = wid * per; base < end; base += span)
-    for (int t = 0; t < GCUBA_VEGAS_WALK; ++t) {
-      const long long g = base + lane * GCUBA_VEGAS_WALK + t;
+    for (int t = 0; t < run; ++t) {
+      const long long g = base + lane * run + t;
       const bool valid = g < end;
       unsigned long long qm = 0;
       int st = 0, nc, m0;
