@@ -308,6 +308,7 @@ static int wave(pipe *P, lane *L, member **w, int n)
   struct gcuba_vegas_launch A;
   wavej &W = L->W;
   double t = gcuba_now_ms();
+  const double g0 = P->t_grow;
 
   W.P = P;
   W.L = L;
@@ -431,6 +432,7 @@ static int wave(pipe *P, lane *L, member **w, int n)
       ++nbw;
     }
   }
+  P->t_lay += gcuba_now_ms() - t - (P->t_grow - g0);
   t = gcuba_now_ms();
   gcuba_pool_for(P->threads, n, 16, pack_item, &W);
   {
@@ -611,7 +613,7 @@ static int lane_step(pipe *P, lane *L)
   for (;;) {
     int i, k, j1;
     long long ns = 0, nch = 0;
-    double mem = 0, t;
+    double mem = 0, t, tr = gcuba_now_ms(), s0 = P->t_start;
     if (L->j0 >= L->nact) {
       /* a new round */
       for (i = k = 0; i < L->nact; ++i)
@@ -646,6 +648,7 @@ static int lane_step(pipe *P, lane *L)
       }
       L->nact = k;
       L->j0 = 0;
+      P->t_round += gcuba_now_ms() - tr - (P->t_start - s0);
       continue;
     }
     /* the next wave of this round */
@@ -661,6 +664,7 @@ static int lane_step(pipe *P, lane *L)
       nch += it->plan.nchunks;
       mem += mb;
     }
+    P->t_round += gcuba_now_ms() - tr;
     if (wave(P, L, L->act + L->j0, j1 - L->j0) == GCUBA_FAIL_DEVMEM &&
         !L->busy) {
       /* half the memory, the same members again; one member alone goes
@@ -810,9 +814,10 @@ done:
               "iterations taken and the next asked for %.1f ms, "
               "packing %.1f ms, the GPU (launches, waits) %.1f ms, the "
               "refinements (waits %.1f ms, queued and drivers %.1f ms), "
-              "buffers grown %d times in %.1f ms", n, t1 - t0, P.rounds,
-              P.waves, t0 - tin, gcuba_now_ms() - t1, P.t_start,
+              "buffers grown %d times in %.1f ms, the waves' layouts "
+              "%.1f ms, the rounds and waves chosen %.1f ms", n, t1 - t0,
+              P.rounds, P.waves, t0 - tin, gcuba_now_ms() - t1, P.t_start,
               P.t_took, P.t_pack, P.t_gpu, P.t_refw, P.t_ref, P.ngrow,
-              P.t_grow);
+              P.t_grow, P.t_lay, P.t_round);
   return rc;
 }

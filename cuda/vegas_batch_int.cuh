@@ -97,6 +97,9 @@ typedef struct pipe_s {
   int ndim, ncomp, ngrids, shared, nsm, broken, threads;
   /* verbosity 2: where the time goes (ms), rounds and waves */
   double t_start, t_pack, t_gpu, t_took, t_ref, t_refw, t_grow;
+  double t_lay, t_round; /* the waves' layouts (but their buffers'
+                            growth), the rounds' and waves' choice (but
+                            the drivers' set-up) */
   int rounds, waves, ngrow;
   long long seq; /* work queued in the lanes, in order */
   double memcap; /* bytes of the buffers of one wave, at most (more for
