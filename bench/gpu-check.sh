@@ -24,6 +24,13 @@
 #                                    .refgpu/run.sh is there
 #   bash bench/gpu-check.sh batch    bench-batch (BATCH_N integrals, default
 #                                    100000; BATCH_LOOP in the loops)
+#   bash bench/gpu-check.sh vegasbatch  gVegasBatch's two cases of
+#                                    bench/RESULTS.md (10,000 5-D and
+#                                    100,000 3-D peaks), VB_RUNS times
+#                                    each (default 3) with the pipeline's
+#                                    timings (--verbose), then, where ncu
+#                                    is, the 5-D batch's device time per
+#                                    kernel (bench/ncu-sum.py)
 #   bash bench/gpu-check.sh fortran-build   (on a machine with gfortran and
 #                                    nvcc, no GPU needed) the Fortran test
 #                                    programs, linked statically to a CUDA
@@ -195,6 +202,30 @@ batch() {
   cd "$src" || return
 }
 
+vegasbatch() {
+  say "gVegasBatch's GPU pipeline (bench-batch --only-vegas)"
+  local r log=$out/bench-vegasbatch.txt
+  cd "$bdir" || return
+  make -j"$J" bench/bench-batch > "$out/bench-batch-build.log" 2>&1 \
+    || { status=1; tail -20 "$out/bench-batch-build.log"; cd "$src"; return; }
+  : > "$log"
+  for r in $(seq "${VB_RUNS:-3}"); do
+    ./bench/bench-batch --n 10000 --vegas 10000 --loop 0 --only-vegas \
+      --verbose >> "$log" 2>&1 || status=1
+    ./bench/bench-batch --n 100000 --vegas 100000 --vegas-dim 3 --loop 0 \
+      --only-vegas --verbose >> "$log" 2>&1 || status=1
+  done
+  grep -E "GPU pipeline|integrals in" "$log"
+  if command -v ncu > /dev/null; then
+    ncu --metrics gpu__time_duration.sum --csv ./bench/bench-batch --n 10000 \
+      --vegas 10000 --loop 0 --only-vegas > "$out/ncu-vegasbatch.csv" \
+      2> "$out/ncu-vegasbatch.err" &&
+      python3 "$src/bench/ncu-sum.py" "$out/ncu-vegasbatch.csv" \
+      || { status=1; tail -5 "$out/ncu-vegasbatch.err"; }
+  fi
+  cd "$src" || return
+}
+
 fortran_build() {
   say "Fortran test programs (static libgcuba, CUDA)"
   local fb=$src/_gpu/fbuild bin=$src/_gpu/fortran-bin
@@ -231,7 +262,8 @@ fortran() {
 [ $# -gt 0 ] || set -- build check
 for step in "$@"; do
   case $step in
-  build|check|sanitize|mpi|mpibench|devbench|bench|batch|fortran) $step ;;
+  build|check|sanitize|mpi|mpibench|devbench|bench|batch|vegasbatch|fortran)
+    $step ;;
   fortran-build) fortran_build ;;
   *) echo "gpu-check.sh: unknown step $step"; exit 2 ;;
   esac
