@@ -122,16 +122,45 @@ static int pack_item(void *ctx, long long jj, int tid)
   pipe *P = W->P;
   lane *L = W->L;
   const int j = (int)jj, nc = P->ncomp, nc2 = 2 * nc, ndim = P->ndim;
-  const gcuba_vegas_iter *it = W->w[j]->it;
-  const place *p = &L->pl[j];
+  const member *m = W->w[j];
+  const gcuba_vegas_iter *it = m->it;
+  place *p = &L->pl[j];
   struct gcuba_vegas_launch *l =
       (struct gcuba_vegas_launch *)(L->hin.p + W->o_L) + j;
   struct gcuba_vk_seg *sg = (struct gcuba_vk_seg *)(L->hin.p + W->o_seg) + j;
-  char *head = L->dout + p->head;
-  ull *hf = (ull *)(L->hout.p + p->head);
+  const int sent = !m->remote && !m->flat;
+  char *head;
+  ull *hf;
   int k;
   (void)tid;
-  if (!it->remote && !W->w[j]->flat)
+  /* its place, absolute (wave() laid it out relative to its parts'
+     starts), its chunks' and blocks' ends, its grid's entry */
+  p->grid += W->o_ins;
+  p->qw = p->grid +
+          (sent ? sizeof(double) * (size_t)P->ngrids * (m->nb + 1) : 0);
+  p->epow = p->qw + sizeof(double) * nc;
+  p->head = head_bytes(P) * (size_t)j;
+  p->t = p->part + sizeof(double) * nc2 * (size_t)p->nch;
+  p->fj = p->t + sizeof(double) * nc2 * (size_t)gcuba_vegas_tree_next(p->nch);
+  ((long long *)(L->hin.p + W->o_cbeg))[j + 1] = p->c0 + p->nch;
+  if (m->bins) {
+    p->ds += W->o_heads;
+    p->d = m->hostd ? p->ds + sizeof(double) * 2 * (size_t)ndim
+                    : W->o_dx + p->d;
+    p->hl += W->o_hl;
+    ((long long *)(L->hin.p + W->o_bbeg))[p->ib + 1] = p->b0 + m->bx;
+  }
+  if (p->gi >= 0) {
+    struct gcuba_vk_gridin *G =
+        (struct gcuba_vk_gridin *)(L->hin.p + W->o_G) + p->gi;
+    G->dst = m->dg;
+    G->src = sent ? (const double *)(L->din + p->grid) : NULL;
+    G->n = P->ngrids * (m->nb + 1);
+    G->nb = m->nb;
+  }
+  head = L->dout + p->head;
+  hf = (ull *)(L->hout.p + p->head);
+  if (sent)
     memcpy(L->hin.p + p->grid, it->grid,
            sizeof(double) * (size_t)P->ngrids * (it->nb + 1));
   for (k = 0; k < nc; ++k) {
@@ -160,9 +189,9 @@ static int pack_item(void *ctx, long long jj, int tid)
   l->chunk0 = 0;
   l->nchunk = p->nch;
   l->pstride = p->nch;
-  l->grid = W->w[j]->dg;
+  l->grid = m->dg;
   l->epow = it->epow ? (const int *)(L->din + p->epow) : NULL;
-  l->userdata = P->ud ? (char *)P->ud + (size_t)W->w[j]->b * P->stride
+  l->userdata = P->ud ? (char *)P->ud + (size_t)m->b * P->stride
                       : NULL;
   l->part = (double *)(L->dscr + p->part);
   l->qw = (const double *)(L->din + p->qw);
@@ -259,7 +288,7 @@ static void release_grid(pipe *P, member *m)
    slot in the store, else its own): 0 or a fail code */
 static int place_grid(pipe *P, member *m)
 {
-  const int nb = m->it->nb;
+  const int nb = m->nb;
   const size_t need = (size_t)P->ngrids * (nb + 1);
   int rc, i;
   if (m->dg && m->gnb == nb) return 0;
@@ -302,8 +331,9 @@ static int wave(pipe *P, lane *L, member **w, int n)
   gcuba_call *c = P->c;
   const int nc = P->ncomp, nc2 = 2 * nc, ndim = P->ndim;
   const size_t hb = head_bytes(P);
-  size_t in = 0, out = 0, outc, scr = 0, o_ins, o_hl, smem = 0, sref = 0;
-  long long nchunk = 0, *cbeg, *bbeg;
+  size_t in = 0, out = 0, outc, scr = 0, o_hl, smem = 0, sref = 0, dx = 0,
+         hl = 0;
+  long long nchunk = 0, nblk = 0;
   int j, nbw = 0, gy = 1, rc = P->broken, fit = 1;
   struct gcuba_vegas_launch A;
   wavej &W = L->W;
@@ -325,18 +355,51 @@ static int wave(pipe *P, lane *L, member **w, int n)
     L->pl = q;
     L->plcap = n;
   }
-  /* every member's grid on the device, where its driver's is sent */
+  /* the layout, in one pass over the members' summaries (gcuba_vb_next)
+     with every member's grid placed on the device: in = launches, chunk
+     starts, trees, bin arguments, their block starts, refinements, grids
+     in, then the members' grids sent, qw, edge powers; out = heads, the
+     members' bin sums' totals (and bin contributions the driver reads),
+     refinements' flags and edges, then the other bin contributions;
+     scratch = the members' chunk sums, tree levels and q, then their
+     exact bins.  Each member's place is laid out relative to the start of
+     its part (pack_item, in parallel, makes it absolute, and writes the
+     chunk and block starts and the grids' table) */
   W.ngin = 0;
   for (j = 0; j < n; ++j) {
-    if ((rc = place_grid(P, w[j]))) goto step;
-    W.ngin += !w[j]->it->remote;
+    member *m = w[j];
+    place *p = &L->pl[j];
+    if ((!m->dg || m->gnb != m->nb) && (rc = place_grid(P, m))) goto step;
+    p->nch = m->nch;
+    p->cells = (long long)ndim * m->nb;
+    p->c0 = nchunk;
+    nchunk += m->nch;
+    p->gi = m->remote ? -1 : W.ngin++;
+    p->grid = in;
+    in += m->bin;
+    p->part = scr;
+    scr += m->bscr;
+    p->ib = -1;
+    if (m->bins) {
+      const int na = ndim < m->ag ? ndim : m->ag;
+      p->ib = nbw++;
+      p->ag = m->ag;
+      p->b0 = nblk;
+      nblk += m->bx;
+      p->ds = out;
+      out += m->bout;
+      if (!m->hostd) {
+        p->d = dx;
+        dx += sizeof(double) * (size_t)p->cells;
+      }
+      p->hl = hl;
+      hl += 2 * sizeof(ull) * (size_t)p->cells;
+      if ((ndim + m->ag - 1) / m->ag > gy) gy = (ndim + m->ag - 1) / m->ag;
+      if ((size_t)2 * na * m->nb * sizeof(ull) > smem)
+        smem = (size_t)2 * na * m->nb * sizeof(ull);
+      sref += sizeof(double) * P->ngrids * GCUBA_VEGAS_GRID_SCRATCH_WARP(m->nb);
+    }
   }
-  /* the layout: in = launches, chunk starts, trees, bin arguments, their
-     block starts, refinements, grids in, then the grids sent, qw, edge
-     powers; out = heads, bin sums' totals (and bin contributions the
-     driver reads), refinements' flags and edges, then the other bin
-     contributions; scratch = chunk sums, tree levels, q, exact bins */
-  for (j = 0; j < n; ++j) nbw += w[j]->it->bins;
   W.o_L = 0;
   W.o_cbeg = up8(W.o_L + sizeof(struct gcuba_vegas_launch) * (size_t)n);
   W.o_seg = up8(W.o_cbeg + sizeof(long long) * (size_t)(n + 1));
@@ -345,59 +408,19 @@ static int wave(pipe *P, lane *L, member **w, int n)
   W.o_R = up8(W.o_bbeg + sizeof(long long) * (size_t)(nbw + 1));
   W.o_G = up8(W.o_R + sizeof(struct gcuba_vk_refine) * (size_t)nbw *
                          P->ngrids);
-  o_ins = up8(W.o_G + sizeof(struct gcuba_vk_gridin) * (size_t)W.ngin);
-  in = o_ins;
-  out = hb * (size_t)n;
-  for (j = 0; j < n; ++j) {
-    const gcuba_vegas_iter *it = w[j]->it;
-    place *p = &L->pl[j];
-    p->nch = it->plan.nchunks;
-    p->cells = (long long)ndim * it->nb;
-    p->grid = in;
-    if (!it->remote && !w[j]->flat)
-      in += sizeof(double) * (size_t)P->ngrids * (it->nb + 1);
-    p->qw = in;
-    in += sizeof(double) * nc;
-    p->epow = in;
-    in += up8(sizeof(int) * 2 * (size_t)ndim);
-    p->head = hb * (size_t)j;
-    p->part = scr;
-    scr += sizeof(double) * nc2 * (size_t)p->nch;
-    p->t = scr;
-    scr += sizeof(double) * nc2 * (size_t)gcuba_vegas_tree_next(p->nch);
-    nchunk += p->nch;
-    p->ib = -1;
-    if (it->bins) {
-      p->ds = out;
-      out += sizeof(double) * 2 * (size_t)ndim;
-      if (it->hostd) {
-        p->d = out;
-        out += sizeof(double) * (size_t)p->cells;
-      }
-      p->fj = scr;
-      scr += sizeof(double) * (size_t)it->strat.calls;
-      sref += sizeof(double) * P->ngrids *
-              GCUBA_VEGAS_GRID_SCRATCH_WARP(it->nb);
-    }
-  }
+  W.o_ins = up8(W.o_G + sizeof(struct gcuba_vk_gridin) * (size_t)W.ngin);
+  in += W.o_ins;
+  W.o_heads = hb * (size_t)n;
   /* the refinements' flags (out) and scratch (over the bins' scratch,
      which they follow); what is copied back ends there, the other bin
      contributions lie beyond */
-  W.o_left = up8(out);
+  W.o_left = up8(W.o_heads + out);
   W.o_edge = W.o_left + up8(sizeof(int) * (size_t)nbw * P->ngrids);
-  out = W.o_edge + sizeof(double) * 2 * (size_t)nbw * P->ngrids;
-  outc = out;
-  for (j = 0; j < n; ++j)
-    if (w[j]->it->bins && !w[j]->it->hostd) {
-      L->pl[j].d = out;
-      out += sizeof(double) * (size_t)L->pl[j].cells;
-    }
-  o_hl = scr;
-  for (j = 0; j < n; ++j)
-    if (w[j]->it->bins) {
-      L->pl[j].hl = scr;
-      scr += 2 * sizeof(ull) * (size_t)L->pl[j].cells;
-    }
+  outc = W.o_edge + sizeof(double) * 2 * (size_t)nbw * P->ngrids;
+  W.o_dx = outc;
+  out = outc + dx;
+  W.o_hl = o_hl = scr;
+  scr += hl;
   W.in = in;
   if ((rc = grow(P, L, &L->din, &L->incap, in)) ||
       (rc = grow_host(P, &L->hin, in)) ||
@@ -408,46 +431,11 @@ static int wave(pipe *P, lane *L, member **w, int n)
     fit = rc != GCUBA_FAIL_DEVMEM;
     goto step;
   }
-  /* the chunk and bin-block starts, the bins' shapes */
-  cbeg = (long long *)(L->hin.p + W.o_cbeg);
-  bbeg = (long long *)(L->hin.p + W.o_bbeg);
-  cbeg[0] = bbeg[0] = 0;
-  for (j = 0, nbw = 0; j < n; ++j) {
-    const gcuba_vegas_iter *it = w[j]->it;
-    place *p = &L->pl[j];
-    cbeg[j + 1] = cbeg[j] + p->nch;
-    if (it->bins) {
-      long long bx = (it->strat.ncubes + BIN_CUBES - 1) / BIN_CUBES;
-      int ag = 2048 / it->nb, na;
-      if (ag > 64) ag = 64;
-      if (ag < 1) ag = 1;
-      na = ndim < ag ? ndim : ag;
-      if (bx > 8LL * P->nsm) bx = 8LL * P->nsm;
-      p->ag = ag;
-      p->ib = nbw;
-      bbeg[nbw + 1] = bbeg[nbw] + bx;
-      if ((ndim + ag - 1) / ag > gy) gy = (ndim + ag - 1) / ag;
-      if ((size_t)2 * na * it->nb * sizeof(ull) > smem)
-        smem = (size_t)2 * na * it->nb * sizeof(ull);
-      ++nbw;
-    }
-  }
+  ((long long *)(L->hin.p + W.o_cbeg))[0] = 0;
+  ((long long *)(L->hin.p + W.o_bbeg))[0] = 0;
   P->t_lay += gcuba_now_ms() - t - (P->t_grow - g0);
   t = gcuba_now_ms();
   gcuba_pool_for(P->threads, n, 16, pack_item, &W);
-  {
-    struct gcuba_vk_gridin *G = (struct gcuba_vk_gridin *)(L->hin.p + W.o_G);
-    int k = 0;
-    for (j = 0; j < n; ++j)
-      if (!w[j]->it->remote) {
-        G[k].dst = w[j]->dg;
-        G[k].src = w[j]->flat ? NULL
-                              : (const double *)(L->din + L->pl[j].grid);
-        G[k].n = P->ngrids * (w[j]->it->nb + 1);
-        G[k].nb = w[j]->it->nb;
-        ++k;
-      }
-  }
   P->t_pack += gcuba_now_ms() - t;
   t = gcuba_now_ms();
 
@@ -480,7 +468,7 @@ static int wave(pipe *P, lane *L, member **w, int n)
       (const struct gcuba_vk_seg *)(L->din + W.o_seg));
   if ((rc = GCUBA_CK_LAUNCH(c, "gcuba_vk_tree_members"))) goto step;
   if (nbw > 0) {
-    gcuba_vk_bins_members<<<dim3((unsigned)bbeg[nbw], (unsigned)gy),
+    gcuba_vk_bins_members<<<dim3((unsigned)nblk, (unsigned)gy),
                             BIN_THREADS, smem, L->st>>>(
         (const struct gcuba_vk_bins_args *)(L->din + W.o_B),
         (const long long *)(L->din + W.o_bbeg), nbw);
@@ -580,9 +568,38 @@ void gcuba_vb_next(member *m)
     gcuba_vegas_end(m->v);
     m->v = NULL;
   } else {
-    m->solo = alone(m->it);
-    m->flat = !m->it->remote &&
-              (!m->it->grid || flat(m->it->grid, m->it->nb, m->P->ngrids));
+    const gcuba_vegas_iter *it = m->it;
+    const pipe *P = m->P;
+    const int nc2 = 2 * P->ncomp;
+    m->solo = alone(it);
+    m->flat = !it->remote && (!it->grid || flat(it->grid, it->nb, P->ngrids));
+    /* its summary (member) */
+    m->nb = it->nb;
+    m->bins = it->bins;
+    m->hostd = it->bins && it->hostd;
+    m->remote = it->remote;
+    m->nch = it->plan.nchunks;
+    m->calls = it->bins ? it->strat.calls : 0;
+    m->bytes = member_bytes(P, it);
+    m->bin = (!m->remote && !m->flat
+                  ? sizeof(double) * (size_t)P->ngrids * (it->nb + 1)
+                  : 0) +
+             sizeof(double) * P->ncomp + up8(sizeof(int) * 2 * (size_t)P->ndim);
+    m->bscr = sizeof(double) * nc2 *
+                  (size_t)(m->nch + gcuba_vegas_tree_next(m->nch)) +
+              sizeof(double) * (size_t)m->calls;
+    m->bout = 0;
+    if (it->bins) {
+      long long bx = (it->strat.ncubes + BIN_CUBES - 1) / BIN_CUBES;
+      int ag = 2048 / it->nb;
+      if (ag > 64) ag = 64;
+      if (ag < 1) ag = 1;
+      if (bx > 8LL * P->nsm) bx = 8LL * P->nsm;
+      m->ag = ag;
+      m->bx = bx;
+      m->bout = sizeof(double) * 2 * (size_t)P->ndim +
+                (m->hostd ? sizeof(double) * (size_t)P->ndim * it->nb : 0);
+    }
   }
 }
 
@@ -653,16 +670,14 @@ static int lane_step(pipe *P, lane *L)
     }
     /* the next wave of this round */
     for (j1 = L->j0; j1 < L->nact; ++j1) {
-      const gcuba_vegas_iter *it = L->act[j1]->it;
-      const long long s = it->bins ? it->strat.calls : 0;
-      const double mb = member_bytes(P, it);
-      if (j1 > L->j0 && (ns + s > WAVE_SAMPLES ||
-                         nch + it->plan.nchunks > WAVE_CHUNKS ||
-                         mem + mb > P->memcap))
+      const member *m = L->act[j1];
+      if (j1 > L->j0 && (ns + m->calls > WAVE_SAMPLES ||
+                         nch + m->nch > WAVE_CHUNKS ||
+                         mem + m->bytes > P->memcap))
         break;
-      ns += s;
-      nch += it->plan.nchunks;
-      mem += mb;
+      ns += m->calls;
+      nch += m->nch;
+      mem += m->bytes;
     }
     P->t_round += gcuba_now_ms() - tr;
     if (wave(P, L, L->act + L->j0, j1 - L->j0) == GCUBA_FAIL_DEVMEM &&

@@ -41,6 +41,18 @@ typedef struct {
   int gslot;  /* dg's slot in the pipeline's store, or -1: its own */
   int gnb;    /* the bins per axis of the grid at dg */
   int flat;   /* its driver's grid (not remote) is the uniform one */
+  /* its iteration in brief, written by gcuba_vb_next in the pool thread
+     that has the driver in its cache: what the lanes' rounds and the
+     waves' layouts read (one pass over the members, no driver's memory) */
+  int nb, bins, hostd, remote; /* it's */
+  int ag;          /* axes per block of its bin sums */
+  long long nch;   /* it->plan.nchunks */
+  long long calls; /* the samples whose q a wave stores (bins), or 0 */
+  long long bx;    /* blocks of its bin sums (bins) */
+  size_t bin, bscr, bout; /* its bytes in a wave's buffers: in (grid when
+                             sent, qw, edge powers), scratch (chunk sums,
+                             tree, q), out (ds, and d when hostd) */
+  double bytes;    /* the device memory its iteration takes in a wave */
 } member;
 
 /* member m's next iteration asked of its driver (or its end)
@@ -56,6 +68,8 @@ typedef struct {
   long long nch, cells;
   int ib, ag;              /* its bin arguments' index (-1: none), axes
                               per block */
+  long long c0, b0;        /* its first chunk and bin-sum block */
+  int gi;                  /* its grid's entry (gcuba_vk_gridin), or -1 */
   int r0;                  /* its first refinement (gcuba_vk_refine) */
   size_t so;               /* its refinements' scratch (doubles) */
 } place;
@@ -67,6 +81,10 @@ typedef struct {
   member **w;
   int n;
   size_t o_L, o_cbeg, o_seg, o_B, o_bbeg, o_R, o_G, in, o_left, o_edge;
+  size_t o_ins, o_heads, o_dx, o_hl; /* where the members' own data start
+                                        (their places are laid out
+                                        relative to these, pack_item
+                                        makes them absolute) */
   int ngin;                 /* grids sent or set to the uniform one */
 } wavej;
 

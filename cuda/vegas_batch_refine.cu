@@ -59,7 +59,7 @@ static int refine_item(void *ctx, long long jj, int tid)
   const place *p = &L->pl[jj];
   struct gcuba_vk_refine *R =
       (struct gcuba_vk_refine *)(L->hin.p + W->o_R) + p->r0;
-  const int nb = m->it->nb;
+  const int nb = m->nb;
   int g, mode;
   size_t so = p->so;
   (void)tid;
@@ -102,7 +102,7 @@ int gcuba_vb_refine(pipe *P, wavej *W)
     p->r0 = nr;
     p->so = so;
     nr += P->ngrids;
-    so += (size_t)P->ngrids * GCUBA_VEGAS_GRID_SCRATCH_WARP(m->it->nb);
+    so += (size_t)P->ngrids * GCUBA_VEGAS_GRID_SCRATCH_WARP(m->nb);
   }
   if (nr == 0) return 0;
   gcuba_pool_for(P->threads, W->n, 64, refine_item, W);
