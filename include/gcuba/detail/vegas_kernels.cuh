@@ -120,13 +120,12 @@ __device__ __forceinline__ void gcuba_vegas_chunk(
            there (one XOR per axis), else from scratch (the same bits) */
         const uint64_t I = a.qoff + (uint64_t)(cube * s.npg + j) + 1;
         const uint64_t *v = (const uint64_t *)a.sobol;
-        if (I == *wn + 1) {
-          const int b = __ffsll((long long)I) - 1;
+        if (I == *wn + 1)
           for (int d = 0; d < s.ndim; ++d) {
-            wx[d] ^= v[d * 64 + b];
+            wx[d] = gcuba_vegas_sobol_step(v + d * 64, wx[d], *wn);
             x[d] = gcuba_vegas_sobol_value(wx[d]);
           }
-        } else
+        else
           for (int d = 0; d < s.ndim; ++d) {
             wx[d] = gcuba_vegas_sobol_bits(v + d * 64, I);
             x[d] = gcuba_vegas_sobol_value(wx[d]);
