@@ -109,11 +109,13 @@ static void check_nullerr(void)
                dec == GCUBA_RULE_DECAYS;
     ok_cuba &= gcuba_rule_nullerr(&r, e, 1, &dec) == c[1] * e[0] &&
                dec == GCUBA_RULE_DECAYS;
-    /* no decay (e_1 > e_2): c2 max, trusted or not, not decaying */
+    /* no decay (e_1 > e_2): c2 max, trusted or not, not decaying;
+       marked loose when trusted (gcuba_twolevel may cap it) */
     e[0] = 3e-6, e[1] = 2e-6, e[2] = 5e-6;
     ok_cuba &= gcuba_rule_nullerr(&r, e, 0, &dec) == c[2] * 5e-6 && !dec;
-    ok_cuba &= gcuba_rule_nullerr(&r, e, 1, &dec) == c[2] * 5e-6 && !dec;
-    /* deep: the same, marked loose (gcuba_twolevel may cap it) */
+    ok_cuba &= gcuba_rule_nullerr(&r, e, 1, &dec) == c[2] * 5e-6 &&
+               dec == GCUBA_RULE_LOOSE;
+    /* deep: the same */
     ok_deep &= gcuba_rule_nullerr(&r, e, 2, &dec) == c[2] * 5e-6 &&
                dec == GCUBA_RULE_LOOSE;
     /* the range between: ratio q from lo to 1 */
@@ -124,8 +126,8 @@ static void check_nullerr(void)
       ok_cuba &= cuba == c[2] * e[2] && dec == GCUBA_RULE_DECAYS;
       got = gcuba_rule_nullerr(&r, e, 1, &dec);
       const int bridged = r.degree <= 11 && q <= GCUBA_RULE_BRIDGE_MAX;
-      ok_bridge &= dec == GCUBA_RULE_DECAYS;
-      /* deep: the same values, loose */
+      ok_bridge &= dec == (GCUBA_RULE_DECAYS | GCUBA_RULE_LOOSE);
+      /* deep: the same values and flags */
       ok_deep &= gcuba_rule_nullerr(&r, e, 2, &dec) == got &&
                  dec == (GCUBA_RULE_DECAYS | GCUBA_RULE_LOOSE);
       want = !bridged ? cuba
@@ -154,7 +156,8 @@ static void check_nullerr(void)
                  got <= c[1] * e[0] && (r.degree < 9 || got >= q * e[0]);
     }
     ok(ok_cuba, "nullerr %dD (degree %d): Cuba's c1 e1 and c2 max when "
-       "untrusted or outside (1/c0, 1)", ndims[k], r.degree);
+       "untrusted or outside (1/c0, 1), loose when trusted", ndims[k],
+       r.degree);
     ok(ok_deep, "nullerr %dD (degree %d): deep: fast decay e1 max(c1 "
        "max(c0 r, 1/20)^(3/2), r), the bridge and c2 max loose",
        ndims[k], r.degree);
@@ -166,15 +169,18 @@ static void check_nullerr(void)
        ok_mono);
   }
   {
-    /* a zero null value below a positive one: no ratio, Cuba's, no flag */
+    /* a zero null value below a positive one: no ratio, Cuba's, no decay
+       flag (loose when trusted) */
     gcuba_rule r;
     double e[3] = {1e-6, 0, 1e-5};
     int dec;
     gcuba_rule_init(&r, 5, 0);
-    ok(gcuba_rule_nullerr(&r, e, 1, &dec) == r.errcoeff[2] * 1e-5 &&
-       !dec && gcuba_rule_nullerr(&r, e, 2, &dec) == r.errcoeff[2] * 1e-5 &&
+    ok(gcuba_rule_nullerr(&r, e, 0, &dec) == r.errcoeff[2] * 1e-5 &&
+       !dec && gcuba_rule_nullerr(&r, e, 1, &dec) == r.errcoeff[2] * 1e-5 &&
+       dec == GCUBA_RULE_LOOSE &&
+       gcuba_rule_nullerr(&r, e, 2, &dec) == r.errcoeff[2] * 1e-5 &&
        dec == GCUBA_RULE_LOOSE,
-       "nullerr: e2 = 0 under e1 > 0 is no decay (loose when deep)");
+       "nullerr: e2 = 0 under e1 > 0 is no decay (loose when trusted)");
   }
   {
     const int ax = 7, flagged = ax | GCUBA_RULE_DECAYS;
