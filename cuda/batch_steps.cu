@@ -370,7 +370,8 @@ __global__ void __launch_bounds__(BBLOCK) k_split(gcuba_bargs g)
       const long long i = leaf(s, j);
       double key = 0;
       int comp;
-      if (gcuba_cuhre_leaf(g.a.avg + i * nc, g.a.err + i * nc, nc, &rel,
+      if (gcuba_cuhre_leaf(g.a.avg + i * nc, g.a.err + i * nc, nc,
+                           gcuba_leaf_vol(g.a.w + i * ndim, ndim), &rel,
                            s->budget, &key, &comp) == GCUBA_LEAF_FIN) {
         ++nrel;
         for (int c = 0; c < nc; ++c) re[c] += g.a.err[i * nc + c];
@@ -422,8 +423,10 @@ __global__ void __launch_bounds__(BBLOCK) k_split(gcuba_bargs g)
       const long long i = leaf(s, j);
       double key = 0;
       int comp;
-      const int k = gcuba_cuhre_leaf(g.a.avg + i * nc, g.a.err + i * nc, nc,
-                                     &s->cl, s->budget, &key, &comp);
+      const int k = gcuba_cuhre_leaf(
+          g.a.avg + i * nc, g.a.err + i * nc, nc,
+          gcuba_leaf_vol(g.a.w + i * ndim, ndim), &s->cl, s->budget, &key,
+          &comp);
       g.cls[i] = (unsigned char)k;
       ns += k == GCUBA_LEAF_SPLIT;
     }

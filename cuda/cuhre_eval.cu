@@ -148,6 +148,7 @@ dclassify gcuba_cz_dcl(const gcuba_call *c, const gcuba_classify *cl)
   dclassify d;
   memset(&d, 0, sizeof d);
   d.relfinish = cl->relfinish;
+  d.ndim = c->ndim;
   d.split_max = cl->split_max;
   d.epsrel = cl->epsrel;
   d.epsabs = cl->epsabs;

@@ -341,7 +341,7 @@ __device__ static int xreduce(const x128 *v, int nv, x128 *part, x128 *out,
 /* the classification's parameters, by value (budget included: no copy to
    the device per step) */
 struct dclassify {
-  int relfinish;
+  int relfinish, ndim;
   long long split_max;
   double epsrel, epsabs, fin_thresh, split_thresh;
   double budget[GCUBA_CUHRE_GPU_MAXCOMP];
@@ -357,6 +357,7 @@ __device__ static int d_classify(const darrays a, long long i, int ncomp,
                                  const dclassify &cl, double *key)
 {
   gcuba_classify k;
+  double vol;
   int comp;
   k.relfinish = cl.relfinish;
   k.epsrel = cl.epsrel;
@@ -366,8 +367,15 @@ __device__ static int d_classify(const darrays a, long long i, int ncomp,
   k.split_max = cl.split_max;
   k.budget = cl.budget;
   k.nocut = 0;
-  return gcuba_cuhre_leaf(a.avg + i * ncomp, a.err + i * ncomp, ncomp, &k,
-                          cl.budget, key, &comp);
+  /* the leaf's volume: the same bits as the product of its widths */
+  if (a.wk) {
+    int e = 0;
+    for (int d = 0; d < cl.ndim; ++d) e += a.wk[i * cl.ndim + d];
+    vol = ldexp(1.0, -e);
+  } else
+    vol = gcuba_leaf_vol(a.w + i * cl.ndim, cl.ndim);
+  return gcuba_cuhre_leaf(a.avg + i * ncomp, a.err + i * ncomp, ncomp, vol,
+                          &k, cl.budget, key, &comp);
 }
 
 /* where split leaf i is cut: at a known feature it straddles (*q its

@@ -478,7 +478,9 @@ static int classify1(const cpu *t, long long i, const gcuba_classify *cl,
 {
   int comp;
   return gcuba_cuhre_leaf(t->a.avg + i * t->ncomp, t->a.err + i * t->ncomp,
-                          t->ncomp, cl, cl->budget, key, &comp);
+                          t->ncomp,
+                          gcuba_leaf_vol(t->a.w + i * t->ndim, t->ndim), cl,
+                          cl->budget, key, &comp);
 }
 
 static int classify_item(void *ctx, long long i, int tid)

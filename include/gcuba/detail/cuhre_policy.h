@@ -66,8 +66,10 @@
    cached result (avg, err per component, split axes); new regions (the
    children of the last split) wait to be evaluated.  Each iteration the
    driver classifies the leaves by their key max_c err_c / budget[c]:
-     - finished: relfinish and err_c <= max(epsabs, epsrel |avg_c|) for
-       every c (PAGANI's relative-error classification), or key <=
+     - finished: relfinish and err_c <= max(epsabs vol, epsrel |avg_c|)
+       for every c (PAGANI's relative-error classification; vol is the
+       leaf's volume, its share of the unit cube and so of an absolute
+       tolerance), or key <=
        fin_thresh (eviction when memory runs short; < 0: none).  Their
        avg and err move to the driver's finished totals for good.
      - split: not finished and key >= split_thresh: bisected along the
@@ -110,6 +112,16 @@ GCUBA_HD static inline void gcuba_ksum(double *s, double *k, double x)
   const double u = *s + x;
   *k += fabs(*s) >= fabs(x) ? (*s - u) + x : (x - u) + *s;
   *s = u;
+}
+
+/* the volume of a leaf of widths w[ndim] (the product in axis order:
+   every backend gets the same bits) */
+GCUBA_HD static inline double gcuba_leaf_vol(const double *w, int ndim)
+{
+  double v = 1;
+  int d;
+  for (d = 0; d < ndim; ++d) v *= w[d];
+  return v;
 }
 
 /* the tolerance of a component whose total is tot: Cuba's
@@ -584,18 +596,25 @@ GCUBA_HD static inline double gcuba_cuhre_key(const double *err, int ncomp,
   return k;
 }
 
-/* The class of one leaf under cl (budget[ncomp]): its avg[c], err[c].
-   *key (when not finished by relative error) gets its key and *comp its
-   component (gcuba_cuhre_key). */
+/* The class of one leaf of volume vol under cl (budget[ncomp]): its
+   avg[c], err[c].  *key (when not finished by relative error) gets its
+   key and *comp its component (gcuba_cuhre_key).  The absolute part of
+   the relative-error test is epsabs times the leaf's volume: with the
+   whole of epsabs for every leaf, the leaves finished early took the
+   three quarters of the tolerance that GCUBA_CUHRE_FINMAX allows with
+   their first errors, and the rest had to go that much lower (4-D
+   oscillatory products at epsrel = epsabs = 1e-12, key 9, where epsabs
+   decides: 6-24 % more evaluations, as many as with no finishing). */
 GCUBA_HD static inline int gcuba_cuhre_leaf(const double *avg,
-  const double *err, int ncomp, const gcuba_classify *cl,
+  const double *err, int ncomp, double vol, const gcuba_classify *cl,
   const double *budget, double *key, int *comp)
 {
   int c;
   if (cl->relfinish) {
+    const double ea = cl->epsabs * vol;
     for (c = 0; c < ncomp; ++c) {
       const double a = fabs(avg[c]) * cl->epsrel;
-      if (err[c] > (a > cl->epsabs ? a : cl->epsabs)) break;
+      if (err[c] > (a > ea ? a : ea)) break;
     }
     if (c == ncomp) return GCUBA_LEAF_FIN;
   }
