@@ -21,39 +21,9 @@
 #include "tap.h"
 #include "gcuba.h"
 
-typedef struct {
-  double s, w;
-} par;
+#include "floor.h"
 
-static int osc(const int *ndim, const double x[], const int *ncomp,
-               double f[], void *userdata)
-{
-  const par *p = (const par *)userdata;
-  (void)ndim;
-  (void)ncomp;
-  f[0] = p->s * exp(-x[0]) * cos(p->w * x[0]) * exp(-2 * x[1]) *
-         cos(0.5 * p->w * x[1]);
-  return 0;
-}
-
-static int prod(const int *ndim, const double x[], const int *ncomp,
-                double f[], void *userdata)
-{
-  const double w = *(const double *)userdata;
-  double v = 1;
-  int d;
-  (void)ncomp;
-  for (d = 0; d < *ndim; ++d)
-    v *= exp(-(d + 1) * x[d]) * cos(w * (d + 1) * 0.5 * x[d]);
-  f[0] = v;
-  return 0;
-}
-
-/* int_0^1 exp(-a x) cos(w x) dx */
-static long double ix(long double a, long double w)
-{
-  return (a + expl(-a) * (w * sinl(w) - a * cosl(w))) / (a * a + w * w);
-}
+typedef struct floor_par par;
 
 /* a 3-D Gaussian exp(-|x - c|^2 / w^2) */
 typedef struct {
@@ -155,8 +125,8 @@ int main(void)
         long double truth;
         p.s = scale[i];
         p.w = 1 + 3 * k;
-        truth = p.s * ix(1, p.w) * ix(2, 0.5L * p.w);
-        llgCuhre(2, 1, gcuba_host_integrand(osc, 0), &p, 1, eps[e], eps[e],
+        truth = floor_osc_truth(&p);
+        llgCuhre(2, 1, gcuba_host_integrand(floor_osc, 0), &p, 1, eps[e], eps[e],
                  0, 0, 100000000, 13, NULL, NULL, &nregions, &neval, &fail,
                  &I, &E, &P);
         tol = fmax(eps[e], eps[e] * fabs(I));
@@ -183,8 +153,8 @@ int main(void)
     long long neval;
     int nregions, fail;
     double I, E, P;
-    const long double truth = p.s * ix(1, p.w) * ix(2, 0.5L * p.w);
-    llgCuhre(2, 1, gcuba_host_integrand(osc, 0), &p, 1, 1e-6, 0, 0, 0,
+    const long double truth = floor_osc_truth(&p);
+    llgCuhre(2, 1, gcuba_host_integrand(floor_osc, 0), &p, 1, 1e-6, 0, 0, 0,
              100000000, 13, NULL, NULL, &nregions, &neval, &fail, &I, &E,
              &P);
     ok(fail == 0 && fabsl((long double)I - truth) <= 1e-6 * fabs(I),
@@ -198,12 +168,10 @@ int main(void)
     for (j = 0; j < 2; ++j)
       for (k = 0; k < (nd[j] == 2 ? 4 : 3); ++k) {
         double w = 1 + 2 * k, I, E, P, te;
-        long double truth = 1;
+        const long double truth = floor_prod_truth(nd[j], w);
         long long neval;
-        int nregions, fail, d;
-        for (d = 0; d < nd[j]; ++d)
-          truth *= ix(d + 1, w * (d + 1) * 0.5L);
-        llgCuhre(nd[j], 1, gcuba_host_integrand(prod, 0), &w, 1, 1e-12,
+        int nregions, fail;
+        llgCuhre(nd[j], 1, gcuba_host_integrand(floor_prod, 0), &w, 1, 1e-12,
                  1e-12, 0, 0, 10000000, 9, NULL, NULL, &nregions, &neval,
                  &fail, &I, &E, &P);
         te = (double)fabsl((long double)I - truth);
