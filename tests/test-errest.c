@@ -64,11 +64,23 @@ static void check_twolevel(void)
       ok_cap &= close_rel(e1, 1e-3 * (1 + 2 * d / 1.1e-3) + d, 1e-14) &&
                 d1 == L;
     }
-    /* not capped: the children disagree with the parent beyond its error
-       (a feature the parent missed), the parent's null values did not
+    /* confirmed within GCUBA_RULE_CONFIRM times the parent's error
+       (|parent err| < |D| <= 4 |parent err|): the cap is |D| = 4 d */
+    for (j = -3; j <= 3; ++j) {
+      const double D = (j < 0 ? -1 : 1) * (j * j + 4) * 1e-3;
+      const double d = fabs(.25 * (0.3 + 0.7 - (1 + D))), e = 4 * d + 1e-4;
+      if (j == 0) continue;
+      a1 = 0.3, e1 = 0.5, d1 = L, a2 = 0.7, e2 = 1e-4, d2 = F;
+      gcuba_twolevel(1 + D, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
+      ok_cap &= close_rel(e1, 4 * d * (1 + 2 * d / e) + d, 1e-14) &&
+                d1 == (L | GCUBA_RULE_DECAYS) && d2 == F;
+    }
+    /* not capped: the children disagree with the parent beyond
+       GCUBA_RULE_CONFIRM times its error (a feature the parent missed),
+       the parent's null values did not
        fall off (a positive record), no dims, a child that is not loose */
     a1 = 0.3, e1 = 0.5, d1 = L, a2 = 0.7, e2 = 1e-4, d2 = F;
-    gcuba_twolevel(1 - 4.1e-3, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
+    gcuba_twolevel(1 - 16.1e-3, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
     ok_not &= e1 > 0.5 && d1 == L;
     a1 = 0.3, e1 = 0.5, d1 = L, a2 = 0.7, e2 = 1e-4, d2 = F;
     gcuba_twolevel(1, 4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
@@ -80,8 +92,8 @@ static void check_twolevel(void)
     gcuba_twolevel(1, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
     ok_not &= e1 == 0.5 && d1 == 3;
     ok(ok_cap, "twolevel: a loose child of a confirmed parent gets at most "
-       "|parent err| and decays");
-    ok(ok_not, "twolevel: no cap past the parent's error, under an "
+       "max(|parent err|, 4d) and decays");
+    ok(ok_not, "twolevel: no cap past 4x the parent's error, under an "
        "untrusted parent, without dims, or for a child that is not loose");
   }
 }
@@ -143,14 +155,14 @@ static void check_nullerr(void)
     if (r.degree <= 11)
       ok_bridge &= close_rel(gcuba_rule_nullerr(&r, e, 1, &dec),
                              c[1] * e[0], 1e-5);
-    /* deep, fast decay: e1 max(c1 f^(3/2), r), f = max(c0 r, 1/20), for
+    /* deep, fast decay: e1 max(c1 f^2, r), f = max(c0 r, 1/20), for
        the degree 9 and up; Cuba's for the degree 7 rule */
     for (j = 1; j <= 40; ++j) {
       const double q = lo * j / 40.0, f = c[0] * q > GCUBA_RULE_FAST_MIN
                                             ? c[0] * q : GCUBA_RULE_FAST_MIN;
       e[2] = 1e-3, e[1] = q * e[2], e[0] = 0.5 * q * e[1];
       want = r.degree < 9 ? c[1] * e[0]
-           : c[1] * f * sqrt(f) > q ? c[1] * f * sqrt(f) * e[0] : q * e[0];
+           : c[1] * f * f > q ? c[1] * f * f * e[0] : q * e[0];
       got = gcuba_rule_nullerr(&r, e, 2, &dec);
       ok_deep &= close_rel(got, want, 1e-14) && dec == GCUBA_RULE_DECAYS &&
                  got <= c[1] * e[0] && (r.degree < 9 || got >= q * e[0]);
@@ -159,7 +171,7 @@ static void check_nullerr(void)
        "untrusted or outside (1/c0, 1), loose when trusted", ndims[k],
        r.degree);
     ok(ok_deep, "nullerr %dD (degree %d): deep: fast decay e1 max(c1 "
-       "max(c0 r, 1/20)^(3/2), r), the bridge and c2 max loose",
+       "max(c0 r, 1/20)^2, r), the bridge and c2 max loose",
        ndims[k], r.degree);
     ok(ok_bridge && ok_mono, "nullerr %dD (degree %d): %s (%d), increasing "
        "in r (%d)", ndims[k], r.degree, r.degree == 13
