@@ -616,10 +616,13 @@ GCUBA_RULE_FN double gcuba_rule_probe_err(const gcuba_rule *r,
    with it within GCUBA_RULE_CONFIRM times its error (4 d <=
    GCUBA_RULE_CONFIRM |parent_err|), gets at most max(|parent_err|, 4 d)
    and counts as decaying.  (Within its error only, until 2026-12-03:
-   1.0-1.5x was common in a 4D oscillatory product at 1e-12, and the
+   1.0-5x was common in a 4D oscillatory product at 1e-12, and the
    loose child kept an estimate 10^5-10^6 times its sibling's, so that
    its total jumped from 1e-12 to 1e-9 in one iteration out of two late
-   in the run.)  Such a child is part of a region
+   in the run.  GCUBA_RULE_CONFIRM 4 left one at 4.8x in the last
+   iteration of one call, which then reported 2e-9 for a true error of
+   6e-14; 16 and no limit at all gave the same Genz, adversarial and
+   batch counts.)  Such a child is part of a region
    whose rule was in its asymptotic regime and was right, so its error
    is not expected above its parent's; null values that fall off slowly
    or not at all there are chance (an oscillating integrand's fourth
@@ -656,7 +659,7 @@ GCUBA_HD static inline void gcuba_rule_cap_loose(double *err, int *dims,
 }
 /* how far children may disagree with a confirmed parent for a loose
    child to be capped (gcuba_twolevel) */
-#define GCUBA_RULE_CONFIRM 4
+#define GCUBA_RULE_CONFIRM 16
 GCUBA_HD static inline void gcuba_twolevel(double parent_avg,
   double parent_err, double *avg1, double *err1, int *dims1, double *avg2,
   double *err2, int *dims2)
