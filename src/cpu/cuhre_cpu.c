@@ -265,12 +265,11 @@ static int region_rule(cpu *t, long long i, const double *f)
 {
   const int ndim = t->ndim, ncomp = t->ncomp, np = t->np;
   const double *w = t->a.w + i * ndim;
-  double vol = 1;
-  int d, *dims = t->a.dims + i * ncomp;
+  const double vol = gcuba_leaf_vol(w, ndim);
+  int *dims = t->a.dims + i * ncomp;
   long long k;
   for (k = 0; k < (long long)np * ncomp; ++k)
     if (!isfinite(f[k])) return GCUBA_ST_NONFINITE;
-  for (d = 0; d < ndim; ++d) vol *= w[d];
   dims[0] = gcuba_rule_widest(ndim, w);
   gcuba_rule_apply(&t->rule, ncomp, f, vol,
                    t->haveparents && i >= t->nold
