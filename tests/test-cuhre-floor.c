@@ -23,8 +23,6 @@
 
 #include "floor.h"
 
-typedef struct floor_par par;
-
 /* a 3-D Gaussian exp(-|x - c|^2 / w^2) */
 typedef struct {
   double c[3], w;
@@ -118,7 +116,7 @@ int main(void)
   for (i = 0; i < 3; ++i)
     for (k = 0; k < 5; ++k)
       for (e = 0; e < 2; ++e) {
-        par p;
+        struct floor_par p;
         long long neval;
         int nregions, fail;
         double I, E, P, tol, te;
@@ -149,7 +147,7 @@ int main(void)
   ok(nfloor > 0 && nconv > 0, "the rounding floor is reached by some calls "
      "(%d), not by others (%d)", nfloor, nconv);
   {
-    par p = {100, 7};
+    struct floor_par p = {100, 7};
     long long neval;
     int nregions, fail;
     double I, E, P;
