@@ -237,7 +237,6 @@ GCUBA_RULE_FN void gcuba_rule_point(const gcuba_rule *r, long p, double *u)
 /* regime bits of a region's dims word (see gcuba_rule_axis) */
 #define GCUBA_RULE_DECAYS 0x40000000
 #define GCUBA_RULE_LOOSE 0x20000000
-#define GCUBA_RULE_FAST 0x10000000 /* with DECAYS: deep fast decay */
 
 /* The error of the basic rule from its null values e[0..2] (e_1, e_2,
    e_3 below, without the volume).  Cuba's coefficients c0, c1, c2 and
@@ -306,9 +305,7 @@ GCUBA_RULE_FN void gcuba_rule_point(const gcuba_rule *r, long p, double *u)
    one is, 1.2x off, with 8% more evaluations; at 16^-ndim none, but a
    4-D oscillatory product at 1e-12 runs to maxeval 1e7.
    *flags gets GCUBA_RULE_DECAYS when r < 1 (unset when an e_k is 0 with
-   a larger one below it: no ratio), GCUBA_RULE_FAST with it for the
-   deep fast-decay estimate (gcuba_twolevel), and GCUBA_RULE_LOOSE as
-   above. */
+   a larger one below it: no ratio), and GCUBA_RULE_LOOSE as above. */
 #define GCUBA_RULE_BRIDGE_MAX 0.5
 #define GCUBA_RULE_FAST_MIN 0.05
 GCUBA_RULE_FN double gcuba_rule_nullerr(const gcuba_rule *r,
@@ -327,7 +324,6 @@ GCUBA_RULE_FN double gcuba_rule_nullerr(const gcuba_rule *r,
       double f = c[0] * rr, g;
       if (f < GCUBA_RULE_FAST_MIN) f = GCUBA_RULE_FAST_MIN;
       g = c[1] * f * f;
-      *flags |= GCUBA_RULE_FAST;
       return e[0] * (g > rr ? g : rr);
     }
     return c[1] * e[0];
@@ -633,21 +629,13 @@ GCUBA_RULE_FN double gcuba_rule_probe_err(const gcuba_rule *r,
    fall) and the product ran to maxeval.  A feature that the parent
    missed and a child sees shows in d: the children then disagree with
    the parent beyond its error and nothing is capped.
-   When the parent is confirmed (4 d <= |parent_err|) and both children
-   took the deep fast-decay estimate (GCUBA_RULE_FAST), the children keep
-   their own errors plus d each, without the term in proportion to their
-   share: their rules are in the regime the parent's was shown right in,
-   and 4 d, about the parent's true error, is several times the
-   children's (a smooth 4D oscillatory product at 1e-12: children's rule
-   errors 2.1e-13, 4 d 5.3e-13, their true errors 1.3e-13 in one
-   iteration).  Its 4D calls at 1e-12 took 3-24 % fewer evaluations;
-   Genz's protocol (nine sets at 1e-3, three each at 1e-4..1e-6), the
-   adversarial sweep and 100,000 3-D Gaussians kept their false-claim
-   counts.  Without the d as well (the children's own errors only) the
-   sweep had 4 false claims (Lorentzian and Gaussian peaks in 4D at
-   1e-7, up to 3.7x; an exponential kink in 5D 10x), and with neither
-   term for every confirmed pair of decaying children (not only deep
-   fast ones) Genz's protocol had 5 more false claims in nine sets.
+   Tried and withdrawn (2026-12-03): two halves of a confirmed parent
+   that both took the deep fast-decay estimate kept their own errors
+   plus d each, without the proportional term.  4D oscillatory products
+   at 1e-12 took 3-24 % fewer evaluations and the CPU batteries kept
+   their counts, but on the H200 (bench-cuhre) f7 in 8D at epsrel
+   1.024e-10 was claimed 1.1x off (15.7 million regions, most of them
+   deep).  With neither term the adversarial sweep had 4 false claims.
    dims1, dims2 may be NULL (no cap). */
 GCUBA_HD static inline void gcuba_rule_cap_loose(double *err, int *dims,
   double cap)
@@ -666,15 +654,13 @@ GCUBA_HD static inline void gcuba_twolevel(double parent_avg,
 {
   double d = fabs(.25 * (*avg1 + *avg2 - parent_avg));
   double e;
-  int fast = 0;
   if (dims1 && parent_err < 0 && 4 * d <= GCUBA_RULE_CONFIRM * -parent_err) {
     const double cap = 4 * d > -parent_err ? 4 * d : -parent_err;
     gcuba_rule_cap_loose(err1, dims1, cap);
     gcuba_rule_cap_loose(err2, dims2, cap);
-    fast = 4 * d <= -parent_err && (*dims1 & *dims2 & GCUBA_RULE_FAST);
   }
   e = *err1 + *err2;
-  if (e > 0 && !fast) {
+  if (e > 0) {
     double g = 1 + 2 * d / e;
     *err1 *= g;
     *err2 *= g;
