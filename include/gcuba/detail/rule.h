@@ -628,7 +628,8 @@ GCUBA_RULE_FN double gcuba_rule_probe_err(const gcuba_rule *r,
    right raised the total (the region count grew, the estimate did not
    fall) and the product ran to maxeval.  A feature that the parent
    missed and a child sees shows in d: the children then disagree with
-   the parent beyond its error and nothing is capped.
+   the parent beyond GCUBA_RULE_CONFIRM times its error and nothing is
+   capped.
    Tried and withdrawn (2026-12-03): two halves of a confirmed parent
    that both took the deep fast-decay estimate kept their own errors
    plus d each, without the proportional term.  4D oscillatory products
