@@ -53,16 +53,17 @@ static void check_twolevel(void)
       gcuba_twolevel(1 + D, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
       ok_cap &= close_rel(e1, cap * (1 + 2 * d / e) + d, 1e-14) &&
                 close_rel(e2, 1e-4 * (1 + 2 * d / e) + d, 1e-14) &&
-                d1 == (L | GCUBA_RULE_DECAYS) && d2 == F && a1 == 0.3;
+                d1 == (L | GCUBA_RULE_DECAYS | (j ? 0 : GCUBA_RULE_SLACK)) &&
+                d2 == (F | (j ? 0 : GCUBA_RULE_SLACK)) && a1 == 0.3;
       /* either child; a loose error below the cap stays */
       a1 = 0.3, e1 = 1e-4, d1 = F, a2 = 0.7, e2 = 0.5, d2 = L;
       gcuba_twolevel(1 + D, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
       ok_cap &= close_rel(e2, cap * (1 + 2 * d / e) + d, 1e-14) &&
-                d2 == (L | GCUBA_RULE_DECAYS);
+                (d2 & ~GCUBA_RULE_SLACK) == (L | GCUBA_RULE_DECAYS);
       a1 = 0.3, e1 = 1e-3, d1 = L, a2 = 0.7, e2 = 1e-4, d2 = F;
       gcuba_twolevel(1 + D, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
       ok_cap &= close_rel(e1, 1e-3 * (1 + 2 * d / 1.1e-3) + d, 1e-14) &&
-                d1 == L;
+                (d1 & ~GCUBA_RULE_SLACK) == L;
     }
     /* confirmed within GCUBA_RULE_CONFIRM times the parent's error
        (|parent err| < |D| <= 16 |parent err|): the cap is |D| = 4 d */
@@ -90,11 +91,31 @@ static void check_twolevel(void)
     ok_not &= e1 == 0.5;
     a1 = 0.3, e1 = 0.5, d1 = 3, a2 = 0.7, e2 = 1e-4, d2 = F;
     gcuba_twolevel(1, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
-    ok_not &= e1 == 0.5 && d1 == 3;
+    ok_not &= e1 == 0.5 && (d1 & ~GCUBA_RULE_SLACK) == 3;
     ok(ok_cap, "twolevel: a loose child of a confirmed parent gets at most "
        "max(|parent err|, 4d) and decays");
     ok(ok_not, "twolevel: no cap past 16x the parent's error, under an "
        "untrusted parent, without dims, or for a child that is not loose");
+  }
+  /* slack: both children marked when a decaying parent's error is at
+     least GCUBA_RULE_SLACK_RATIO (40) times 4 d, their estimates kept
+     (4 d = 1e-4 against 4e-3: marked; 1.01e-4, or a parent that did
+     not decay: not) */
+  {
+    const int F = 5 | GCUBA_RULE_DECAYS;
+    int d1, d2, okm = 1;
+    a1 = 0.3, e1 = 1e-5, d1 = F, a2 = 0.7, e2 = 1e-5, d2 = 2;
+    gcuba_twolevel(1 - 1e-4, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
+    okm &= d1 == (F | GCUBA_RULE_SLACK) && d2 == (2 | GCUBA_RULE_SLACK) &&
+           close_rel(e1, 1e-5 * (1 + 2 * 2.5e-5 / 2e-5) + 2.5e-5, 1e-12);
+    a1 = 0.3, e1 = 1e-5, d1 = F, a2 = 0.7, e2 = 1e-5, d2 = F;
+    gcuba_twolevel(1 - 1.01e-4, -4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
+    okm &= d1 == F && d2 == F;
+    a1 = 0.3, e1 = 1e-5, d1 = F, a2 = 0.7, e2 = 1e-5, d2 = F;
+    gcuba_twolevel(1, 4e-3, &a1, &e1, &d1, &a2, &e2, &d2);
+    okm &= d1 == F && d2 == F;
+    ok(okm, "twolevel: children of a decaying parent whose error is >= 40 "
+       "times 4d are slack, not at 1.01x that or under a positive record");
   }
 }
 
@@ -112,6 +133,7 @@ static void check_nullerr(void)
     const double *c;
     double e[3], lo, cuba, got, want, prev = 0;
     int dec, ok_cuba = 1, ok_bridge = 1, ok_mono = 1, ok_deep = 1, j;
+    int ok_slack = 1;
     gcuba_rule_init(&r, ndims[k], 0);
     c = r.errcoeff;
     lo = 1 / c[0];
@@ -166,13 +188,27 @@ static void check_nullerr(void)
       got = gcuba_rule_nullerr(&r, e, 2, &dec);
       ok_deep &= close_rel(got, want, 1e-14) && dec == GCUBA_RULE_DECAYS &&
                  got <= c[1] * e[0] && (r.degree < 9 || got >= q * e[0]);
+      /* slack: e1 max(c1 f, r) */
+      want = r.degree < 9 ? c[1] * e[0]
+           : c[1] * f > q ? c[1] * f * e[0] : q * e[0];
+      got = gcuba_rule_nullerr(&r, e, GCUBA_TRUST | GCUBA_TRUST_SLACK, &dec);
+      ok_slack &= close_rel(got, want, 1e-14) && dec == GCUBA_RULE_DECAYS &&
+                  got <= c[1] * e[0] &&
+                  got >= gcuba_rule_nullerr(&r, e, 2, &dec);
     }
+    /* slack, outside fast decay: as trusted */
+    e[0] = 3e-6, e[1] = 2e-6, e[2] = 5e-6;
+    ok_slack &= gcuba_rule_nullerr(&r, e, GCUBA_TRUST | GCUBA_TRUST_SLACK,
+                                   &dec) == c[2] * 5e-6 &&
+                dec == GCUBA_RULE_LOOSE;
     ok(ok_cuba, "nullerr %dD (degree %d): Cuba's c1 e1 and c2 max when "
        "untrusted or outside (1/c0, 1), loose when trusted", ndims[k],
        r.degree);
     ok(ok_deep, "nullerr %dD (degree %d): deep: fast decay e1 max(c1 "
        "max(c0 r, 1/20)^2, r), the bridge and c2 max loose",
        ndims[k], r.degree);
+    ok(ok_slack, "nullerr %dD (degree %d): slack: fast decay e1 max(c1 "
+       "max(c0 r, 1/20), r), between deep and Cuba's", ndims[k], r.degree);
     ok(ok_bridge && ok_mono, "nullerr %dD (degree %d): %s (%d), increasing "
        "in r (%d)", ndims[k], r.degree, r.degree == 13
        ? "no bridge for the degree 13 rule"
@@ -204,16 +240,36 @@ static void check_nullerr(void)
        !gcuba_rule_trusted(gcuba_rule_parent_err(0, ax), 0.125, 5) &&
        !gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, ax), 0.125, 5) &&
        !gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, flagged), 0.5, 5) &&
-       gcuba_rule_trusted(-1e-3, 0.125, 1) == 2 &&
-       gcuba_rule_trusted(-1e-3, 0.25, 1) == 1 &&
-       gcuba_rule_trusted(-1e-3, 0.015625, 2) == 2 &&
-       gcuba_rule_trusted(-1e-3, 0.015625 * 1.0001, 2) == 1 &&
-       gcuba_rule_trusted(-1e-3, ldexp(1, -15), 5) == 2 &&
-       gcuba_rule_trusted(-1e-3, ldexp(1, -14), 5) == 1 &&
+       gcuba_rule_trusted(-1e-3, 0.125, 1) == (GCUBA_TRUST | GCUBA_TRUST_DEEP) &&
+       gcuba_rule_trusted(-1e-3, 0.25, 1) == GCUBA_TRUST &&
+       gcuba_rule_trusted(-1e-3, 0.015625, 2) == (GCUBA_TRUST | GCUBA_TRUST_DEEP) &&
+       gcuba_rule_trusted(-1e-3, 0.015625 * 1.0001, 2) == GCUBA_TRUST &&
+       gcuba_rule_trusted(-1e-3, ldexp(1, -15), 5) == (GCUBA_TRUST | GCUBA_TRUST_DEEP) &&
+       gcuba_rule_trusted(-1e-3, ldexp(1, -14), 5) == GCUBA_TRUST &&
        gcuba_rule_trusted(1e-3, ldexp(1, -10), 5) == 0,
        "parent records: the flag rides on the axis and the error's sign "
        "(0 too); trusted only two bisections deep (vol <= 1/4), deep "
        "(2) at vol <= 8^-ndim");
+  }
+  {
+    /* the slack mark rides on the record's lowest bit: one unit in the
+       last place; slack trust only at 4^-ndim and above deep */
+    const int sl = 7 | GCUBA_RULE_DECAYS | GCUBA_RULE_SLACK;
+    const double rs = gcuba_rule_parent_err(5e-3, sl);
+    const double rn = gcuba_rule_parent_err(5e-3, 7 | GCUBA_RULE_DECAYS);
+    ok(rs < 0 && fabs(rs + 5e-3) <= 1e-18 && rn < 0 &&
+       fabs(rn + 5e-3) <= 1e-18 && rs != rn &&
+       gcuba_rule_parent_err(5e-3, 7 | GCUBA_RULE_SLACK) > 0 &&
+       gcuba_rule_trusted(rs, ldexp(1, -10), 5) ==
+         (GCUBA_TRUST | GCUBA_TRUST_SLACK) &&
+       gcuba_rule_trusted(rs, ldexp(1, -10) * 1.0001, 5) == GCUBA_TRUST &&
+       gcuba_rule_trusted(rs, ldexp(1, -15), 5) ==
+         (GCUBA_TRUST | GCUBA_TRUST_DEEP) &&
+       gcuba_rule_trusted(rn, ldexp(1, -10), 5) == GCUBA_TRUST &&
+       gcuba_rule_trusted(gcuba_rule_parent_err(0, sl), ldexp(1, -12), 5) ==
+         (GCUBA_TRUST | GCUBA_TRUST_SLACK),
+       "parent records: the slack mark in the lowest bit (one ulp), slack "
+       "trust at vol <= 4^-ndim above 8^-ndim, not without the mark");
   }
 }
 

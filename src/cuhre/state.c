@@ -21,8 +21,9 @@ static uint64_t signature(const cuhre *t)
      their sign (a library before it would read the flag as an axis), 3
      since the payload holds the cut map (gcuba/detail/cut.h), 4 since
      the map holds its scan's round and the jumps' heights, 5 since it
-     holds a second feature per axis, 6 since it holds an anchor */
-  v[4] = 6;
+     holds a second feature per axis, 6 since it holds an anchor, 7
+     since parent records carry GCUBA_RULE_SLACK in their lowest bit */
+  v[4] = 7;
   return gcuba_fnv1a(name, strlen(name),
                      gcuba_fnv1a(v, sizeof v, GCUBA_FNV_SEED));
 }
