@@ -232,6 +232,7 @@ static void check_nullerr(void)
   }
   {
     const int ax = 7, flagged = ax | GCUBA_RULE_DECAYS;
+    const int DEEP = GCUBA_TRUST | GCUBA_TRUST_DEEP;
     ok(gcuba_rule_axis(flagged) == ax && gcuba_rule_axis(ax) == ax &&
        gcuba_rule_parent_err(2e-3, flagged) == -2e-3 &&
        gcuba_rule_parent_err(2e-3, ax) == 2e-3 &&
@@ -240,16 +241,17 @@ static void check_nullerr(void)
        !gcuba_rule_trusted(gcuba_rule_parent_err(0, ax), 0.125, 5) &&
        !gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, ax), 0.125, 5) &&
        !gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, flagged), 0.5, 5) &&
-       gcuba_rule_trusted(-1e-3, 0.125, 1) == (GCUBA_TRUST | GCUBA_TRUST_DEEP) &&
+       /* -1e-3: the lowest bit clear, not slack */
+       gcuba_rule_trusted(-1e-3, 0.125, 1) == DEEP &&
        gcuba_rule_trusted(-1e-3, 0.25, 1) == GCUBA_TRUST &&
-       gcuba_rule_trusted(-1e-3, 0.015625, 2) == (GCUBA_TRUST | GCUBA_TRUST_DEEP) &&
+       gcuba_rule_trusted(-1e-3, 0.015625, 2) == DEEP &&
        gcuba_rule_trusted(-1e-3, 0.015625 * 1.0001, 2) == GCUBA_TRUST &&
-       gcuba_rule_trusted(-1e-3, ldexp(1, -15), 5) == (GCUBA_TRUST | GCUBA_TRUST_DEEP) &&
+       gcuba_rule_trusted(-1e-3, ldexp(1, -15), 5) == DEEP &&
        gcuba_rule_trusted(-1e-3, ldexp(1, -14), 5) == GCUBA_TRUST &&
        gcuba_rule_trusted(1e-3, ldexp(1, -10), 5) == 0,
        "parent records: the flag rides on the axis and the error's sign "
        "(0 too); trusted only two bisections deep (vol <= 1/4), deep "
-       "(2) at vol <= 8^-ndim");
+       "at vol <= 8^-ndim");
   }
   {
     /* the slack mark rides on the record's lowest bit: one unit in the

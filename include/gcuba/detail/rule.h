@@ -300,12 +300,12 @@ GCUBA_RULE_FN void gcuba_rule_point(const gcuba_rule *r, long p, double *u)
    two levels up was measured to be loose, so the rule is in its
    asymptotic regime there, whatever the depth.  (The halves measure
    the part of the grandparent's error along the axis it was split on,
-   the one of the largest fourth difference.)  A smooth 4D oscillatory product at 1e-12 (w = 1)
-   took 460,238 -> 274,444 evaluations (Cuba 168,147), Genz's protocol
-   and the adversarial sweep kept their counts, 100,000 3-D Gaussians
-   their one bad integral.  At ratio 10, or with c1 f^2 at 40, 1-2 more
-   of the Gaussians (widths 0.11) were claimed 1.6-2.2x off; 20 kept
-   the count.
+   the one of the largest fourth difference.)  A smooth 4D oscillatory
+   product at 1e-12 (w = 1) took 460,238 -> 274,444 evaluations (Cuba
+   168,147); Genz's protocol and the adversarial sweep kept their
+   counts, 100,000 3-D Gaussians their one bad integral.  At ratio 10,
+   or with c1 f^2 at 40, 1-2 more of the Gaussians (widths 0.11) were
+   claimed 1.6-2.2x off; 20 kept the count.
    In every trusted region (deep or not) the bridge and Cuba's
    c2 max(e_k) are marked GCUBA_RULE_LOOSE, and gcuba_twolevel caps them
    by the parent's error when the children confirm the parent.  Deep
@@ -402,10 +402,11 @@ GCUBA_RULE_FN int gcuba_rule_combine(const gcuba_rule *r,
    children's parent record negated when the flag is set
    (gcuba_rule_parent_err), and a child evaluates with `trusted' =
    gcuba_rule_trusted(parent record, its volume): the sign bit (0 errors
-   keep it; GCUBA_RULE_SLACK, set by gcuba_twolevel, rides on the lowest
-   bit of the record's mantissa, a change of one unit in the last place
-   of an estimate; state files of the older layout are refused, see the Cuhre
-   driver's signature), and only for regions two bisections deep or more (vol <=
+   keep it; GCUBA_RULE_SLACK, set by gcuba_twolevel, rides on the
+   lowest bit of the record's mantissa, a change of one unit in the
+   last place of an estimate; state files of the older layout are
+   refused, see the Cuhre driver's signature), and only for regions two
+   bisections deep or more (vol <=
    1/4 of the unit cube: the domain's halves are not an asymptotic
    regime; this removed one of 18 false claims over nine sets of Genz
    instances and no honest answer).  It returns 0 or GCUBA_TRUST, with
@@ -676,7 +677,8 @@ GCUBA_RULE_FN double gcuba_rule_probe_err(const gcuba_rule *r,
    deep).  With neither term the adversarial sweep had 4 false claims.
    Both children are marked GCUBA_RULE_SLACK when the parent decayed and
    its error is at least GCUBA_RULE_SLACK_RATIO times 4 d (its estimate
-   was that loose), for their own children's estimates (gcuba_rule_nullerr).
+   was that loose), for their own children's estimates
+   (gcuba_rule_nullerr).
    dims1, dims2 may be NULL (no cap, no mark). */
 GCUBA_HD static inline void gcuba_rule_cap_loose(double *err, int *dims,
   double cap)
@@ -698,7 +700,8 @@ GCUBA_HD static inline void gcuba_twolevel(double parent_avg,
 {
   double d = fabs(.25 * (*avg1 + *avg2 - parent_avg));
   double e;
-  if (dims1 && parent_err < 0 && GCUBA_RULE_SLACK_RATIO * 4 * d <= -parent_err) {
+  if (dims1 && parent_err < 0 &&
+      GCUBA_RULE_SLACK_RATIO * 4 * d <= -parent_err) {
     *dims1 |= GCUBA_RULE_SLACK;
     *dims2 |= GCUBA_RULE_SLACK;
   }
