@@ -6,11 +6,21 @@
 #   --with-cuda-arch=LIST: space- or comma-separated compute capabilities
 #   (default "80 90 100": A100, H100/H200, B200; PTX of the newest is
 #   embedded too, so later GPUs JIT-compile it).
+#   --with-cuda-test-arch=LIST: the compute capabilities of the programs
+#   the build compiles for itself (tests, demo, benchmarks; the library
+#   keeps --with-cuda-arch).  Default "auto": the GPUs nvidia-smi lists,
+#   else the first of --with-cuda-arch; PTX is embedded as well.
 #   Sets have_cuda=yes|no and substitutes NVCC, NVCCFLAGS, CUDA_CPPFLAGS,
-#   CUDA_LDFLAGS, CUDA_LIBS, CUDA_ARCH_LIST, CUDA_GENCODE, and
+#   CUDA_LDFLAGS, CUDA_LIBS, CUDA_ARCH_LIST, CUDA_GENCODE,
+#   CUDA_TEST_ARCH_LIST, CUDA_TEST_GENCODE, and
 #   CUDA_THREADS: --threads 0 when nvcc compiles the architectures of one
 #   file in parallel (gcuba.pc's nvccflags: an integrand file compiles in
 #   about the time of one architecture on a machine with cores to spare).
+# _GCUBA_GENCODE(LIST): nvcc's -gencode options for the architectures of
+# LIST (SASS of each, PTX of the last, which newer GPUs JIT-compile)
+m4_define([_GCUBA_GENCODE], [(g=; l=; for a in $1; do g="$g -gencode=arch=compute_$a,code=sm_$a"; l=$a; done
+  test -n "$l" && g="$g -gencode=arch=compute_$l,code=compute_$l"; echo "$g")])
+
 AC_DEFUN([GCUBA_CHECK_CUDA], [
 AC_ARG_WITH([cuda],
   [AS_HELP_STRING([--with-cuda@<:@=DIR@:>@],
@@ -20,6 +30,10 @@ AC_ARG_WITH([cuda-arch],
   [AS_HELP_STRING([--with-cuda-arch=LIST],
     [compute capabilities to build for (default: "80 90 100")])],
   [], [with_cuda_arch="80 90 100"])
+AC_ARG_WITH([cuda-test-arch],
+  [AS_HELP_STRING([--with-cuda-test-arch=LIST],
+    [compute capabilities of the tests, demo and benchmarks (default: auto, the GPUs nvidia-smi finds, else the first of --with-cuda-arch)])],
+  [], [with_cuda_test_arch=auto])
 AC_ARG_VAR([NVCC], [CUDA compiler])
 AC_ARG_VAR([NVCCFLAGS], [flags for the CUDA compiler])
 
@@ -39,14 +53,7 @@ AS_IF([test "x$with_cuda" != xno && test -n "$NVCC"], [
   CUDA_HOME=`dirname "$NVCC"`
   CUDA_HOME=`cd "$CUDA_HOME/.." && pwd`
   CUDA_ARCH_LIST=`echo "$with_cuda_arch" | tr ',' ' '`
-  CUDA_GENCODE=
-  cuda_last=
-  for a in $CUDA_ARCH_LIST; do
-    CUDA_GENCODE="$CUDA_GENCODE -gencode=arch=compute_$a,code=sm_$a"
-    cuda_last=$a
-  done
-  AS_IF([test -n "$cuda_last"],
-    [CUDA_GENCODE="$CUDA_GENCODE -gencode=arch=compute_$cuda_last,code=compute_$cuda_last"])
+  CUDA_GENCODE=`_GCUBA_GENCODE([$CUDA_ARCH_LIST])`
   CUDA_CPPFLAGS="-I$CUDA_HOME/include"
   cuda_libdir="$CUDA_HOME/lib64"
   AS_IF([test -d "$cuda_libdir"], [], [cuda_libdir="$CUDA_HOME/lib"])
@@ -68,6 +75,22 @@ _GCUBA_EOF
     AC_MSG_CHECKING([whether $NVCC compiles the architectures in parallel])
     AS_IF([$NVCC -std=c++17 --threads 0 $CUDA_GENCODE -c conftest.cu -o conftest.$OBJEXT >&AS_MESSAGE_LOG_FD 2>&1],
       [CUDA_THREADS="--threads 0"; AC_MSG_RESULT([yes])], [AC_MSG_RESULT([no])])])
+  CUDA_TEST_ARCH_LIST=
+  AS_IF([test "x$have_cuda" = xyes], [
+    AC_MSG_CHECKING([the compute capabilities of the tests])
+    cuda_first=`echo $CUDA_ARCH_LIST | cut -d' ' -f1`
+    AS_CASE([$with_cuda_test_arch],
+      [auto|yes|''], [
+        CUDA_TEST_ARCH_LIST=`(nvidia-smi --query-gpu=compute_cap --format=csv,noheader) 2>/dev/null |
+          tr -d '. ' | grep '^[[0-9]][[0-9]]*$' | sort -u | tr '\n' ' ' | sed 's/ *$//'`
+        AS_IF([test -n "$CUDA_TEST_ARCH_LIST" &&
+               $NVCC -std=c++17 `_GCUBA_GENCODE([$CUDA_TEST_ARCH_LIST])` -c conftest.cu -o conftest.$OBJEXT >&AS_MESSAGE_LOG_FD 2>&1],
+          [], [CUDA_TEST_ARCH_LIST=$cuda_first])],
+      [CUDA_TEST_ARCH_LIST=`echo "$with_cuda_test_arch" | tr ',' ' '`
+       AS_IF([$NVCC -std=c++17 `_GCUBA_GENCODE([$CUDA_TEST_ARCH_LIST])` -c conftest.cu -o conftest.$OBJEXT >&AS_MESSAGE_LOG_FD 2>&1],
+         [], [AC_MSG_ERROR([--with-cuda-test-arch=$with_cuda_test_arch: $NVCC cannot build for $CUDA_TEST_ARCH_LIST (see config.log)])])])
+    CUDA_TEST_GENCODE=`_GCUBA_GENCODE([$CUDA_TEST_ARCH_LIST])`
+    AC_MSG_RESULT([$CUDA_TEST_ARCH_LIST])])
   rm -f conftest.cu conftest.$OBJEXT conftest$EXEEXT
   AS_IF([test "x$have_cuda" = xno && test "x$with_cuda" != xcheck],
     [AC_MSG_ERROR([CUDA requested but $NVCC cannot build for $CUDA_ARCH_LIST (see config.log)])])
@@ -76,7 +99,7 @@ AS_IF([test "x$have_cuda" = xyes], [
   AC_DEFINE([HAVE_CUDA], [1], [Define to 1 when the CUDA backend is built.])
 ], [
   CUDA_CPPFLAGS= CUDA_LDFLAGS= CUDA_LIBS= CUDA_ARCH_LIST= CUDA_GENCODE=
-  CUDA_THREADS=
+  CUDA_TEST_ARCH_LIST= CUDA_TEST_GENCODE= CUDA_THREADS=
 ])
 AC_SUBST([CUDA_HOME])
 AC_SUBST([CUDA_CPPFLAGS])
@@ -84,5 +107,7 @@ AC_SUBST([CUDA_LDFLAGS])
 AC_SUBST([CUDA_LIBS])
 AC_SUBST([CUDA_ARCH_LIST])
 AC_SUBST([CUDA_GENCODE])
+AC_SUBST([CUDA_TEST_ARCH_LIST])
+AC_SUBST([CUDA_TEST_GENCODE])
 AC_SUBST([CUDA_THREADS])
 ])
