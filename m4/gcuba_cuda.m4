@@ -79,17 +79,21 @@ _GCUBA_EOF
   AS_IF([test "x$have_cuda" = xyes], [
     AC_MSG_CHECKING([the compute capabilities of the tests])
     cuda_first=`echo $CUDA_ARCH_LIST | cut -d' ' -f1`
+    cuda_test_auto=no
     AS_CASE([$with_cuda_test_arch],
       [auto|yes|''], [
+        cuda_test_auto=yes
         CUDA_TEST_ARCH_LIST=`(nvidia-smi --query-gpu=compute_cap --format=csv,noheader) 2>/dev/null |
           tr -d '. ' | grep '^[[0-9]][[0-9]]*$' | sort -u | tr '\n' ' ' | sed 's/ *$//'`
-        AS_IF([test -n "$CUDA_TEST_ARCH_LIST" &&
-               $NVCC -std=c++17 `_GCUBA_GENCODE([$CUDA_TEST_ARCH_LIST])` -c conftest.cu -o conftest.$OBJEXT >&AS_MESSAGE_LOG_FD 2>&1],
-          [], [CUDA_TEST_ARCH_LIST=$cuda_first])],
-      [CUDA_TEST_ARCH_LIST=`echo "$with_cuda_test_arch" | tr ',' ' '`
-       AS_IF([$NVCC -std=c++17 `_GCUBA_GENCODE([$CUDA_TEST_ARCH_LIST])` -c conftest.cu -o conftest.$OBJEXT >&AS_MESSAGE_LOG_FD 2>&1],
-         [], [AC_MSG_ERROR([--with-cuda-test-arch=$with_cuda_test_arch: $NVCC cannot build for $CUDA_TEST_ARCH_LIST (see config.log)])])])
+        AS_IF([test -z "$CUDA_TEST_ARCH_LIST"], [CUDA_TEST_ARCH_LIST=$cuda_first])],
+      [CUDA_TEST_ARCH_LIST=`echo "$with_cuda_test_arch" | tr ',' ' '`])
     CUDA_TEST_GENCODE=`_GCUBA_GENCODE([$CUDA_TEST_ARCH_LIST])`
+    dnl a GPU nvcc does not know: auto falls back, an explicit list is an error
+    AS_IF([$NVCC -std=c++17 $CUDA_TEST_GENCODE -c conftest.cu -o conftest.$OBJEXT >&AS_MESSAGE_LOG_FD 2>&1], [],
+      [test "x$CUDA_TEST_ARCH_LIST" != "x$cuda_first" && test $cuda_test_auto = yes], [
+        CUDA_TEST_ARCH_LIST=$cuda_first
+        CUDA_TEST_GENCODE=`_GCUBA_GENCODE([$CUDA_TEST_ARCH_LIST])`],
+      [AC_MSG_ERROR([--with-cuda-test-arch=$with_cuda_test_arch: $NVCC cannot build for $CUDA_TEST_ARCH_LIST (see config.log)])])
     AC_MSG_RESULT([$CUDA_TEST_ARCH_LIST])])
   rm -f conftest.cu conftest.$OBJEXT conftest$EXEEXT
   AS_IF([test "x$have_cuda" = xno && test "x$with_cuda" != xcheck],
