@@ -1,5 +1,5 @@
 /* tests/test-errest.c -- checks of the pieces of gCuhre's error
-   estimate in gcuba/detail/rule.h: the null-rule error
+   estimate in gcuba/detail/errest.h: the null-rule error
    (gcuba_rule_nullerr: Cuba's branches, the bridge, deep regions and
    their flags, the parent records and trust levels), the two-level
    correction and the cap of loose children (gcuba_twolevel), and the
