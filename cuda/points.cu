@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "common.cuh"
 #include "common/points.h"
 #include "common/copy_point.h"
@@ -35,8 +36,8 @@ struct sctx {
   int host;              /* small lists on the host (userdata readable) */
   /* gDivonne's copies: their parameters, the blocks' partial sums and
      extrema (device and pinned host) */
-  char *qbuf;
-  size_t qcap;
+  char *qbuf, *h_q;
+  size_t qcap, hqcap;
   double *part, *h_part;
   size_t pcap, hpcap;
 };
@@ -54,6 +55,7 @@ static void destroy(void *ctx)
   cudaFree(t->qbuf);
   cudaFree(t->part);
   cudaFreeHost(t->h_part);
+  cudaFreeHost(t->h_q);
   cudaFreeHost(t->h_status);
   if (t->stream) cudaStreamDestroy(t->stream);
   (void)cudaGetLastError();
@@ -153,9 +155,17 @@ static int eval(void *ctx, long long n, const double *x, const double *w,
    (k_copy_reduce: CRB blocks, each a contiguous slice, their sums in a
    fixed tree and their extrema the first of equals), the chunks one
    after another on the stream; the blocks' partials come back in one
-   copy and are combined in order on the host.  The points are those of
-   the host's walks (common/copy_point.h); the sums' order is the
-   device's own. */
+   copy and are combined in order on the host.  When all the copies fit
+   one chunk together (a region of the final phase: a few thousand to a
+   few hundred thousand points) they are one chunk: one launch of each
+   kernel, the reduction's blocks a grid of slices by copies, the same
+   slices and so the same sums as copy by copy.  The parameters go to the
+   device in one copy from pinned memory, and the integrand's status
+   comes back with the partials: a region costs three launches and two
+   copies (copy by copy, with every parameter copied on its own from
+   pageable memory: 86 us a region on an H200 for a cheap integrand).
+   The points are those of the host's walks (common/copy_point.h); the
+   sums' order is the device's own. */
 
 #define CCHUNK (1LL << 22)
 #define CBYTES (1LL << 29)
@@ -164,7 +174,8 @@ static int eval(void *ctx, long long n, const double *x, const double *w,
 
 struct copy_args {
   int ndim, ncomp, h;
-  long long p, i0, n;
+  long long p, i0, n; /* copy h's points i0 .. i0 + n - 1 (a chunk) */
+  long long nk;       /* the points made: n, or k p for k whole copies */
   const double *lo, *w, *z, *u; /* z NULL: Sobol */
   const uint64_t *m, *v;
 };
@@ -174,24 +185,28 @@ __global__ void k_copy_points(copy_args a, double *x)
   const int nd = a.ndim, pad = GCUBA_COPY_PAD(nd);
   const double inv = 1 / (double)a.p;
   long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  for (; k < a.n; k += (long long)gridDim.x * blockDim.x) {
-    const long long i = a.i0 + k;
+  for (; k < a.nk; k += (long long)gridDim.x * blockDim.x) {
+    /* whole copies: point k is point k mod p of copy k / p */
+    const long long hk = (a.i0 + k) / a.p, i = a.i0 + k - hk * a.p;
+    const long h = a.h + (long)hk;
     double *xi = x + k * nd;
     for (int j = 0; j < nd; ++j)
       xi[j] = a.z ? gcuba_copy_lattice(i, a.p, a.z[j], inv,
-                                       a.u[(long)a.h * nd + j], a.lo[j],
-                                       a.w[j])
+                                       a.u[h * nd + j], a.lo[j], a.w[j])
                   : gcuba_copy_sobol_value(
                         gcuba_copy_sobol_bits(i, a.v, pad, j) ^
-                            a.m[(long)a.h * nd + j],
+                            a.m[h * nd + j],
                         a.lo[j], a.w[j]);
   }
 }
 
-/* block b: points [b L, (b + 1) L) of the chunk; part[b][5 ncomp]: the
+/* block (b, y): points [b L, (b + 1) L) of the chunk of copy a.h + y
+   (its values at f + y n ncomp); part[y gridDim.x + b][5 ncomp]: the
    sums, then per component least, greatest, and their numbers (as
-   doubles, exact) */
-__global__ void k_copy_reduce(copy_args a, const double *f, double *part)
+   doubles, exact).  st: unless NULL, block (0, 0) puts the integrand's
+   status there (the last chunk's launch: after every evaluation) */
+__global__ void k_copy_reduce(copy_args a, const double *f, double *part,
+                              const int *status, double *st)
 {
   __shared__ double ss[CTHREADS], sl[CTHREADS], sh[CTHREADS];
   __shared__ long long il[CTHREADS], ih[CTHREADS];
@@ -199,7 +214,10 @@ __global__ void k_copy_reduce(copy_args a, const double *f, double *part)
   const long long len = (a.n + gridDim.x - 1) / gridDim.x,
                   b0 = blockIdx.x * len,
                   b1 = b0 + len < a.n ? b0 + len : a.n;
-  double *out = part + (size_t)blockIdx.x * 5 * nc;
+  const long long h = a.h + blockIdx.y;
+  double *out = part + ((size_t)blockIdx.y * gridDim.x + blockIdx.x) * 5 * nc;
+  if (st && blockIdx.x == 0 && blockIdx.y == 0 && t == 0) *st = *status;
+  f += (size_t)blockIdx.y * a.n * nc;
   for (int c = 0; c < nc; ++c) {
     double s = 0, lo = INFINITY, hi = -INFINITY;
     long long jl = -1, jh = -1;
@@ -232,9 +250,9 @@ __global__ void k_copy_reduce(copy_args a, const double *f, double *part)
       out[c] = ss[0];
       out[nc + 2 * c] = sl[0];
       out[nc + 2 * c + 1] = sh[0];
-      out[3 * nc + 2 * c] = (double)(il[0] < 0 ? -1 : a.h * a.p + a.i0 + il[0]);
+      out[3 * nc + 2 * c] = (double)(il[0] < 0 ? -1 : h * a.p + a.i0 + il[0]);
       out[3 * nc + 2 * c + 1] =
-          (double)(ih[0] < 0 ? -1 : a.h * a.p + a.i0 + ih[0]);
+          (double)(ih[0] < 0 ? -1 : h * a.p + a.i0 + ih[0]);
     }
     __syncthreads();
   }
@@ -255,6 +273,20 @@ static int grow(sctx *t, void **buf, size_t *cap, size_t n)
   return 0;
 }
 
+/* pinned host memory of at least n bytes at *buf (capacity *cap) */
+static int grow_host(sctx *t, void **buf, size_t *cap, size_t n)
+{
+  int rc;
+  if (n <= *cap) return 0;
+  if ((rc = GCUBA_CK(t->c, cudaStreamSynchronize(t->stream)))) return rc;
+  cudaFreeHost(*buf);
+  *buf = NULL;
+  *cap = 0;
+  if ((rc = GCUBA_CK(t->c, cudaMallocHost(buf, 2 * n)))) return rc;
+  *cap = 2 * n;
+  return 0;
+}
+
 static int copies(void *ctx, const gcuba_copies *q, int iter, double *sum,
                   double *ext, long long *iext)
 {
@@ -264,90 +296,90 @@ static int copies(void *ctx, const gcuba_copies *q, int iter, double *sum,
   /* a chunk's points and values in at most CBYTES */
   const long long cmax = CBYTES / (long long)(sizeof(double) * (nd + nc)),
                   cch = cmax < CCHUNK ? (cmax > 0 ? cmax : 1) : CCHUNK;
+  /* all the copies in one chunk when they fit */
+  const int whole = (long long)q->k * q->p <= cch;
   const long long per = (q->p + cch - 1) / cch, nchunk = q->k * per;
-  const long long chunk = q->p < cch ? q->p : cch;
-  const size_t nbd = sizeof(double) * (size_t)nd,
-               qbytes = 4 * nbd * 1 + (size_t)q->k * nbd * 2 +
-                        (q->z ? 0 : sizeof(uint64_t) * 64 * pad);
+  const long long chunk = whole ? q->k * q->p : q->p < cch ? q->p : cch;
+  const size_t nbd = sizeof(double) * (size_t)nd;
+  const void *src[6] = {q->lo, q->w, q->z, q->u, q->m, q->v};
+  const size_t len[6] = {nbd, nbd, q->z ? nbd : 0, (size_t)q->k * nbd,
+                         q->z ? 0 : (size_t)q->k * nbd,
+                         q->z ? 0 : sizeof(uint64_t) * 64 * pad};
+  const void *dst[6];
+  size_t qbytes = 0, pbytes;
   copy_args a;
   long long ch, b, nparts = 0;
-  size_t pbytes;
-  int rc, cc;
+  int rc, cc, j;
   (void)iter;
+  for (j = 0; j < 6; ++j) qbytes += len[j];
   if ((rc = reserve(t, chunk)) ||
-      (rc = grow(t, (void **)&t->qbuf, &t->qcap, qbytes)))
+      (rc = grow(t, (void **)&t->qbuf, &t->qcap, qbytes)) ||
+      (rc = grow_host(t, (void **)&t->h_q, &t->hqcap, qbytes)))
     return rc;
-  /* the parameters: lo, w, z, u[k nd], m[k nd], v[64 pad] */
-  {
-    char *d = t->qbuf;
-    size_t o = 0;
-    const void *src[6] = {q->lo, q->w, q->z, q->u, q->m, q->v};
-    const size_t len[6] = {nbd, nbd, q->z ? nbd : 0, (size_t)q->k * nbd,
-                           q->z ? 0 : (size_t)q->k * nbd,
-                           q->z ? 0 : sizeof(uint64_t) * 64 * pad};
-    const void *dst[6];
-    for (int j = 0; j < 6; ++j) {
-      dst[j] = len[j] ? d + o : NULL;
-      if (len[j] &&
-          (rc = GCUBA_CK(c, cudaMemcpyAsync(d + o, src[j], len[j],
-                                            cudaMemcpyHostToDevice,
-                                            t->stream))))
-        return rc;
-      o += len[j];
-    }
-    a.lo = (const double *)dst[0];
-    a.w = (const double *)dst[1];
-    a.z = (const double *)dst[2];
-    a.u = (const double *)dst[3];
-    a.m = (const uint64_t *)dst[4];
-    a.v = (const uint64_t *)dst[5];
+  /* the parameters lo, w, z, u[k nd], m[k nd], v[64 pad], packed */
+  for (j = 0, qbytes = 0; j < 6; ++j) {
+    dst[j] = len[j] ? t->qbuf + qbytes : NULL;
+    if (len[j]) memcpy(t->h_q + qbytes, src[j], len[j]);
+    qbytes += len[j];
   }
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(t->qbuf, t->h_q, qbytes,
+                                        cudaMemcpyHostToDevice, t->stream))))
+    return rc;
+  a.lo = (const double *)dst[0];
+  a.w = (const double *)dst[1];
+  a.z = (const double *)dst[2];
+  a.u = (const double *)dst[3];
+  a.m = (const uint64_t *)dst[4];
+  a.v = (const uint64_t *)dst[5];
   a.ndim = nd;
   a.ncomp = nc;
   a.p = q->p;
-  pbytes = sizeof(double) * (size_t)nchunk * CRB * 5 * nc;
-  if ((rc = grow(t, (void **)&t->part, &t->pcap, pbytes)))
+  /* the blocks' partials and the status after them */
+  pbytes = sizeof(double) * ((size_t)nchunk * CRB * 5 * nc + 1);
+  if ((rc = grow(t, (void **)&t->part, &t->pcap, pbytes)) ||
+      (rc = grow_host(t, (void **)&t->h_part, &t->hpcap, pbytes)))
     return rc;
-  if (t->pcap > t->hpcap) {
-    cudaFreeHost(t->h_part);
-    t->h_part = NULL;
-    t->hpcap = 0;
-    if ((rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_part, t->pcap))))
-      return rc;
-    t->hpcap = t->pcap;
-  }
-  for (ch = 0; ch < nchunk; ++ch) {
+  for (ch = 0; ch < (whole ? 1 : nchunk); ++ch) {
     long long blocks;
     int nb;
-    a.h = (int)(ch / per);
-    a.i0 = ch % per * cch;
+    a.h = whole ? 0 : (int)(ch / per);
+    a.i0 = whole ? 0 : ch % per * cch;
     a.n = q->p - a.i0 < cch ? q->p - a.i0 : cch;
-    blocks = (a.n + CTHREADS - 1) / CTHREADS;
+    a.nk = whole ? chunk : a.n;
+    blocks = (a.nk + CTHREADS - 1) / CTHREADS;
     if (blocks > 65535) blocks = 65535;
     k_copy_points<<<(unsigned)blocks, CTHREADS, 0, t->stream>>>(a, t->x);
     if ((rc = GCUBA_CK_LAUNCH(c, "k_copy_points"))) return rc;
-    rc = c->integrand->gpu->eval_points(nd, nc, a.n, t->x, t->f, t->ud,
+    rc = c->integrand->gpu->eval_points(nd, nc, a.nk, t->x, t->f, t->ud,
                                         t->status, t->stream);
     if (rc) return GCUBA_CK(c, (cudaError_t)rc);
     nb = (int)((a.n + CTHREADS - 1) / CTHREADS);
     if (nb > CRB) nb = CRB;
-    k_copy_reduce<<<nb, CTHREADS, 0, t->stream>>>(
-        a, t->f, t->part + (size_t)nparts * 5 * nc);
-    if ((rc = GCUBA_CK_LAUNCH(c, "k_copy_reduce"))) return rc;
-    nparts += nb;
+    {
+      const int ny = whole ? q->k : 1;
+      const long long last = (whole ? (long long)q->k * nb : nparts + nb);
+      k_copy_reduce<<<dim3((unsigned)nb, (unsigned)ny), CTHREADS, 0,
+                      t->stream>>>(
+          a, t->f, t->part + (size_t)nparts * 5 * nc, t->status,
+          whole || ch == nchunk - 1 ? t->part + (size_t)last * 5 * nc
+                                    : NULL);
+      if ((rc = GCUBA_CK_LAUNCH(c, "k_copy_reduce"))) return rc;
+      nparts = last;
+    }
   }
   if ((rc = GCUBA_CK(c, cudaMemcpyAsync(t->h_part, t->part,
-                                        sizeof(double) * nparts * 5 * nc,
-                                        cudaMemcpyDeviceToHost,
-                                        t->stream))) ||
-      (rc = GCUBA_CK(c, cudaMemcpyAsync(t->h_status, t->status, sizeof(int),
+                                        sizeof(double) * (nparts * 5 * nc + 1),
                                         cudaMemcpyDeviceToHost,
                                         t->stream))) ||
       (rc = GCUBA_CK(c, cudaStreamSynchronize(t->stream))))
     return rc;
-  if (*t->h_status & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
-  if (*t->h_status & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
-  /* the blocks in order: chunks by copy and place, blocks by place */
+  {
+    const int st = (int)t->h_part[nparts * 5 * nc];
+    if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
+    if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
+  }
+  /* the blocks in order: chunks by copy and place, blocks by place (whole
+     copies: the same blocks, copy by copy) */
   for (long long k = 0; k < (long long)q->k * nc; ++k) sum[k] = 0;
   for (cc = 0; cc < nc; ++cc) iext[2 * cc] = iext[2 * cc + 1] = -1;
   nparts = 0;
