@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
+#include <math.h>
 #include "divonne/divonne.h"
 
 /* splits of the first region, of a region chosen in the partitioning
@@ -159,6 +160,12 @@ typedef struct divonne {
   double *wx, *wf;      /* a single point's: [2 ndim], [2 ncomp] */
   double *bx;           /* the border's points, values, distances */
   long long bcap;       /* points bx holds */
+  /* the top-up's heaps (topup.c): places and keys */
+  long long *hpos;
+  double *hkey;
+  /* gcuba_divonne_inflate's last factor beyond its table, and its dof */
+  double qval;
+  int qdof;
   jmp_buf abort;        /* a failed evaluation ends the call */
   int fail;
 } divonne;
@@ -190,6 +197,24 @@ double gcuba_divonne_copies_var(const dreg *r, int cc, double sq, int n);
 double gcuba_divonne_point(divonne *d, const double *x);
 /* evaluates n points (the border extrapolated): 0 or longjmp */
 void gcuba_divonne_eval(divonne *d, long long n, const double *x, double *f);
+
+/* the tolerance at avg: max(epsrel |avg|, epsabs) */
+static inline double gcuba_divonne_maxerr(const divonne *d, double avg)
+{
+  const double e = d->epsrel * fabs(avg);
+  return e > d->epsabs ? e : d->epsabs;
+}
+/* the variance of the mean of region r's copies of component cc */
+static inline double gcuba_divonne_cvar(const dreg *r, int cc)
+{
+  return gcuba_divonne_copies_var(r, cc, r->csq[cc], r->ncopy);
+}
+
+/* topup.c: the final error widened where a few regions dominate it (the
+   factor for the variance); more copies where the variance weighs most,
+   while the final error misses the tolerance and maxeval allows */
+double gcuba_divonne_inflate(divonne *d, const dtot *t);
+void gcuba_divonne_more_copies(divonne *d);
 
 /* state.c: writes the run's state to the state file when due (force:
    now, unless it is the one last written); longjmps on an error */

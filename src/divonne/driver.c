@@ -26,12 +26,11 @@
      one);
    - the final error is widened when a few regions dominate it (below);
    - while the final error misses the tolerance, the regions of largest
-     variance get more copies, within maxeval (more_copies);
+     variance get more copies, within maxeval (topup.c);
    - fail = 0 only when the final error meets the tolerance (Cuba answers
      fail = 0 whenever the final phase had the points it wished for).
    This file is part of gcuba. */
 #include <limits.h>
-#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,12 +42,6 @@
 
 #define NOTZERO 0x1p-104
 #define EPSCHI 0x1p-52
-
-static double maxerr(const divonne *d, double avg)
-{
-  const double e = d->epsrel * fabs(avg);
-  return e > d->epsabs ? e : d->epsabs;
-}
 
 /* the totals of the partition: per component the sum of the averages,
    the spreads' squares, the largest and second largest spread */
@@ -175,7 +168,7 @@ static void partition(divonne *d)
       d->bound = 1;
       break;
     }
-    nneed = worst->spread / maxerr(d, worst->avg);
+    nneed = worst->spread / gcuba_divonne_maxerr(d, worst->avg);
     if (nneed < DIV_MAXPRIME) {
       const long long n =
           d->neval + (d->nreg - d->dead) * (long long)ceil(nneed);
@@ -197,47 +190,6 @@ static void partition(divonne *d)
 #define VAR(e, spread, neff)                                                   \
   ((e) ? (e) * (e) : ((spread) / (double)(neff)) * ((spread) / (double)(neff)))
 
-/* dof / chi^2_dof(5%): the factor that takes a variance estimated with
-   dof degrees of freedom to the one the true variance exceeds with 5%
-   probability.  Computed once per process for dof below NQ05 (a
-   quantile costs thousands of terms of a series, and more_copies asks
-   for it at every copy) */
-#define NQ05 1024
-static double q05[NQ05];
-static pthread_mutex_t q05_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static double upper95(int dof)
-{
-  double f;
-  if (dof >= NQ05) return dof / gcuba_chisq_quantile(.05, dof);
-  pthread_mutex_lock(&q05_lock);
-  f = q05[dof];
-  pthread_mutex_unlock(&q05_lock);
-  if (f) return f;
-  f = dof / gcuba_chisq_quantile(.05, dof);
-  pthread_mutex_lock(&q05_lock);
-  q05[dof] = f;
-  pthread_mutex_unlock(&q05_lock);
-  return f;
-}
-
-/* The final variance is a sum of the regions' estimates, those of the
-   shifted lattices with DIV_COPIES - 1 degrees of freedom each.  When a
-   few regions dominate it, the sum has few degrees of freedom
-   (Satterthwaite's nu = (sum v)^2 / sum v^2 / nu_r) and may well be far
-   below the true variance: the factor nu / chi^2_nu(5%) makes the error
-   one that the true variance exceeds with 5% probability.  (Student's t
-   instead, which asks only that the answer lie within 4 errors, made 11
-   claims more than 4 errors off on Genz's protocol against 1) */
-static double inflate(const dtot *t)
-{
-  double nu;
-  if (!(t->sigw > 0)) return 1;
-  nu = t->sigsq * t->sigsq / t->sigw;
-  if (nu > 1e5) return 1;
-  return upper95(nu < 1 ? 1 : (int)floor(nu));
-}
-
 /* whether sampler isamp's error err is a statistical one: its random
    copies' scatter (0 only where every value the region gave was the
    same: gcuba_divonne_copies_var), or pseudo-random points' standard
@@ -247,20 +199,6 @@ static int statistical(const divonne *d, int isamp, double err)
   const dsamp *s = &d->samp[isamp];
   return s->shifted ? err >= 0
                     : err > 0 && s->kind == DIV_RANDOM && !d->sobol;
-}
-
-/* the variance of the mean of region r's copies of component cc (csum
-   their mean, csq the sum of their squared deviations from it) */
-static double copies_var(const dreg *r, int cc)
-{
-  return gcuba_divonne_copies_var(r, cc, r->csq[cc], r->ncopy);
-}
-
-/* upper95, beyond NUCB degrees of freedom approximated */
-#define NUCB 64
-static double upper(int dof)
-{
-  return dof >= NUCB ? 1 + 2.33 / sqrt(dof) : upper95(dof);
 }
 
 /* A region sampled before the final phase's size was raised (key3 = 1
@@ -300,7 +238,7 @@ static void flat_again(divonne *d)
     double old[GCUBA_MAXCOMP];
     int flat = r->ncopy >= 2 && r->cp < s->neff;
     for (cc = 0; cc < nc && flat; ++cc)
-      flat = r->fmin[cc] == r->fmax[cc] && copies_var(r, cc) == 0;
+      flat = r->fmin[cc] == r->fmax[cc] && gcuba_divonne_cvar(r, cc) == 0;
     if (!flat) continue;
     gcuba_divonne_checkpoint(d, 0);
     n = (double)r->ncopy * (double)r->cp;
@@ -332,84 +270,13 @@ static void flat_again(divonne *d)
     gcuba_divonne_sample(d, r, 1);
     for (cc = 0; cc < nc; ++cc) {
       dtot *t = &d->tot[cc];
-      const double v = copies_var(r, cc);
+      const double v = gcuba_divonne_cvar(r, cc);
       t->integral += r->avg[cc] - old[cc];
       t->sigsq += v;
       t->sigw += v * v / (r->ncopy - 1);
       r->spread[cc] = sqrt(v);
     }
   }
-}
-
-/* While the final error misses the tolerance and maxeval allows, the
-   region whose variance weighs most against the tolerance gets one more
-   shifted copy: its variance falls and gains a degree of freedom, which
-   also narrows the widening of the total.  The variances are weighed at
-   their upper 95% bounds: three copies that happen to agree closely (2
-   degrees of freedom) would otherwise never be looked at again (Genz's
-   10-D discontinuous family: a region's 3 copies 16 times closer than
-   300 copies scatter, its estimate 20 errors off).  Cuba has no such
-   pass (its error never asks for one); without it the final phase's
-   uniform sizing leaves the budget unused where a few regions dominate
-   the error. */
-static void more_copies(divonne *d)
-{
-  gcuba_call *c = d->c;
-  const int nc = d->ncomp;
-  double a[GCUBA_MAXCOMP];
-  long long i, ncopies = 0;
-  int cc;
-  d->phase = 2;
-  for (;;) {
-    dreg *best = NULL;
-    double worst = 0;
-    int done = 1;
-    gcuba_divonne_checkpoint(d, 0);
-    for (cc = 0; cc < nc; ++cc) {
-      const dtot *t = &d->tot[cc];
-      const double e = maxerr(d, t->integral);
-      if (t->sigsq * inflate(t) > e * e) done = 0;
-    }
-    if (done) break;
-    for (i = 0; i < d->nreg; ++i) {
-      dreg *r = d->reg[i];
-      if (r->ncopy < 2) continue;
-      for (cc = 0; cc < nc; ++cc) {
-        const double e = maxerr(d, d->tot[cc].integral);
-        const double w = copies_var(r, cc) * upper(r->ncopy - 1) /
-                         (e * e);
-        if (w > worst) {
-          worst = w;
-          best = r;
-        }
-      }
-    }
-    if (!best || d->neval + best->cp > c->maxeval) break;
-    gcuba_divonne_copy(d, best, a);
-    ++ncopies;
-    for (cc = 0; cc < nc; ++cc) {
-      dtot *t = &d->tot[cc];
-      /* Welford's update of the mean and the squared deviations */
-      const int n0 = best->ncopy;
-      const double m0 = best->csum[cc], v0 = copies_var(best, cc);
-      const double delta = a[cc] - m0;
-      double v1;
-      best->csum[cc] = m0 + delta / (n0 + 1);
-      best->csq[cc] += delta * (a[cc] - best->csum[cc]);
-      best->ncopy = n0 + 1;
-      v1 = copies_var(best, cc);
-      best->ncopy = n0;
-      t->integral += best->csum[cc] - m0;
-      t->sigsq += v1 - v0;
-      t->sigw += v1 * v1 / n0 - v0 * v0 / (n0 - 1);
-      best->avg[cc] = best->csum[cc];
-      best->spread[cc] = sqrt(v1);
-    }
-    ++best->ncopy;
-  }
-  if (ncopies)
-    gcuba_log(c, 2, "%lld more copies of the regions of largest variance",
-              ncopies);
 }
 
 /* The share of the final phase's points that sampling every region alike
@@ -454,9 +321,10 @@ static void final_size(divonne *d)
   int cc;
   for (cc = 0; cc < nc; ++cc) {
     dtot *t = &d->tot[cc];
-    /* random points (key2 < 0) have no top-up pass (more_copies): they
+    /* random points (key2 < 0) have no top-up pass (topup.c): they
        aim at half the tolerance */
-    const double me = (c->key2 < 0 ? .5 : 1) * maxerr(d, t->avg);
+    const double me =
+        (c->key2 < 0 ? .5 : 1) * gcuba_divonne_maxerr(d, t->avg);
     t->nneed = t->spread / me;
     if (t->nneed > nneed) nneed = t->nneed;
     t->maxerrsq = me * me;
@@ -472,7 +340,7 @@ static void final_size(divonne *d)
       d->samp[1].kind == DIV_LATTICE) {
     /* short of the wish: every region gets the share of its points that
        sampling them alike puts where the error is, and the rest go copy
-       by copy where the variance is (more_copies).  (Only below a share
+       by copy where the variance is (topup.c).  (Only below a share
        of one half, Genz's protocol made 4 claims fewer, with 2.8% more
        evaluations) */
     const double f = alike_share(d);
@@ -694,7 +562,7 @@ static void answer(divonne *d, double *prob)
   const long long df = d->df + d->nreg;
   int cc;
   for (cc = 0; cc < d->ncomp; ++cc) {
-    const double k = inflate(&d->tot[cc]);
+    const double k = gcuba_divonne_inflate(d, &d->tot[cc]);
     if (d->short_ == -2) {
       /* no final phase: the partition's answer */
       c->integral[cc] = d->tot[cc].avg;
@@ -740,7 +608,7 @@ static void run(divonne *d, double *prob)
   t2 = gcuba_now_ms();
   if (d->short_ >= 0) {
     flat_again(d);
-    more_copies(d);
+    gcuba_divonne_more_copies(d);
   }
   gcuba_divonne_checkpoint(d, 1);
   answer(d, prob);
@@ -765,6 +633,8 @@ static void teardown(divonne *d)
   free(d->cq);
   free(d->cm);
   free(d->bx);
+  free(d->hpos);
+  free(d->hkey);
   free(d->rules);
   free((void *)d->sobol);
   free((void *)d->csobol);
@@ -931,7 +801,8 @@ void gcuba_divonne_drive(gcuba_call *c, const gcuba_points_ops *ops)
     /* fail = 0 only when the final error meets the tolerance */
     for (cc = 0; cc < c->ncomp; ++cc) {
       c->prob[cc] = prob[cc];
-      if (d->short_ < 0 || !(c->error[cc] <= maxerr(d, c->integral[cc])))
+      if (d->short_ < 0 ||
+          !(c->error[cc] <= gcuba_divonne_maxerr(d, c->integral[cc])))
         c->fail = GCUBA_FAIL_ACCURACY;
     }
     if (!c->fail && c->statefile) gcuba_state_remove(c);
