@@ -76,6 +76,7 @@ typedef struct dreg {
   long long cp, ca;
   double *csum, *csq;   /* [ncomp] */
   double *xext;       /* [2 ncomp][ndim]: minimum and maximum points */
+  long long serial;   /* the regions made before it (totals.c) */
 } dreg;
 
 /* per component */
@@ -133,6 +134,14 @@ typedef struct divonne {
      all, from one array instead of every region */
   double *mir;
   long long mcap;
+  /* the partition's totals by blocks of regions (totals.c): regions made
+     so far; per block its first place in the list ([nblk + 1], the last
+     the list's end), per block and component the partial sums and
+     extrema ([nblk][ncomp][4]) and the place of the largest spread */
+  long long nserial;
+  long long *bfirst, *btop;
+  double *bsum;
+  long long nblk, nbcap;
   /* while the partition runs (lazy): a region cut leaves a hole (NULL)
      in its place instead of the regions after it moving up; dead holes
      in reg[0 .. nreg-1], closed now and then (gcuba_divonne_compact) */
@@ -241,6 +250,17 @@ int gcuba_divonne_explore(divonne *d, long long i, int sampled);
    after it move up, or, while d->lazy, a hole stays in its place */
 void gcuba_divonne_iterate(divonne *d, long long i, int depth, int isamp,
                            dtot *tot);
+/* totals.c: d->tot's averages, spreads' squares, largest and second
+   largest spreads and the place of the largest from the blocks
+   (gcuba_divonne_totals); the mirror and the blocks built for the list
+   as it is (init), updated after a round that cut region i (parent
+   before, the pieces from place first on: round), and the holes closed
+   (compact) */
+void gcuba_divonne_totals(divonne *d);
+void gcuba_divonne_totals_init(divonne *d);
+void gcuba_divonne_totals_round(divonne *d, long long i, const dreg *parent,
+                                long long first);
+void gcuba_divonne_totals_compact(divonne *d);
 /* the holes of a lazy partition closed (the regions keep their order);
    the partition's mirror too when mir is set */
 void gcuba_divonne_compact(divonne *d, double *mir);

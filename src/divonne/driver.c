@@ -43,93 +43,16 @@
 #define NOTZERO 0x1p-104
 #define EPSCHI 0x1p-52
 
-/* the totals of the partition: per component the sum of the averages,
-   the spreads' squares, the largest and second largest spread */
-/* the partition's copy of region i's averages and spreads (d->mir) */
-static void mirror(divonne *d, long long i)
-{
-  const int nc = d->ncomp;
-  double *m = d->mir + (size_t)i * 2 * nc;
-  memcpy(m, d->reg[i]->avg, sizeof(double) * nc);
-  memcpy(m + nc, d->reg[i]->spread, sizeof(double) * nc);
-}
-
-/* room in d->mir for every region */
-static void mirror_room(divonne *d)
-{
-  double *m;
-  if (d->nreg <= d->mcap) return;
-  m = (double *)realloc(d->mir, sizeof(double) * 2 * d->ncomp *
-                                    (size_t)(2 * d->nreg));
-  if (!m) {
-    d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's regions");
-    longjmp(d->abort, 1);
-  }
-  d->mir = m;
-  d->mcap = 2 * d->nreg;
-}
-
-/* the totals over the regions in the list's order, from d->mir */
-static void partition_totals(divonne *d)
-{
-  const int nc = d->ncomp;
-  long long i;
-  int cc;
-  for (cc = 0; cc < nc; ++cc) {
-    const double *m = d->mir + cc;
-    double avg = 0, ssq = 0, top = -INFINITY, second = -INFINITY;
-    long long at = 0;
-    for (i = 0; i < d->nreg; ++i, m += 2 * nc) {
-      const double spread = m[nc];
-      if (!d->reg[i]) continue; /* (a hole) */
-      avg += m[0];
-      ssq += spread * spread;
-      if (spread > top) {
-        second = top;
-        top = spread;
-        at = i;
-      } else if (spread > second)
-        second = spread;
-    }
-    d->tot[cc].avg = avg;
-    d->tot[cc].spreadsq = ssq;
-    d->tot[cc].spread = top;
-    d->tot[cc].secondspread = second;
-    d->tot[cc].iregion = (int)at;
-  }
-}
-
-/* the regions cut in a round: region i's place (or its removal: the
-   regions after it move up, or, lazy, its hole) and the pieces after
-   first, the list's length before */
-static void mirror_round(divonne *d, long long i, const dreg *parent,
-                         long long first)
-{
-  const int nc = d->ncomp;
-  long long j = first;
-  mirror_room(d);
-  /* (lazy, a region removed left a hole: its entry stays) */
-  if (i < d->nreg && d->reg[i] == parent) mirror(d, i);
-  else if (!d->lazy) {
-    memmove(d->mir + (size_t)i * 2 * nc, d->mir + (size_t)(i + 1) * 2 * nc,
-            sizeof(double) * 2 * nc * (size_t)(first - 1 - i));
-    j = first - 1;
-  }
-  for (; j < d->nreg; ++j) mirror(d, j);
-}
-
 static void partition(divonne *d)
 {
   gcuba_call *c = d->c;
-  long long i;
   if (d->iter == 0) {
     gcuba_divonne_iterate(d, 0, DIV_INIDEPTH, 0, NULL);
     d->iter = 1;
     d->pass = 0;
     d->nmin = LLONG_MAX;
   }
-  mirror_room(d);
-  for (i = 0; i < d->nreg; ++i) mirror(d, i);
+  gcuba_divonne_totals_init(d);
   /* a region cut leaves a hole, closed when the holes are an eighth of
      the list (or a state file is to be written): no O(regions) moves
      per round */
@@ -141,9 +64,9 @@ static void partition(divonne *d)
     const dreg *parent;
     int cc;
     if (d->dead && (c->statefile || 8 * d->dead > d->nreg))
-      gcuba_divonne_compact(d, d->mir);
+      gcuba_divonne_totals_compact(d);
     gcuba_divonne_checkpoint(d, 0);
-    partition_totals(d);
+    gcuba_divonne_totals(d);
     for (cc = 0; cc < d->ncomp; ++cc) {
       dtot *t = &d->tot[cc];
       if (t->spreadsq > worst->spreadsq) worst = t;
@@ -181,7 +104,7 @@ static void partition(divonne *d)
     first = d->nreg;
     parent = d->reg[worst->iregion];
     gcuba_divonne_iterate(d, worst->iregion, DIV_DEPTH, -1, NULL);
-    mirror_round(d, worst->iregion, parent, first);
+    gcuba_divonne_totals_round(d, worst->iregion, parent, first);
   }
   gcuba_divonne_compact(d, d->mir);
   d->lazy = 0;
@@ -628,6 +551,9 @@ static void teardown(divonne *d)
   free(d->xgiven);
   free(d->wx);
   free(d->mir);
+  free(d->bfirst);
+  free(d->bsum);
+  free(d->btop);
   free(d->cbuf);
   free(d->cext);
   free(d->cq);
@@ -738,6 +664,7 @@ static void restart(divonne *d)
   long long i;
   for (i = 0; i < d->nreg; ++i) free(d->reg[i]);
   d->nreg = 0;
+  d->nserial = 0;
   d->neval = d->neval_opt = d->neval_cut = 0;
   d->nshift = 0;
   d->next = d->seed == 0;

@@ -63,6 +63,7 @@ dreg *gcuba_divonne_region_new(divonne *d)
   r->csum = p += nc;
   r->csq = p += nc;
   r->xext = p + nc;
+  r->serial = d->nserial++;
   d->reg[d->nreg++] = r;
   return r;
 nomem:

@@ -21,8 +21,9 @@
 #include "gcuba/detail/rule.h"
 
 /* 1: the first layout; 2: the final phase's reserve; 3: Sobol copies of
-   2^m points (a version 2 file's copies are of another size) */
-#define STATE_VERSION 3
+   2^m points (a version 2 file's copies are of another size); 4: the
+   regions' serial numbers (the partition's totals by blocks of them) */
+#define STATE_VERSION 4
 
 /* what a state file must match: the problem and the method's parameters
    (not maxeval, mineval, epsrel or epsabs: a rerun may ask for more) */
@@ -86,6 +87,7 @@ static void fields(divonne *d, gcuba_buf *b, int put)
   V(d->short_);
   V(d->reserve);
   V(d->df);
+  V(d->nserial);
   for (i = 0; i < 3; ++i) {
     dsamp *s = &d->samp[i];
     V(s->kind);
@@ -117,6 +119,7 @@ static void region_fields(divonne *d, gcuba_buf *b, dreg *r, int put)
   V(r->ncopy);
   V(r->cp);
   V(r->ca);
+  V(r->serial);
 #undef V
   if (put) gcuba_buf_put(b, r->lo, sizeof(double) * region_doubles(d));
   else gcuba_buf_get(b, r->lo, sizeof(double) * region_doubles(d));
@@ -149,15 +152,21 @@ int gcuba_divonne_load_state(divonne *d)
 {
   gcuba_call *c = d->c;
   gcuba_buf b = {0};
-  long long i, nreg = 0;
+  long long i, nreg = 0, nserial;
   int rc = gcuba_state_read(c, "divonne", signature(d), &b);
   if (rc <= 0) return rc;
   fields(d, &b, 0);
+  nserial = d->nserial; /* (the regions made below count it up) */
   gcuba_buf_get(&b, &nreg, sizeof nreg);
   if (!b.bad && nreg >= 1 &&
       (size_t)nreg <= (b.n - b.pos) / (sizeof(double) * region_doubles(d)))
     for (i = 0; i < nreg && !b.bad; ++i)
       region_fields(d, &b, gcuba_divonne_region_new(d), 0);
+  d->nserial = nserial;
+  for (i = 1; i < d->nreg && !b.bad; ++i)
+    if (!(d->reg[i - 1]->serial < d->reg[i]->serial)) b.bad = 1;
+  if (d->nreg && !b.bad && !(d->reg[d->nreg - 1]->serial < nserial))
+    b.bad = 1;
   for (i = 0; i < 3; ++i) d->samp[i].rule = &d->rules[i];
   if (b.bad || nreg < 1 || d->nreg != nreg || b.pos != b.n ||
       d->stage < 1 || d->stage > 3) {
