@@ -5,8 +5,9 @@
    pseudo-random points), the border, given points and a peak finder,
    bad arguments (each its fail code, no work done), an integrand's abort
    and NaN, the same bits for any thread count, Cuba's nvec form (the
-   phase), many components, the state file (a run interrupted by maxeval
-   or by the integrand resumes to the bits of an uninterrupted one).
+   phase), many components, final copies of millions of points, the
+   state file (a run interrupted by maxeval or by the integrand resumes
+   to the bits of an uninterrupted one).
    Built twice: CPU integrands, and (test-divonne-gpu) nvcc-built ones on
    the GPU.  This file is part of gcuba. */
 #include <math.h>
@@ -144,6 +145,33 @@ static void check_suite(void)
        (!cases[i].must || r.fail == 0),
        "%s %dD at %g: fail %d, neval %lld, regions %d, %.8e +- %.2e, true "
        "error %.2e", sc->name, sc->d, cases[i].epsrel, r.fail, r.neval,
+       r.nregions, r.I, r.E, err);
+  }
+}
+
+/* final copies of millions of points (key2 points per region): the
+   GPU makes a region's copies one by one when they do not fit one chunk
+   together (key2 8e6: 3 copies of 2^21 points), and a copy in chunks
+   when it does not fit one (2e7: 2^23 points, two chunks each; the GPU
+   build only, 0.6 G evaluations).  A skipped or repeated chunk would put
+   the estimate many errors off */
+static void check_big_copies(void)
+{
+  const struct suite_case *sc = &suite_cases[11];
+  static const double key2s[] = {8e6, 2e7};
+  keys k = demo_keys;
+  int i;
+  for (i = 0; i < (SUITE_BACKEND ? 2 : 1); ++i) {
+    result r;
+    double err;
+    k.key2 = (int)key2s[i];
+    run(&r, sc->d, suite_family(sc->family, SUITE_BACKEND), NULL, 0, 0,
+        1e-3, 2000000000LL, &k);
+    err = fabs(r.I - sc->truth);
+    ok(r.fail == 0 && err <= 4 * r.E && r.E <= 1e-6 * sc->truth &&
+           r.neval > 15 * (long long)key2s[i],
+       "%s %dD, key2 %.0e: fail %d, neval %lld, regions %d, %.10e +- "
+       "%.2e, true error %.2e", sc->name, sc->d, key2s[i], r.fail, r.neval,
        r.nregions, r.I, r.E, err);
   }
 }
@@ -480,6 +508,7 @@ int main(void)
   check_demo();
   check_ball();
   check_suite();
+  check_big_copies();
   check_keys();
   check_state();
 #ifndef SUITE_GPU
