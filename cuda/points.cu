@@ -303,18 +303,16 @@ static int grow_host(sctx *t, void **buf, size_t *cap, size_t n)
   return 0;
 }
 
-/* the copies on the host (at most HOSTCOPIES points): walked copy by
-   copy, evaluated in order, each copy's sum in two alternating partial
-   sums and the extrema the first of equals, as the CPU executor's
-   (src/cpu/suave_cpu.c) */
+/* the copies on the host (at most HOSTCOPIES points): walked, evaluated
+   in order, and each copy reduced and merged as the CPU executor's
+   blocks are (gcuba_copies_part, gcuba_copies_merge: one block a copy) */
 static int copies_host(sctx *t, const gcuba_copies *q, double *sum,
                        double *ext, long long *iext)
 {
   const int nd = q->ndim, nc = t->ncomp;
   const long long n = q->k * q->p;
-  double *x, *f;
-  long long i;
-  int h, cc, rc;
+  double part[5 * GCUBA_MAXCOMP], *x, *f;
+  int h, rc;
   if (n > t->hxcap) {
     free(t->hx);
     t->hxcap = 0;
@@ -328,20 +326,10 @@ static int copies_host(sctx *t, const gcuba_copies *q, double *sum,
   for (h = 0; h < q->k; ++h)
     gcuba_copies_walk(q, h, 0, q->p, x + (size_t)h * q->p * nd);
   if ((rc = eval_host(t, n, x, f))) return rc;
-  for (cc = 0; cc < nc; ++cc) {
-    ext[2 * cc] = ext[2 * cc + 1] = f[cc];
-    iext[2 * cc] = iext[2 * cc + 1] = 0;
-    for (h = 0; h < q->k; ++h) {
-      double s[2] = {0, 0};
-      for (i = 0; i < q->p; ++i) {
-        const long long k = h * q->p + i;
-        const double v = f[k * nc + cc];
-        s[i & 1] += v;
-        if (v < ext[2 * cc]) ext[2 * cc] = v, iext[2 * cc] = k;
-        if (v > ext[2 * cc + 1]) ext[2 * cc + 1] = v, iext[2 * cc + 1] = k;
-      }
-      sum[h * nc + cc] = s[0] + s[1];
-    }
+  for (h = 0; h < q->k * nc; ++h) sum[h] = 0;
+  for (h = 0; h < q->k; ++h) {
+    gcuba_copies_part(f + (size_t)h * q->p * nc, q->p, nc, h * q->p, part);
+    gcuba_copies_merge(part, nc, h == 0, sum + (size_t)h * nc, ext, iext);
   }
   return 0;
 }

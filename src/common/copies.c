@@ -136,3 +136,46 @@ void gcuba_copies_walk(const gcuba_copies *q, int h, long long i0,
       x[i * nd + j] = gcuba_copies_coord(q, h, i0 + i, j, inv);
 }
 #endif
+
+void gcuba_copies_part(const double *f, long long n, int ncomp,
+                       long long base, double *part)
+{
+  const int nc = ncomp;
+  long long i;
+  int cc;
+  for (cc = 0; cc < nc; ++cc) {
+    /* (two partial sums: one would wait on each addition) */
+    double sum[2] = {0, 0}, lo = f[cc], hi = f[cc];
+    long long ilo = 0, ihi = 0;
+    for (i = 0; i < n; ++i) {
+      const double v = f[i * nc + cc];
+      sum[i & 1] += v;
+      if (v < lo) lo = v, ilo = i;
+      if (v > hi) hi = v, ihi = i;
+    }
+    part[cc] = sum[0] + sum[1];
+    part[nc + 2 * cc] = lo;
+    part[nc + 2 * cc + 1] = hi;
+    part[3 * nc + 2 * cc] = (double)(base + ilo);
+    part[3 * nc + 2 * cc + 1] = (double)(base + ihi);
+  }
+}
+
+void gcuba_copies_merge(const double *part, int ncomp, int first,
+                        double *s, double *ext, long long *iext)
+{
+  const int nc = ncomp;
+  int cc;
+  for (cc = 0; cc < nc; ++cc) {
+    const double lo = part[nc + 2 * cc], hi = part[nc + 2 * cc + 1];
+    s[cc] += part[cc];
+    if (first || lo < ext[2 * cc]) {
+      ext[2 * cc] = lo;
+      iext[2 * cc] = (long long)part[3 * nc + 2 * cc];
+    }
+    if (first || hi > ext[2 * cc + 1]) {
+      ext[2 * cc + 1] = hi;
+      iext[2 * cc + 1] = (long long)part[3 * nc + 2 * cc + 1];
+    }
+  }
+}

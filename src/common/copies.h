@@ -41,6 +41,19 @@ GCUBA_HDI double gcuba_copies_coord(const gcuba_copies *q, int h,
 void gcuba_copies_walk(const gcuba_copies *q, int h, long long i0,
                        long long n, double *x);
 
+/* A stretch of n values f[n ncomp] of the copies' points base .. base +
+   n - 1 (point i of copy h is number h p + i) reduced per component into
+   part[5 ncomp]: the sum (two alternating partial sums), the least and
+   the greatest value, and the numbers of the first points that have them
+   (as doubles, exact) */
+void gcuba_copies_part(const double *f, long long n, int ncomp,
+                       long long base, double *part);
+/* such a part added in order to its copy's sums s[ncomp], and to the
+   extrema ext[2 ncomp] and their numbers iext[2 ncomp] (first: the
+   first part of all, where they start): the first of equals */
+void gcuba_copies_merge(const double *part, int ncomp, int first,
+                        double *s, double *ext, long long *iext);
+
 #ifdef __cplusplus
 }
 #endif

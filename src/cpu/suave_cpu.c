@@ -166,30 +166,14 @@ static int copy_item(void *ctx, long long k, int tid)
               (size_t)tid * ((size_t)CBLOCK * (t->ndim + nc) + 2);
   double *f = x + (size_t)CBLOCK * t->ndim + 2;
   double *part = t->part + (size_t)k * 5 * nc;
-  long long i;
-  int cc, st;
+  int st;
   if (t->abort) return 0;
   gcuba_copies_walk(q, (int)h, i0, n, x);
   if ((st = run(t, n, x, NULL, f, tid))) {
     t->abort = 1;
     return st;
   }
-  for (cc = 0; cc < nc; ++cc) {
-    /* (two partial sums: one would wait on each addition) */
-    double sum[2] = {0, 0}, lo = f[cc], hi = f[cc];
-    long long ilo = 0, ihi = 0;
-    for (i = 0; i < n; ++i) {
-      const double v = f[i * nc + cc];
-      sum[i & 1] += v;
-      if (v < lo) lo = v, ilo = i;
-      if (v > hi) hi = v, ihi = i;
-    }
-    part[cc] = sum[0] + sum[1];
-    part[nc + 2 * cc] = lo;
-    part[nc + 2 * cc + 1] = hi;
-    part[3 * nc + 2 * cc] = (double)(h * q->p + i0 + ilo);
-    part[3 * nc + 2 * cc + 1] = (double)(h * q->p + i0 + ihi);
-  }
+  gcuba_copies_part(f, n, nc, h * q->p + i0, part);
   return 0;
 }
 
@@ -200,7 +184,6 @@ static int copies(void *ctx, const gcuba_copies *q, int iter, double *sum,
   const int nc = t->ncomp;
   const long long nb = (q->p + CBLOCK - 1) / CBLOCK, items = q->k * nb;
   long long r, k;
-  int cc;
   if (!t->scratch) {
     t->scratch = (double *)malloc(sizeof(double) * t->nthreads *
                                   ((size_t)CBLOCK * (t->ndim + nc) + 2));
@@ -232,22 +215,9 @@ static int copies(void *ctx, const gcuba_copies *q, int iter, double *sum,
     if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
     if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
     /* the items in order, whatever the threads: the first extremum */
-    for (k = 0; k < m; ++k) {
-      const double *part = t->part + (size_t)k * 5 * nc;
-      double *s = sum + (size_t)((r + k) / nb) * nc;
-      for (cc = 0; cc < nc; ++cc) {
-        const double lo = part[nc + 2 * cc], hi = part[nc + 2 * cc + 1];
-        s[cc] += part[cc];
-        if (r + k == 0 || lo < ext[2 * cc]) {
-          ext[2 * cc] = lo;
-          iext[2 * cc] = (long long)part[3 * nc + 2 * cc];
-        }
-        if (r + k == 0 || hi > ext[2 * cc + 1]) {
-          ext[2 * cc + 1] = hi;
-          iext[2 * cc + 1] = (long long)part[3 * nc + 2 * cc + 1];
-        }
-      }
-    }
+    for (k = 0; k < m; ++k)
+      gcuba_copies_merge(t->part + (size_t)k * 5 * nc, nc, r + k == 0,
+                         sum + (size_t)((r + k) / nb) * nc, ext, iext);
   }
   return 0;
 }
