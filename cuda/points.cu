@@ -175,13 +175,18 @@ static int eval(void *ctx, long long n, const double *x, const double *w,
    one chunk together (a region of the final phase: a few thousand to a
    few hundred thousand points) they are one chunk: one launch of each
    kernel, the reduction's blocks a grid of slices by copies, the same
-   slices and so the same sums as copy by copy.  The parameters go to the
-   device in one copy from pinned memory, and the integrand's status
-   comes back with the partials: a region costs three launches and two
-   copies (copy by copy, with every parameter copied on its own from
-   pageable memory: 86 us a region on an H200 for a cheap integrand).
-   The points are those of the host's walks (common/copy_point.h); the
-   sums' order is the device's own. */
+   slices and so the same sums as copy by copy.  A batch of regions
+   (gDivonne makes the final phase's regions ahead, src/divonne/ahead.c)
+   puts as many of them in one chunk as fit: the grid's rows are their
+   copies, region by region, and each region's sums are those of a call
+   for it alone.  The parameters of the batch go to the device in one
+   copy from pinned memory, and the integrand's status comes back with
+   the partials: a call costs three launches per chunk and two copies
+   (one region a call: some 40 us a region on an H100 for a cheap
+   integrand, 2.5 s of 8-D Gaussians at 1e-6; copy by copy, with every
+   parameter copied on its own from pageable memory: 86 us a region on
+   an H200).  The points are those of the host's walks
+   (common/copy_point.h); the sums' order is the device's own. */
 
 #define CCHUNK (1LL << 22)
 #define CBYTES (1LL << 29)
@@ -189,10 +194,12 @@ static int eval(void *ctx, long long n, const double *x, const double *w,
 #define CTHREADS 256
 
 struct copy_args {
-  int ndim, ncomp, h;
+  int ndim, ncomp, h, k; /* k: a region's copies */
   long long p, i0, n; /* copy h's points i0 .. i0 + n - 1 (a chunk) */
-  long long nk;       /* the points made: n, or k p for k whole copies */
-  const double *lo, *w, *z, *u; /* z NULL: Sobol */
+  long long nk;       /* the points made: n, or g p for g whole copies */
+  /* copy g of the launch is copy g % k of region g / k: lo[region ndim],
+     w likewise, u and m [g ndim]; z NULL: Sobol */
+  const double *lo, *w, *z, *u;
   const uint64_t *m, *v;
 };
 
@@ -204,22 +211,23 @@ __global__ void k_copy_points(copy_args a, double *x)
   for (; k < a.nk; k += (long long)gridDim.x * blockDim.x) {
     /* whole copies: point k is point k mod p of copy k / p */
     const long long hk = (a.i0 + k) / a.p, i = a.i0 + k - hk * a.p;
-    const long h = a.h + (long)hk;
+    const long h = a.h + (long)hk, rg = h / a.k * nd;
     double *xi = x + k * nd;
     for (int j = 0; j < nd; ++j)
       xi[j] = a.z ? gcuba_copy_lattice(i, a.p, a.z[j], inv,
-                                       a.u[h * nd + j], a.lo[j], a.w[j])
+                                       a.u[h * nd + j], a.lo[rg + j],
+                                       a.w[rg + j])
                   : gcuba_copy_sobol_value(
                         gcuba_copy_sobol_bits(i, a.v, pad, j) ^
                             a.m[h * nd + j],
-                        a.lo[j], a.w[j]);
+                        a.lo[rg + j], a.w[rg + j]);
   }
 }
 
 /* block (b, y): points [b L, (b + 1) L) of the chunk of copy a.h + y
    (its values at f + y n ncomp); part[y gridDim.x + b][5 ncomp]: the
-   sums, then per component least, greatest, and their numbers (as
-   doubles, exact).  st: unless NULL, block (0, 0) puts the integrand's
+   sums, then per component least, greatest, and their numbers within
+   the region's copies (as doubles, exact).  st: unless NULL, block (0, 0) puts the integrand's
    status there (the last chunk's launch: after every evaluation) */
 __global__ void k_copy_reduce(copy_args a, const double *f, double *part,
                               const int *status, double *st)
@@ -230,7 +238,7 @@ __global__ void k_copy_reduce(copy_args a, const double *f, double *part,
   const long long len = (a.n + gridDim.x - 1) / gridDim.x,
                   b0 = blockIdx.x * len,
                   b1 = b0 + len < a.n ? b0 + len : a.n;
-  const long long h = a.h + blockIdx.y;
+  const long long h = (a.h + blockIdx.y) % a.k;
   double *out = part + ((size_t)blockIdx.y * gridDim.x + blockIdx.x) * 5 * nc;
   if (st && blockIdx.x == 0 && blockIdx.y == 0 && t == 0) *st = *status;
   f += (size_t)blockIdx.y * a.n * nc;
@@ -334,121 +342,157 @@ static int copies_host(sctx *t, const gcuba_copies *q, double *sum,
   return 0;
 }
 
-static int copies(void *ctx, const gcuba_copies *q, int iter, double *sum,
-                  double *ext, long long *iext)
+static int copies(void *ctx, int nq, const gcuba_copies *q, int iter,
+                  double *sum, double *ext, long long *iext)
 {
   sctx *t = (sctx *)ctx;
   gcuba_call *c = t->c;
-  const int nd = q->ndim, nc = t->ncomp, pad = GCUBA_COPY_PAD(nd);
+  const int nd = q->ndim, nc = t->ncomp, pad = GCUBA_COPY_PAD(nd), K = q->k;
   /* a chunk's points and values in at most CBYTES */
   const long long cmax = CBYTES / (long long)(sizeof(double) * (nd + nc)),
                   cch = cmax < CCHUNK ? (cmax > 0 ? cmax : 1) : CCHUNK;
-  /* all the copies in one chunk when they fit */
-  const int whole = (long long)q->k * q->p <= cch;
-  const long long per = (q->p + cch - 1) / cch, nchunk = q->k * per;
-  const long long chunk = whole ? q->k * q->p : q->p < cch ? q->p : cch;
+  const long long kp = (long long)K * q->p;
+  /* a region's copies in one chunk when they fit, and then as many
+     regions as fit (and as a grid's rows hold) in one launch; else
+     chunks of one copy */
+  const int whole = kp <= cch;
+  const long long per = whole ? 1 : (q->p + cch - 1) / cch;
+  long long gmax = whole ? cch / kp : 1;
   const size_t nbd = sizeof(double) * (size_t)nd;
-  const void *src[6] = {q->lo, q->w, q->z, q->u, q->m, q->v};
-  const size_t len[6] = {nbd, nbd, q->z ? nbd : 0, (size_t)q->k * nbd,
-                         q->z ? 0 : (size_t)q->k * nbd,
-                         q->z ? 0 : sizeof(uint64_t) * 64 * pad};
   const void *dst[6];
-  size_t qbytes = 0, pbytes;
+  size_t len[6], qbytes = 0, off = 0, pbytes;
   copy_args a;
-  long long ch, b, nparts = 0;
-  int rc, cc, j;
+  long long ch, b, r0, nparts = 0, total = 0;
+  int rc, cc, j, r;
   (void)iter;
-  if (t->host && (long long)q->k * q->p <= HOSTCOPIES)
-    return copies_host(t, q, sum, ext, iext);
+  if (t->host && kp <= HOSTCOPIES) {
+    for (r = 0; r < nq; ++r)
+      if ((rc = copies_host(t, q + r, sum + (size_t)r * K * nc,
+                            ext + (size_t)r * 2 * nc,
+                            iext + (size_t)r * 2 * nc)))
+        return rc;
+    return 0;
+  }
+  if (gmax > 65535 / K) gmax = 65535 / K;
+  if (gmax > nq) gmax = nq;
+  /* the parameters lo[nq nd], w[nq nd], z[nd], u[nq k nd], m[nq k nd],
+     v[64 pad], packed */
+  len[0] = len[1] = (size_t)nq * nbd;
+  len[2] = q->z ? nbd : 0;
+  len[3] = q->z ? (size_t)nq * K * nbd : 0;
+  len[4] = q->z ? 0 : (size_t)nq * K * nbd;
+  len[5] = q->z ? 0 : sizeof(uint64_t) * 64 * pad;
   for (j = 0; j < 6; ++j) qbytes += len[j];
-  if ((rc = reserve(t, chunk)) ||
+  if ((rc = reserve(t, whole ? gmax * kp : (q->p < cch ? q->p : cch))) ||
       (rc = grow(t, (void **)&t->qbuf, &t->qcap, qbytes)) ||
       (rc = grow_host(t, (void **)&t->h_q, &t->hqcap, qbytes)))
     return rc;
-  /* the parameters lo, w, z, u[k nd], m[k nd], v[64 pad], packed */
-  for (j = 0, qbytes = 0; j < 6; ++j) {
-    dst[j] = len[j] ? t->qbuf + qbytes : NULL;
-    if (len[j]) memcpy(t->h_q + qbytes, src[j], len[j]);
-    qbytes += len[j];
+  for (j = 0; j < 6; ++j) {
+    dst[j] = len[j] ? t->qbuf + off : NULL;
+    off += len[j];
   }
+  for (r = 0; r < nq; ++r) {
+    char *h = t->h_q;
+    memcpy(h + (size_t)r * nbd, q[r].lo, nbd);
+    memcpy(h + len[0] + (size_t)r * nbd, q[r].w, nbd);
+    if (q->z)
+      memcpy(h + len[0] + len[1] + len[2] + (size_t)r * K * nbd, q[r].u,
+             (size_t)K * nbd);
+    else
+      memcpy(h + len[0] + len[1] + len[2] + len[3] + (size_t)r * K * nbd,
+             q[r].m, (size_t)K * nbd);
+  }
+  if (q->z) memcpy(t->h_q + len[0] + len[1], q->z, nbd);
+  else memcpy(t->h_q + qbytes - len[5], q->v, len[5]);
   if ((rc = GCUBA_CK(c, cudaMemcpyAsync(t->qbuf, t->h_q, qbytes,
                                         cudaMemcpyHostToDevice, t->stream))))
     return rc;
-  a.lo = (const double *)dst[0];
-  a.w = (const double *)dst[1];
   a.z = (const double *)dst[2];
-  a.u = (const double *)dst[3];
-  a.m = (const uint64_t *)dst[4];
   a.v = (const uint64_t *)dst[5];
   a.ndim = nd;
   a.ncomp = nc;
+  a.k = K;
   a.p = q->p;
-  /* the blocks' partials and the status after them */
-  pbytes = sizeof(double) * ((size_t)nchunk * CRB * 5 * nc + 1);
+  /* the blocks' partials (by region, copy, chunk, block) and the status
+     after them */
+  for (ch = 0; ch < K * per; ++ch) {
+    const long long n = q->p - ch % per * cch < cch ? q->p - ch % per * cch
+                                                    : cch;
+    total += (n + CTHREADS - 1) / CTHREADS < CRB
+                 ? (n + CTHREADS - 1) / CTHREADS : CRB;
+  }
+  total *= nq;
+  pbytes = sizeof(double) * ((size_t)total * 5 * nc + 1);
   if ((rc = grow(t, (void **)&t->part, &t->pcap, pbytes)) ||
       (rc = grow_host(t, (void **)&t->h_part, &t->hpcap, pbytes)))
     return rc;
-  for (ch = 0; ch < (whole ? 1 : nchunk); ++ch) {
-    long long blocks;
-    int nb;
-    a.h = whole ? 0 : (int)(ch / per);
-    a.i0 = whole ? 0 : ch % per * cch;
-    a.n = q->p - a.i0 < cch ? q->p - a.i0 : cch;
-    a.nk = whole ? chunk : a.n;
-    blocks = (a.nk + CTHREADS - 1) / CTHREADS;
-    if (blocks > 65535) blocks = 65535;
-    k_copy_points<<<(unsigned)blocks, CTHREADS, 0, t->stream>>>(a, t->x);
-    if ((rc = GCUBA_CK_LAUNCH(c, "k_copy_points"))) return rc;
-    rc = c->integrand->gpu->eval_points(nd, nc, a.nk, t->x, t->f, t->ud,
-                                        t->status, t->stream);
-    if (rc) return GCUBA_CK(c, (cudaError_t)rc);
-    nb = (int)((a.n + CTHREADS - 1) / CTHREADS);
-    if (nb > CRB) nb = CRB;
-    {
-      const int ny = whole ? q->k : 1;
-      const long long last = (whole ? (long long)q->k * nb : nparts + nb);
-      k_copy_reduce<<<dim3((unsigned)nb, (unsigned)ny), CTHREADS, 0,
-                      t->stream>>>(
+  for (r0 = 0; r0 < nq; r0 += whole ? gmax : 1) {
+    const long long g = whole ? (nq - r0 < gmax ? nq - r0 : gmax) : 1;
+    a.lo = (const double *)dst[0] + r0 * nd;
+    a.w = (const double *)dst[1] + r0 * nd;
+    a.u = q->z ? (const double *)dst[3] + r0 * K * nd : NULL;
+    a.m = q->z ? NULL : (const uint64_t *)dst[4] + r0 * K * nd;
+    for (ch = 0; ch < (whole ? 1 : K * per); ++ch) {
+      long long blocks, last;
+      int nb;
+      a.h = whole ? 0 : (int)(ch / per);
+      a.i0 = whole ? 0 : ch % per * cch;
+      a.n = q->p - a.i0 < cch ? q->p - a.i0 : cch;
+      a.nk = whole ? g * kp : a.n;
+      blocks = (a.nk + CTHREADS - 1) / CTHREADS;
+      if (blocks > 65535) blocks = 65535;
+      k_copy_points<<<(unsigned)blocks, CTHREADS, 0, t->stream>>>(a, t->x);
+      if ((rc = GCUBA_CK_LAUNCH(c, "k_copy_points"))) return rc;
+      rc = c->integrand->gpu->eval_points(nd, nc, a.nk, t->x, t->f, t->ud,
+                                          t->status, t->stream);
+      if (rc) return GCUBA_CK(c, (cudaError_t)rc);
+      nb = (int)((a.n + CTHREADS - 1) / CTHREADS);
+      if (nb > CRB) nb = CRB;
+      last = nparts + (whole ? g * K : 1) * nb;
+      k_copy_reduce<<<dim3((unsigned)nb, (unsigned)(whole ? g * K : 1)),
+                      CTHREADS, 0, t->stream>>>(
           a, t->f, t->part + (size_t)nparts * 5 * nc, t->status,
-          whole || ch == nchunk - 1 ? t->part + (size_t)last * 5 * nc
-                                    : NULL);
+          last == total ? t->part + (size_t)total * 5 * nc : NULL);
       if ((rc = GCUBA_CK_LAUNCH(c, "k_copy_reduce"))) return rc;
       nparts = last;
     }
   }
-  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(t->h_part, t->part,
-                                        sizeof(double) * (nparts * 5 * nc + 1),
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(t->h_part, t->part, pbytes,
                                         cudaMemcpyDeviceToHost,
                                         t->stream))) ||
       (rc = GCUBA_CK(c, cudaStreamSynchronize(t->stream))))
     return rc;
   {
-    const int st = (int)t->h_part[nparts * 5 * nc];
+    const int st = (int)t->h_part[total * 5 * nc];
     if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
     if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
   }
-  /* the blocks in order: chunks by copy and place, blocks by place (whole
-     copies: the same blocks, copy by copy) */
-  for (long long k = 0; k < (long long)q->k * nc; ++k) sum[k] = 0;
-  for (cc = 0; cc < nc; ++cc) iext[2 * cc] = iext[2 * cc + 1] = -1;
+  /* the blocks in order: by region, copy, chunk and place (whole copies:
+     the same blocks as chunk by chunk) */
+  for (long long k = 0; k < (long long)nq * K * nc; ++k) sum[k] = 0;
   nparts = 0;
-  for (ch = 0; ch < nchunk; ++ch) {
-    const long long n =
-        q->p - ch % per * cch < cch ? q->p - ch % per * cch : cch;
-    int nb = (int)((n + CTHREADS - 1) / CTHREADS);
-    if (nb > CRB) nb = CRB;
-    for (b = 0; b < nb; ++b, ++nparts) {
-      const double *pt = t->h_part + (size_t)nparts * 5 * nc;
-      double *s = sum + (size_t)(ch / per) * nc;
-      for (cc = 0; cc < nc; ++cc) {
-        const double lo = pt[nc + 2 * cc], hi = pt[nc + 2 * cc + 1];
-        const long long jl = (long long)pt[3 * nc + 2 * cc],
-                        jh = (long long)pt[3 * nc + 2 * cc + 1];
-        s[cc] += pt[cc];
-        if (jl >= 0 && (iext[2 * cc] < 0 || lo < ext[2 * cc]))
-          ext[2 * cc] = lo, iext[2 * cc] = jl;
-        if (jh >= 0 && (iext[2 * cc + 1] < 0 || hi > ext[2 * cc + 1]))
-          ext[2 * cc + 1] = hi, iext[2 * cc + 1] = jh;
+  for (r = 0; r < nq; ++r) {
+    double *e = ext + (size_t)r * 2 * nc;
+    long long *ie = iext + (size_t)r * 2 * nc;
+    for (cc = 0; cc < nc; ++cc) ie[2 * cc] = ie[2 * cc + 1] = -1;
+    for (ch = 0; ch < K * per; ++ch) {
+      const long long n =
+          q->p - ch % per * cch < cch ? q->p - ch % per * cch : cch;
+      double *s = sum + ((size_t)r * K + (size_t)(ch / per)) * nc;
+      int nb = (int)((n + CTHREADS - 1) / CTHREADS);
+      if (nb > CRB) nb = CRB;
+      for (b = 0; b < nb; ++b, ++nparts) {
+        const double *pt = t->h_part + (size_t)nparts * 5 * nc;
+        for (cc = 0; cc < nc; ++cc) {
+          const double lo = pt[nc + 2 * cc], hi = pt[nc + 2 * cc + 1];
+          const long long jl = (long long)pt[3 * nc + 2 * cc],
+                          jh = (long long)pt[3 * nc + 2 * cc + 1];
+          s[cc] += pt[cc];
+          if (jl >= 0 && (ie[2 * cc] < 0 || lo < e[2 * cc]))
+            e[2 * cc] = lo, ie[2 * cc] = jl;
+          if (jh >= 0 && (ie[2 * cc + 1] < 0 || hi > e[2 * cc + 1]))
+            e[2 * cc + 1] = hi, ie[2 * cc + 1] = jh;
+        }
       }
     }
   }

@@ -132,6 +132,8 @@ static const struct {
   {"GCUBA_CUHRE_MINBATCH", "many", "16"},
   {"GCUBA_CUTS", "no", "0"},
   {"GCUBA_CUTS", "2", "1"},
+  {"GCUBA_DIVONNE_AHEAD", "0", "1"},
+  {"GCUBA_DIVONNE_AHEAD", "all", "4096"},
   {"GCUBA_VEGAS_NBINS", "1", "64"},
   {"GCUBA_VEGAS_NBINS", "1025", "1024"},
   {"GCUBA_VEGAS_ADAPT", "sometimes", "auto"},
@@ -155,6 +157,7 @@ static double field(const gcuba_settings *s, const char *what)
   if (!strcmp(what, "memlimit")) return s->memlimit;
   if (!strcmp(what, "minbatch")) return (double)s->minbatch;
   if (!strcmp(what, "cuts")) return s->cuts;
+  if (!strcmp(what, "ahead")) return (double)s->divonne_ahead;
   if (!strcmp(what, "nbins")) return s->vegas_nbins;
   if (!strcmp(what, "adapt")) return (double)s->vegas_adapt;
   if (!strcmp(what, "beta")) return s->vegas_beta;
@@ -202,6 +205,9 @@ static const struct {
   {"GCUBA_CUTS", NULL, "cuts", 1},
   {"GCUBA_CUTS", "0", "cuts", 0},
   {"GCUBA_CUTS", "1", "cuts", 1},
+  {"GCUBA_DIVONNE_AHEAD", NULL, "ahead", 0},
+  {"GCUBA_DIVONNE_AHEAD", "1", "ahead", 1},
+  {"GCUBA_DIVONNE_AHEAD", "256", "ahead", 256},
   {"GCUBA_VEGAS_NBINS", NULL, "nbins", 0},
   {"GCUBA_VEGAS_NBINS", "2", "nbins", 2},
   {"GCUBA_VEGAS_NBINS", "1024", "nbins", 1024},

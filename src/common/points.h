@@ -22,15 +22,19 @@ typedef struct gcuba_points_ops {
      GCUBA_FAIL_ABORT, GCUBA_FAIL_NAN, GCUBA_FAIL_NOMEM, GCUBA_FAIL_CUDA. */
   int (*eval)(void *ctx, long long n, const double *x, const double *w,
               int iter, double *f);
-  /* gDivonne's final copies, made where the integrand runs (no points
-     cross to the device): sum[h ncomp + k] the sum of component k over
-     copy h's points; ext[2k] and ext[2k + 1] the least and the greatest
-     value of component k, iext[2k] and iext[2k + 1] their points' numbers
-     h p + i (the first such); iter as for eval.  The sums' order is fixed
-     by the executor, whatever its threads.  0 or a fail code as for
-     eval.  NULL: the caller makes the points and calls eval. */
-  int (*copies)(void *ctx, const gcuba_copies *q, int iter, double *sum,
-                double *ext, long long *iext);
+  /* gDivonne's final copies of nq regions, made where the integrand
+     runs (no points cross to the device): q[r] region r's copies, all
+     alike but for their boxes and shifts (the same k, p, z and v; their
+     own lo, w, u, m).  sum[(r k + h) ncomp + c] the sum of component c
+     over copy h of region r; ext[2 (r ncomp + c)] and ext[2 (r ncomp +
+     c) + 1] the least and the greatest value of component c in region r,
+     iext at the same places their points' numbers h p + i within the
+     region's copies (the first such); iter as for eval.  A region's sums
+     and extrema are those of a call for it alone, bit for bit, in an
+     order fixed by the executor whatever its threads.  0 or a fail code
+     as for eval.  NULL: the caller makes the points and calls eval. */
+  int (*copies)(void *ctx, int nq, const gcuba_copies *q, int iter,
+                double *sum, double *ext, long long *iext);
 } gcuba_points_ops;
 
 #endif

@@ -11,6 +11,8 @@
      GCUBA_MEMLIMIT bytes of the region store, suffix K, M, G or T
      GCUBA_CUHRE_MINBATCH  gCuhre: the fewest regions split per iteration
      GCUBA_CUTS     gCuhre: 0 bisects as Cuba
+     GCUBA_DIVONNE_AHEAD  gDivonne: the most regions whose final copies
+                    one call of the executor makes (1: one at a time)
      GCUBA_VEGAS_NBINS, GCUBA_VEGAS_ADAPT, GCUBA_VEGAS_BETA  gVegas's grid
    One table row per variable: its name, what it accepts (for the
    message) and the function that parses a value into the typed struct.
@@ -166,6 +168,10 @@ static int p_cuts(gcuba_settings *s, const char *v)
   s->cuts = v[0] == '1';
   return 0;
 }
+static int p_ahead(gcuba_settings *s, const char *v)
+{
+  return parse_ll(v, 1, 1LL << 30, &s->divonne_ahead);
+}
 static int p_nbins(gcuba_settings *s, const char *v)
 {
   long long x;
@@ -210,6 +216,7 @@ static const struct {
   {"GCUBA_MEMLIMIT", "bytes, e.g. 4000000000, 512M, 8G or 1T", p_memlimit},
   {"GCUBA_CUHRE_MINBATCH", "a number of regions >= 1", p_minbatch},
   {"GCUBA_CUTS", "0 or 1", p_cuts},
+  {"GCUBA_DIVONNE_AHEAD", "a number of regions >= 1", p_ahead},
   {"GCUBA_VEGAS_NBINS", "2..1024", p_nbins},
   {"GCUBA_VEGAS_ADAPT", "auto or a number of iterations >= 0", p_adapt},
   {"GCUBA_VEGAS_BETA", "a number from 0 to 1", p_beta},

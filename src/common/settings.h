@@ -33,6 +33,7 @@ typedef struct gcuba_settings {
   double memlimit;         /* GCUBA_MEMLIMIT, bytes; 0 when unset */
   long long minbatch;      /* GCUBA_CUHRE_MINBATCH, >= 1; 0 when unset */
   int cuts;                /* GCUBA_CUTS: 0 or 1 (1 when unset) */
+  long long divonne_ahead; /* GCUBA_DIVONNE_AHEAD, >= 1; 0 when unset */
   int vegas_nbins;         /* GCUBA_VEGAS_NBINS, 2..1024; 0 when unset */
   long long vegas_adapt;   /* GCUBA_VEGAS_ADAPT, >= 0; -1: auto or unset */
   double vegas_beta;       /* GCUBA_VEGAS_BETA, 0..1; 0 when unset */

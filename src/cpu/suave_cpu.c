@@ -7,7 +7,8 @@
    follow the integrand's measured cost (src/cpu/work.h, gVegas's rule),
    measured on a serial piece whenever a call runs on one thread.
    gDivonne's final copies are made here too, a block of points at a
-   time on each thread, and summed block by block in order.  This file
+   time on each thread, and summed block by block in order; the blocks
+   of many regions' copies (a batch of the final phase) share one loop.  This file
    is part of gcuba. */
 #include <math.h>
 #include <stdlib.h>
@@ -36,9 +37,9 @@ typedef struct {
   double *f;
   int iter;
   volatile int abort;
-  /* gDivonne's copies in progress: items of CBLOCK points, rounds of at
-     most CROUND items; per item the sums, minima and maxima; per thread
-     its points and values */
+  /* gDivonne's copies in progress: nq regions of k copies of nb items
+     of CBLOCK points, rounds of at most CROUND items; per item the sums,
+     minima and maxima; per thread its points and values */
   const gcuba_copies *q;
   long long nb, item0;
   double *part, *scratch;
@@ -153,15 +154,16 @@ static int eval(void *ctx, long long n, const double *x, const double *w,
 }
 
 /* item k of a round of gDivonne's copies: CBLOCK points (fewer at a
-   copy's end) made on thread tid, evaluated and summed in order; per
-   component the sum, the extrema and their points' numbers */
+   copy's end) of copy g (copy g % k of region g / k) made on thread tid,
+   evaluated and summed in order; per component the sum, the extrema and
+   their points' numbers within the region's copies */
 static int copy_item(void *ctx, long long k, int tid)
 {
   cpu *t = (cpu *)ctx;
-  const gcuba_copies *q = t->q;
   const int nc = t->ncomp;
-  const long long it = t->item0 + k, h = it / t->nb, i0 = it % t->nb * CBLOCK;
-  const long long n = q->p - i0 < CBLOCK ? q->p - i0 : CBLOCK;
+  const long long it = t->item0 + k, g = it / t->nb, i0 = it % t->nb * CBLOCK;
+  const gcuba_copies *q = t->q + g / t->q->k;
+  const long long h = g % q->k, n = q->p - i0 < CBLOCK ? q->p - i0 : CBLOCK;
   double *x = t->scratch +
               (size_t)tid * ((size_t)CBLOCK * (t->ndim + nc) + 2);
   double *f = x + (size_t)CBLOCK * t->ndim + 2;
@@ -177,12 +179,12 @@ static int copy_item(void *ctx, long long k, int tid)
   return 0;
 }
 
-static int copies(void *ctx, const gcuba_copies *q, int iter, double *sum,
-                  double *ext, long long *iext)
+static int copies(void *ctx, int nq, const gcuba_copies *q, int iter,
+                  double *sum, double *ext, long long *iext)
 {
   cpu *t = (cpu *)ctx;
   const int nc = t->ncomp;
-  const long long nb = (q->p + CBLOCK - 1) / CBLOCK, items = q->k * nb;
+  const long long nb = (q->p + CBLOCK - 1) / CBLOCK, items = nq * q->k * nb;
   long long r, k;
   if (!t->scratch) {
     t->scratch = (double *)malloc(sizeof(double) * t->nthreads *
@@ -194,7 +196,7 @@ static int copies(void *ctx, const gcuba_copies *q, int iter, double *sum,
   t->nb = nb;
   t->iter = iter;
   t->abort = 0;
-  for (k = 0; k < (long long)q->k * nc; ++k) sum[k] = 0;
+  for (k = 0; k < (long long)nq * q->k * nc; ++k) sum[k] = 0;
   for (r = 0; r < items; r += CROUND) {
     const long long m = items - r < CROUND ? items - r : CROUND;
     long long pts = 0;
@@ -215,9 +217,13 @@ static int copies(void *ctx, const gcuba_copies *q, int iter, double *sum,
     if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
     if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
     /* the items in order, whatever the threads: the first extremum */
-    for (k = 0; k < m; ++k)
-      gcuba_copies_merge(t->part + (size_t)k * 5 * nc, nc, r + k == 0,
-                         sum + (size_t)((r + k) / nb) * nc, ext, iext);
+    for (k = r; k < r + m; ++k) {
+      const long long g = k / nb, rg = g / q->k;
+      gcuba_copies_merge(t->part + (size_t)(k - r) * 5 * nc, nc,
+                         k % (q->k * nb) == 0, sum + (size_t)g * nc,
+                         ext + (size_t)rg * 2 * nc,
+                         iext + (size_t)rg * 2 * nc);
+    }
   }
   return 0;
 }

@@ -39,6 +39,9 @@
 #define DIV_SOBOLDIM 6
 /* the executor's extrema of the last copies in d->cbuf (make_copies) */
 #define DIV_CEXT(d) ((d)->cbuf + DIV_COPIES * (d)->ncomp)
+/* the most regions whose final copies are made in one call of the
+   executor (ahead.c), unless GCUBA_DIVONNE_AHEAD says */
+#define DIV_AHEAD_MAX 4096
 /* a key's absolute value below this multiplies the points needed */
 #define DIV_KEYMULT 40
 
@@ -78,6 +81,27 @@ typedef struct dreg {
   double *xext;       /* [2 ncomp][ndim]: minimum and maximum points */
   long long serial;   /* the regions made before it (totals.c) */
 } dreg;
+
+/* the final phase's copies made ahead, many regions in one call of the
+   executor (ahead.c) */
+typedef struct dahead {
+  long long n, next;    /* regions made, the next to take */
+  long long run;        /* regions taken since the plan last changed */
+  long long max;        /* the most regions of a batch (GCUBA_DIVONNE_AHEAD) */
+  long long cap;        /* regions the buffers hold */
+  long long wasted;     /* evaluations made ahead for nothing */
+  long long nbatch;     /* batches made */
+  uint64_t nshift;      /* the shifts' counter at the first region */
+  long long p, ca;      /* their lattice (ca 0: Sobol points) */
+  int k, phase;         /* copies per region; the integrand's phase */
+  int kcap;             /* copies per region the buffers hold */
+  long long *serial;    /* [cap] */
+  double *sum, *ext;    /* [cap k ncomp], [cap 2 ncomp] */
+  long long *iext;      /* [cap 2 ncomp] */
+  struct gcuba_copies *q; /* [cap] */
+  double *qd;           /* per region its widths, z, shifts: (2 + k) ndim */
+  uint64_t *qm;         /* per region its masks: k ndim */
+} dahead;
 
 /* per component */
 typedef struct dtot {
@@ -169,6 +193,7 @@ typedef struct divonne {
   double *wx, *wf;      /* a single point's: [2 ndim], [2 ncomp] */
   double *bx;           /* the border's points, values, distances */
   long long bcap;       /* points bx holds */
+  dahead ahead;
   /* the top-up's heaps (topup.c): places and keys */
   long long *hpos;
   double *hkey;
@@ -180,6 +205,13 @@ typedef struct divonne {
 } divonne;
 
 /* sample.c */
+/* region r's copies' description q: K copies of p points (lattice ca; 0:
+   Sobol points) in r's box, shifted by numbers ctr .. ctr + K - 1 of the
+   call's shifts; w, z [ndim] and u, m [K ndim] hold its arrays */
+void gcuba_divonne_copies_q(const divonne *d, const dreg *r, long long p,
+                            long long ca, int K, uint64_t ctr, double *w,
+                            double *z, double *u, uint64_t *m,
+                            struct gcuba_copies *q);
 /* sets sampler isamp for key (as Cuba's key1..3) wanting nwant points
    per region, at most nmax; returns the points short of nwant (0 if
    none), with bit 62 set when even nmin do not fit */
@@ -224,6 +256,16 @@ static inline double gcuba_divonne_cvar(const dreg *r, int cc)
    while the final error misses the tolerance and maxeval allows */
 double gcuba_divonne_inflate(divonne *d, const dtot *t);
 void gcuba_divonne_more_copies(divonne *d);
+
+/* ahead.c: the final phase's copies of region i and those after it made
+   in one call of the executor, unless they are made already (final_loop,
+   before it samples region i); a region's results taken when they are
+   those of its copies (K of them, the first shift ctr): 1, else 0 (the
+   caller makes them); the buffers freed */
+void gcuba_divonne_ahead(divonne *d, long long i);
+int gcuba_divonne_ahead_take(divonne *d, const dreg *r, int K, uint64_t ctr,
+                             double *sum, double *ext, long long *iext);
+void gcuba_divonne_ahead_free(divonne *d);
 
 /* state.c: writes the run's state to the state file when due (force:
    now, unless it is the one last written); longjmps on an error */

@@ -340,6 +340,7 @@ static void final_loop(divonne *d)
     }
     d->phase = 2;
     r->isamp = 1;
+    gcuba_divonne_ahead(d, i);
     gcuba_divonne_sample(d, r, 1);
     for (cc = 0; cc < nc; ++cc) {
       d->tot[cc].pavg[1] = r->avg[cc];
@@ -538,6 +539,11 @@ static void run(divonne *d, double *prob)
   gcuba_log(c, 2, "time: partition %.3f s, final phase %.3f s, its top-up "
             "%.3f s", (t1 - t0) / 1e3, (t2 - t1) / 1e3,
             (gcuba_now_ms() - t2) / 1e3);
+  if (d->ahead.nbatch)
+    gcuba_log(c, 2, "the final phase's copies in %lld batches; %lld "
+              "evaluations made ahead were not taken", d->ahead.nbatch,
+              d->ahead.wasted +
+                  (d->ahead.n - d->ahead.next) * d->ahead.k * d->ahead.p);
 }
 
 static void teardown(divonne *d)
@@ -561,6 +567,7 @@ static void teardown(divonne *d)
   free(d->bx);
   free(d->hpos);
   free(d->hkey);
+  gcuba_divonne_ahead_free(d);
   free(d->rules);
   free((void *)d->sobol);
   free((void *)d->csobol);
@@ -574,6 +581,8 @@ static int setup(divonne *d)
   d->ndim = nd;
   d->ncomp = nc;
   d->limit = LLONG_MAX;
+  d->ahead.max = c->set.divonne_ahead > 0 ? c->set.divonne_ahead
+                                          : DIV_AHEAD_MAX;
   d->epsrel = c->epsrel;
   d->epsabs = c->epsabs > NOTZERO ? c->epsabs : NOTZERO;
   d->blo = c->border;

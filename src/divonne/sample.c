@@ -403,51 +403,68 @@ static double copy_estimate(dreg *r, const double *f, long long p, int nc,
   return r->vol / (double)p * (sum[0] + sum[1]);
 }
 
+void gcuba_divonne_copies_q(const divonne *d, const dreg *r, long long p,
+                            long long ca, int K, uint64_t ctr, double *w,
+                            double *z, double *u, uint64_t *m,
+                            gcuba_copies *q)
+{
+  const int nd = d->ndim;
+  long long zj = 1;
+  int h, j;
+  for (j = 0; j < nd; ++j) {
+    w[j] = r->hi[j] - r->lo[j];
+    z[j] = (double)zj;
+    if (ca) zj = zj * ca % p;
+  }
+  for (h = 0; h < K; ++h) {
+    double *uh = u + (size_t)h * nd;
+    gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, ctr + (uint64_t)h, nd, uh);
+    /* u < 1 has 53 bits: u 2^64 is an exact integer below 2^64 */
+    if (!ca)
+      for (j = 0; j < nd; ++j)
+        m[(size_t)h * nd + j] = (uint64_t)ldexp(uh[j], 64);
+  }
+  q->ndim = nd;
+  q->k = K;
+  q->p = p;
+  q->lo = r->lo;
+  q->w = w;
+  q->z = ca ? z : NULL;
+  q->u = u;
+  q->m = m;
+  q->v = d->csobol;
+}
+
 /* K copies of region r's final points (r->cp points each; r->ca the
    lattice's multiplier, 0: Sobol points), their shifts drawn in turn:
    their estimates a[h ncomp + cc], r's range widened.  The executor
    makes and sums them where it can (no border, whose points are
-   extrapolated here): then d->sx holds only each component's least and
-   greatest values' points, d->ext set (gcuba_divonne_explore's
-   searches start there) */
+   extrapolated here), or they were made ahead (ahead.c): then d->sx
+   holds only each component's least and greatest values' points, d->ext
+   set (gcuba_divonne_explore's searches start there) */
 static void make_copies(divonne *d, dreg *r, int K, double *a)
 {
   const int nd = d->ndim, nc = d->ncomp;
   const long long p = r->cp;
+  const uint64_t ctr = d->nshift;
   double *w = d->cq, *z = w + nd, *u = z + nd;
-  uint64_t *m = d->cm;
   gcuba_copies q;
-  long long zj = 1;
   int h, j, cc;
-  for (j = 0; j < nd; ++j) {
-    w[j] = r->hi[j] - r->lo[j];
-    z[j] = (double)zj;
-    if (r->ca) zj = zj * r->ca % p;
-  }
-  for (h = 0; h < K; ++h) {
-    double *uh = u + (size_t)h * nd;
-    gcuba_vegas_uniforms(d->seed ^ 0x5eedd1f0, 1, d->nshift++, nd, uh);
-    /* u < 1 has 53 bits: u 2^64 is an exact integer below 2^64 */
-    if (!r->ca)
-      for (j = 0; j < nd; ++j)
-        m[(size_t)h * nd + j] = (uint64_t)ldexp(uh[j], 64);
-  }
-  q.ndim = nd;
-  q.k = K;
-  q.p = p;
-  q.lo = r->lo;
-  q.w = w;
-  q.z = r->ca ? z : NULL;
-  q.u = u;
-  q.m = m;
-  q.v = d->csobol;
+  gcuba_divonne_copies_q(d, r, p, r->ca, K, ctr, w, z, u, d->cm, &q);
+  d->nshift += (uint64_t)K;
   d->ext = d->ops->copies && !(d->blo > 0);
   if (d->ext) {
     double *sum = d->cbuf, *fext = DIV_CEXT(d);
     long long *iext = d->cext;
-    const int rc = d->ops->copies(d->ctx, &q, d->phase, sum, fext, iext);
+    if (!gcuba_divonne_ahead_take(d, r, K, ctr, sum, fext, iext)) {
+      const int rc =
+          d->ops->copies(d->ctx, 1, &q, d->phase, sum, fext, iext);
+      if (rc) {
+        d->neval += K * p;
+        eval_failed(d, rc);
+      }
+    }
     d->neval += K * p;
-    if (rc) eval_failed(d, rc);
     for (h = 0; h < K; ++h)
       for (cc = 0; cc < nc; ++cc)
         a[h * nc + cc] = r->vol / (double)p * sum[h * nc + cc];
