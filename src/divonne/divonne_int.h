@@ -42,6 +42,11 @@
 /* the most regions whose final copies are made in one call of the
    executor (ahead.c), unless GCUBA_DIVONNE_AHEAD says */
 #define DIV_AHEAD_MAX 4096
+/* a region whose final points see a range this many times the one its
+   partition knew is explored again, and cut again where they saw less
+   than DIV_SEEN of the range found then (driver.c, sampled_range) */
+#define DIV_SURPRISE 10
+#define DIV_SEEN .5
 /* a key's absolute value below this multiplies the points needed */
 #define DIV_KEYMULT 40
 
