@@ -105,14 +105,16 @@ static void *create(gcuba_call *c, int *fail)
 }
 
 /* the points on the host, one by one: 0 or a fail code */
-static int eval_host(sctx *t, long long n, const double *x, double *f)
+static int eval_host(sctx *t, long long n, const double *x, double *f,
+                     int tid)
 {
   gcuba_call *c = t->c;
+  void *ud = gcuba_ud_thread(&c->ud, tid);
   long long i;
   int k;
   for (i = 0; i < n; ++i) {
     if (c->integrand->fn(&t->ndim, x + i * t->ndim, &t->ncomp,
-                         f + i * t->ncomp, c->ud.p) == -999)
+                         f + i * t->ncomp, ud) == -999)
       return GCUBA_FAIL_ABORT;
     for (k = 0; k < t->ncomp; ++k)
       if (!isfinite(f[i * t->ncomp + k])) return GCUBA_FAIL_NAN;
@@ -146,7 +148,7 @@ static int eval(void *ctx, long long n, const double *x, const double *w,
   int rc;
   (void)w;
   (void)iter;
-  if (t->host && n <= HOSTMAX) return eval_host(t, n, x, f);
+  if (t->host && n <= HOSTMAX) return eval_host(t, n, x, f, 0);
   if ((rc = reserve(t, n)) ||
       (rc = GCUBA_CK(c, cudaMemcpyAsync(t->x, x, sizeof(double) * n * t->ndim,
                                         cudaMemcpyHostToDevice, t->stream))))
@@ -333,7 +335,7 @@ static int copies_host(sctx *t, const gcuba_copies *q, double *sum,
   f = x + (size_t)n * nd;
   for (h = 0; h < q->k; ++h)
     gcuba_copies_walk(q, h, 0, q->p, x + (size_t)h * q->p * nd);
-  if ((rc = eval_host(t, n, x, f))) return rc;
+  if ((rc = eval_host(t, n, x, f, 0))) return rc;
   for (h = 0; h < q->k * nc; ++h) sum[h] = 0;
   for (h = 0; h < q->k; ++h) {
     gcuba_copies_part(f + (size_t)h * q->p * nc, q->p, nc, h * q->p, part);
@@ -499,5 +501,21 @@ static int copies(void *ctx, int nq, const gcuba_copies *q, int iter,
   return 0;
 }
 
-extern "C" const gcuba_points_ops gcuba_points_cuda = {"gpu", create, destroy,
-                                                     eval, copies};
+/* gDivonne's partition: the lists eval makes on the host, on the calling
+   thread as CPU thread tid */
+static int eval_on(void *ctx, int tid, long long n, const double *x,
+                   int iter, double *f)
+{
+  sctx *t = (sctx *)ctx;
+  (void)iter;
+  if (!t->host || n > HOSTMAX) return GCUBA_FAIL_CUDA;
+  return eval_host(t, n, x, f, tid);
+}
+
+static long long on_max(void *ctx)
+{
+  return ((sctx *)ctx)->host ? HOSTMAX : 0;
+}
+
+extern "C" const gcuba_points_ops gcuba_points_cuda = {
+    "gpu", create, destroy, eval, copies, eval_on, on_max};

@@ -252,6 +252,99 @@ static void check_surprise(void)
      "of the true one (%d not)", sc->name, sc->d, bad);
 }
 
+#ifndef SUITE_GPU
+/* a 4-D Gaussian peak at 0.6 that returns -999 in a small box in a
+   corner (x1, x2 in 0.88 .. 0.92), reached after some 28,000
+   evaluations */
+static int corner_fn(const int *ndim, const double x[], const int *ncomp,
+                     double f[], void *userdata)
+{
+  double s = 0;
+  int j;
+  (void)ncomp;
+  (void)userdata;
+  if (fabs(x[0] - .9) < .02 && fabs(x[1] - .9) < .02) return -999;
+  for (j = 0; j < *ndim; ++j) s += (x[j] - .6) * (x[j] - .6);
+  f[0] = exp(-100 * s);
+  return 0;
+}
+#endif
+
+/* the partition's cuts worked out ahead and its pieces explored on the
+   threads (src/divonne/look.c): the bits of one thread, with the
+   lattices of Cuba's demo, with a rule (key1 9) and with the border;
+   the log says cuts were taken.  gcubacores sets the threads of both
+   backends (the GPU's partition runs on the host). */
+static void check_threads(void)
+{
+  static char log[1 << 20];
+  static const int cases[] = {4, 11};
+  const char *file = "test-divonne-threads.log", *p;
+  int c, v;
+  for (c = 0; c < 2; ++c)
+    for (v = 0; v < 3; ++v) {
+      const struct suite_case *sc = &suite_cases[cases[c]];
+      keys k = demo_keys;
+      result r[3];
+      long long made = 0, taken = 0, more = 0;
+      int i, nth = 0, save;
+      const double eps = v == 0 ? 1e-4 : 1e-3;
+      if (v == 1) k.key1 = sc->d <= 5 ? 9 : 7;
+      if (v == 2) k.border = .1;
+      for (i = 0; i < 3; ++i) {
+        int n = i == 0 ? 1 : i == 1 ? 2 : 5;
+        gcubacores(&n, &n);
+        if (i == 2) save = capture_begin(file);
+        run(&r[i], sc->d, suite_family(sc->family, SUITE_BACKEND), NULL,
+            i == 2 ? 2 : 0, 0, eps, 20000000, &k);
+        if (i == 2) capture_end(save, file, log, sizeof log);
+      }
+      if ((p = strstr(log, "gDivonne: on ")))
+        sscanf(p, "gDivonne: on %d threads: %lld cuts worked out ahead, "
+               "%lld of them taken; %lld", &nth, &made, &taken, &more);
+#ifdef SUITE_GPU
+      /* the GPU evaluates more than 64 points on the device: a rule's
+         partition stays on one thread */
+      const int par = v != 1;
+#else
+      const int par = 1;
+#endif
+      ok(same(&r[0], &r[1]) && same(&r[0], &r[2]) &&
+             (par ? nth == 5 && taken > 0 && taken <= made : nth == 0) &&
+             r[0].fail >= 0,
+         "%s %dD at %g, key1 %d, border %g: 1, 2 and 5 threads give the "
+         "same bits (%.15g +- %.3g, true error %.3g, fail %d, neval %lld, "
+         "regions %d; %lld cuts worked out ahead, %lld taken, %lld more "
+         "pieces explored ahead)", sc->name, sc->d, eps, k.key1, k.border,
+         r[0].I, r[0].E, fabs(r[0].I - sc->truth), r[0].fail, r[0].neval,
+         r[0].nregions, made, taken, more);
+    }
+#ifndef SUITE_GPU
+  {
+    /* an integrand that aborts in a corner the partition
+       reaches after some rounds: the threads' explorations that fail
+       are made again in their turn, where the call ends as on one */
+    result one, four;
+    int n = 1;
+    gcubacores(&n, &n);
+    run(&one, 4, gcuba_host_integrand((gcuba_host_fn)corner_fn, 1), NULL, 0,
+        0, 1e-5, 20000000, &demo_keys);
+    n = 4;
+    gcubacores(&n, &n);
+    run(&four, 4, gcuba_host_integrand((gcuba_host_fn)corner_fn, 1), NULL,
+        0, 0, 1e-5, 20000000, &demo_keys);
+    ok(same(&one, &four) && one.fail == -99 && one.neval > 1000,
+       "an abort in a corner: 1 and 4 threads end alike (fail %d, neval "
+       "%lld; 4 threads: fail %d, neval %lld)", one.fail, one.neval,
+       four.fail, four.neval);
+  }
+#endif
+  {
+    int n = -1;
+    gcubacores(&n, &n);
+  }
+}
+
 /* the other samplers and the border, given points and a peak finder on
    one 4-D Gaussian: each converges to the truth */
 static int pf_calls;
@@ -587,6 +680,7 @@ int main(void)
   check_big_copies();
   check_ahead();
   check_surprise();
+  check_threads();
   check_keys();
   check_state();
 #ifndef SUITE_GPU

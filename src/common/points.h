@@ -35,6 +35,15 @@ typedef struct gcuba_points_ops {
      as for eval.  NULL: the caller makes the points and calls eval. */
   int (*copies)(void *ctx, int nq, const gcuba_copies *q, int iter,
                 double *sum, double *ext, long long *iext);
+  /* eval's values for at most on_max(ctx) points, computed on the
+     calling host thread as CPU thread tid (its userdata, gcuba_ud_thread)
+     and bit for bit eval's: gDivonne's partition explores several
+     regions at once on the threads of a gcuba_pool_for loop (tid: the
+     loop's).  A fail code as for eval, without a message.  on_max 0 (or
+     NULL members): no such evaluation. */
+  int (*eval_on)(void *ctx, int tid, long long n, const double *x, int iter,
+                 double *f);
+  long long (*on_max)(void *ctx);
 } gcuba_points_ops;
 
 #endif

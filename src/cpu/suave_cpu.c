@@ -77,7 +77,7 @@ static void destroy(void *ctx)
 /* the n points x on thread tid into f (w: their weights, or NULL):
    GCUBA_ST_* bits */
 static int run(cpu *t, long long n, const double *x, const double *w,
-               double *f, int tid)
+               int iter, double *f, int tid)
 {
   gintegrand_t in = t->c->integrand;
   void *ud = gcuba_ud_thread(&t->c->ud, tid);
@@ -90,9 +90,9 @@ static int run(cpu *t, long long n, const double *x, const double *w,
          weights): the phase, as Cuba's Divonne */
       if ((w ? ((gcuba_vegas_nvec_fn)in->fn)(&t->ndim, x + i * nd,
                                              &t->ncomp, f + i * nc, ud, &m,
-                                             &tid, w + i, &t->iter)
+                                             &tid, w + i, &iter)
              : ((divonne_fn)in->fn)(&t->ndim, x + i * nd, &t->ncomp,
-                                    f + i * nc, ud, &m, &tid, &t->iter)) ==
+                                    f + i * nc, ud, &m, &tid, &iter)) ==
           -999)
         return GCUBA_ST_ABORT;
     }
@@ -109,7 +109,7 @@ static int run(cpu *t, long long n, const double *x, const double *w,
 static int points(cpu *t, long long i0, long long i1, int tid)
 {
   return run(t, i1 - i0, t->x + i0 * t->ndim, t->w ? t->w + i0 : NULL,
-             t->f + i0 * t->ncomp, tid);
+             t->iter, t->f + i0 * t->ncomp, tid);
 }
 
 static int item(void *ctx, long long k, int tid)
@@ -171,7 +171,7 @@ static int copy_item(void *ctx, long long k, int tid)
   int st;
   if (t->abort) return 0;
   gcuba_copies_walk(q, (int)h, i0, n, x);
-  if ((st = run(t, n, x, NULL, f, tid))) {
+  if ((st = run(t, n, x, NULL, t->iter, f, tid))) {
     t->abort = 1;
     return st;
   }
@@ -228,5 +228,21 @@ static int copies(void *ctx, int nq, const gcuba_copies *q, int iter,
   return 0;
 }
 
-const gcuba_points_ops gcuba_suave_cpu = {"cpu", create, destroy, eval,
-                                          copies};
+/* gDivonne's partition: points on the calling thread, as thread tid */
+static int eval_on(void *ctx, int tid, long long n, const double *x,
+                   int iter, double *f)
+{
+  const int st = run((cpu *)ctx, n, x, NULL, iter, f, tid);
+  if (st & GCUBA_ST_ABORT) return GCUBA_FAIL_ABORT;
+  if (st & GCUBA_ST_NONFINITE) return GCUBA_FAIL_NAN;
+  return 0;
+}
+
+static long long on_max(void *ctx)
+{
+  (void)ctx;
+  return 1LL << 40;
+}
+
+const gcuba_points_ops gcuba_suave_cpu = {"cpu",  create, destroy, eval,
+                                          copies, eval_on, on_max};

@@ -66,6 +66,7 @@ typedef struct dsamp {
 /* A region: its box, what its last sampling gave and where its extrema
    lie.  depth > 0: splits still to do; < 0: a parent cut into -depth
    pieces (removed once the pieces are in place). */
+typedef struct dspec dspec; /* a cut worked out ahead (split.c) */
 typedef struct dreg {
   int depth;
   int isamp;          /* the sampler of its last sampling: 0, 1, 2 */
@@ -85,6 +86,9 @@ typedef struct dreg {
   double *csum, *csq;   /* [ncomp] */
   double *xext;       /* [2 ncomp][ndim]: minimum and maximum points */
   long long serial;   /* the regions made before it (totals.c) */
+  long long pre;      /* explored ahead on a thread (look.c): 1 + the
+                         evaluations that took; 0 not */
+  dspec *spec;        /* its cut and pieces worked out ahead, or NULL */
 } dreg;
 
 /* the final phase's copies made ahead, many regions in one call of the
@@ -205,7 +209,17 @@ typedef struct divonne {
   /* gcuba_divonne_inflate's last factor beyond its table, and its dof */
   double qval;
   int qdof;
-  jmp_buf abort;        /* a failed evaluation ends the call */
+  double *xmem;         /* an extremum search's scratch */
+  double *pbox;         /* a cut's pieces' boxes (split.c) */
+  /* the partition's pieces explored ahead on CPU threads (look.c): per
+     thread a copy of this struct with its own scratch (nwork of them);
+     in a copy, worker is 1 and tid its thread */
+  struct divonne *work;
+  int nwork, worker, tid;
+  long long nspec, nspec_taken, nlook; /* cuts worked out ahead, those
+                                          taken; pieces explored ahead */
+  jmp_buf abort;        /* a failed evaluation ends the call (a worker:
+                           its piece is explored again in its turn) */
   int fail;
 } divonne;
 
@@ -272,6 +286,20 @@ int gcuba_divonne_ahead_take(divonne *d, const dreg *r, int K, uint64_t ctr,
                              double *sum, double *ext, long long *iext);
 void gcuba_divonne_ahead_free(divonne *d);
 
+/* look.c: the pieces of a round from place j on (all to be explored
+   in turn) explored ahead on the CPU threads, when there are several and
+   the executor evaluates on the calling thread (ops->eval_on); their
+   results as a serial exploration's, bit for bit.  The threads' copies
+   freed. */
+void gcuba_divonne_look_ahead(divonne *d, long long j);
+void gcuba_divonne_look_free(divonne *d);
+/* the partition's rounds: the cuts of the regions of largest spread
+   (component cc; the next rounds' likely) worked out ahead on the CPU
+   threads, unless the round's region has its cut already; all of them
+   dropped (the partition's end) */
+void gcuba_divonne_spec_ahead(divonne *d, int cc);
+void gcuba_divonne_spec_drop(divonne *d);
+
 /* state.c: writes the run's state to the state file when due (force:
    now, unless it is the one last written); longjmps on an error */
 void gcuba_divonne_checkpoint(divonne *d, int force);
@@ -290,6 +318,15 @@ dreg *gcuba_divonne_region_new(divonne *d);
    the samples are in place): extrema, spread, whether to split; splits
    it if its depth says so.  Returns 0, or -1 when every value is NaN */
 int gcuba_divonne_explore(divonne *d, long long i, int sampled);
+/* what exploring a piece (unsampled region) r reads of nothing another
+   piece changes: its sampling, extrema, searches, spread and cut
+   component (explore's first part; d a worker's copy in look.c) */
+void gcuba_divonne_look(divonne *d, dreg *r);
+/* region r's cut and its pieces, explored, worked out on a worker's copy
+   d into r->spec (a longjmp leaves r->spec to gcuba_divonne_spec_free):
+   what split would make of r in the list, bit for bit */
+void gcuba_divonne_speculate(divonne *d, dreg *r);
+void gcuba_divonne_spec_free(dreg *r);
 /* splits region i (depth > 0) and explores the pieces recursively;
    isamp < 0: i is cut first (its extrema known), else i is explored with
    sampler isamp first.  tot: the spread corrections are added to
@@ -308,6 +345,10 @@ void gcuba_divonne_totals_init(divonne *d);
 void gcuba_divonne_totals_round(divonne *d, long long i, const dreg *parent,
                                 long long first);
 void gcuba_divonne_totals_compact(divonne *d);
+/* the places of at most k regions, each the largest spread of its
+   block, the largest of those (component cc) first: their number */
+int gcuba_divonne_totals_top(const divonne *d, int cc, int k,
+                             long long *pos);
 /* the holes of a lazy partition closed (the regions keep their order);
    the partition's mirror too when mir is set */
 void gcuba_divonne_compact(divonne *d, double *mir);

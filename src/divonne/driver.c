@@ -103,9 +103,11 @@ static void partition(divonne *d)
     }
     first = d->nreg;
     parent = d->reg[worst->iregion];
+    gcuba_divonne_spec_ahead(d, (int)(worst - d->tot));
     gcuba_divonne_iterate(d, worst->iregion, DIV_DEPTH, -1, NULL);
     gcuba_divonne_totals_round(d, worst->iregion, parent, first);
   }
+  gcuba_divonne_spec_drop(d);
   gcuba_divonne_compact(d, d->mir);
   d->lazy = 0;
 }
@@ -603,11 +605,16 @@ static void run(divonne *d, double *prob)
               "evaluations made ahead were not taken", d->ahead.nbatch,
               d->ahead.wasted +
                   (d->ahead.n - d->ahead.next) * d->ahead.k * d->ahead.p);
+  if (d->nwork)
+    gcuba_log(c, 2, "on %d threads: %lld cuts worked out ahead, %lld of "
+              "them taken; %lld more pieces explored ahead", d->nwork,
+              d->nspec, d->nspec_taken, d->nlook);
 }
 
 static void teardown(divonne *d)
 {
   long long i;
+  gcuba_divonne_spec_drop(d);
   for (i = 0; i < d->nreg; ++i) free(d->reg[i]);
   free(d->reg);
   if (d->ctx) d->ops->destroy(d->ctx);
@@ -627,6 +634,9 @@ static void teardown(divonne *d)
   free(d->hpos);
   free(d->hkey);
   gcuba_divonne_ahead_free(d);
+  gcuba_divonne_look_free(d);
+  free(d->xmem);
+  free(d->pbox);
   free(d->rules);
   free((void *)d->sobol);
   free((void *)d->csobol);

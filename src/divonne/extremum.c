@@ -654,16 +654,14 @@ double gcuba_divonne_minimum(divonne *d, const double *lo, const double *hi,
 
   /* A start at -inf cannot be beaten, nor one at NaN searched from. */
   if (!(fabs(fx) <= DBL_MAX)) return fx;
-  /* The factor needs ndim^2 numbers: heap memory; without it the start
-     stands as the minimum. */
-  mem = (double *)malloc(((size_t)nd * nd + 10 * (size_t)nd) *
-                         sizeof(double));
-  imem = (int *)malloc(3 * (size_t)nd * sizeof(int));
-  if (!mem || !imem) {
-    free(mem);
-    free(imem);
-    return fx;
-  }
+  /* The factor needs ndim^2 numbers: heap memory, kept for the call
+     (a failed evaluation longjmps out of the search); without it the
+     start stands as the minimum. */
+  if (!d->xmem)
+    d->xmem = (double *)malloc(((size_t)nd * nd + 12 * (size_t)nd) *
+                               sizeof(double));
+  if (!(mem = d->xmem)) return fx;
+  imem = (int *)(mem + (size_t)nd * nd + 10 * (size_t)nd);
   H = mem;
   g = H + (size_t)nd * nd;
   gn = g + nd;
@@ -772,7 +770,5 @@ double gcuba_divonne_minimum(divonne *d, const double *lo, const double *hi,
     memcpy(x, x0, (size_t)nd * sizeof(double));
     fbest = f0;
   }
-  free(mem);
-  free(imem);
   return fbest;
 }

@@ -257,7 +257,8 @@ static void reserve(divonne *d, long long m)
                            sizeof(double));
   if (!d->sx) {
     d->scap = 0;
-    d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's samples");
+    if (!d->worker)
+      d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's samples");
     longjmp(d->abort, 1);
   }
   d->scap = m;
@@ -267,6 +268,7 @@ static void reserve(divonne *d, long long m)
 /* the executor's failure rc: the call ends with it */
 static void eval_failed(divonne *d, int rc)
 {
+  if (d->worker) longjmp(d->abort, 1); /* (look.c: again in its turn) */
   d->fail = gcuba_fail(d->c, rc, "%s", rc == GCUBA_FAIL_ABORT
                                            ? "the integrand returned -999"
                                            : "the integrand's evaluation "
@@ -299,6 +301,7 @@ void gcuba_divonne_eval(divonne *d, long long n, const double *x, double *f)
                                  sizeof(double));
         d->bcap = d->bx ? cap : 0;
         if (!d->bx) {
+          if (d->worker) longjmp(d->abort, 1);
           d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's border");
           longjmp(d->abort, 1);
         }
@@ -333,7 +336,9 @@ void gcuba_divonne_eval(divonne *d, long long n, const double *x, double *f)
       x = xe;
     }
   }
-  rc = d->ops->eval(d->ctx, m, x, NULL, d->phase, xe ? fe : f);
+  rc = d->worker
+           ? d->ops->eval_on(d->ctx, d->tid, m, x, d->phase, xe ? fe : f)
+           : d->ops->eval(d->ctx, m, x, NULL, d->phase, xe ? fe : f);
   d->neval += m;
   if (rc) eval_failed(d, rc);
   if (xe) {

@@ -34,23 +34,20 @@
 #define JUMPFRAC .5
 #define NJUMP 6
 
-dreg *gcuba_divonne_region_new(divonne *d)
+/* a region outside the list, zeroed; longjmps on no memory */
+static dreg *region_alloc(divonne *d)
 {
   const int nd = d->ndim, nc = d->ncomp;
   const size_t nbytes = sizeof(dreg) +
       sizeof(double) * (2 * (size_t)nd + 8 * (size_t)nc +
                         2 * (size_t)nc * nd);
-  dreg *r;
+  dreg *r = (dreg *)calloc(1, nbytes);
   double *p;
-  if (d->nreg == d->cap) {
-    long long cap = d->cap ? 2 * d->cap : 256;
-    dreg **v = (dreg **)realloc(d->reg, (size_t)cap * sizeof *v);
-    if (!v) goto nomem;
-    d->reg = v;
-    d->cap = cap;
+  if (!r) {
+    if (!d->worker)
+      d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's regions");
+    longjmp(d->abort, 1);
   }
-  r = (dreg *)calloc(1, nbytes);
-  if (!r) goto nomem;
   p = (double *)(r + 1);
   r->lo = p;
   r->hi = p += nd;
@@ -63,12 +60,38 @@ dreg *gcuba_divonne_region_new(divonne *d)
   r->csum = p += nc;
   r->csq = p += nc;
   r->xext = p + nc;
+  return r;
+}
+
+/* room in the list for n more regions; longjmps on no memory */
+static void room(divonne *d, long long n)
+{
+  long long cap = d->cap ? d->cap : 128;
+  dreg **v;
+  if (d->nreg + n <= d->cap) return;
+  while (cap < d->nreg + n) cap *= 2;
+  v = (dreg **)realloc(d->reg, (size_t)cap * sizeof *v);
+  if (!v) {
+    d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's regions");
+    longjmp(d->abort, 1);
+  }
+  d->reg = v;
+  d->cap = cap;
+}
+
+/* region r (not in the list) appended to it (room made), its serial
+   number the next */
+static dreg *append(divonne *d, dreg *r)
+{
   r->serial = d->nserial++;
   d->reg[d->nreg++] = r;
   return r;
-nomem:
-  d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's regions");
-  longjmp(d->abort, 1);
+}
+
+dreg *gcuba_divonne_region_new(divonne *d)
+{
+  room(d, 1);
+  return append(d, region_alloc(d));
 }
 
 /* the extrema of the points x[n] (values f) inside r, into fmn, xmn, fmx,
@@ -94,16 +117,15 @@ static void extrema(const divonne *d, const dreg *r, const double *x,
 
 static void split(divonne *d, long long i);
 
-int gcuba_divonne_explore(divonne *d, long long i, int sampled)
+/* explore's first part: region r's sampling (unless sampled), extrema,
+   spread and cut component */
+static void look(divonne *d, dreg *r, int sampled)
 {
-  dreg *r = d->reg[i];
   const int nd = d->ndim, nc = d->ncomp;
   double fmn[GCUBA_MAXCOMP], fmx[GCUBA_MAXCOMP], halfvol, worst = -1;
   const double *xmn[GCUBA_MAXCOMP], *xmx[GCUBA_MAXCOMP];
   double xt[GCUBA_MAXDIM];
-  long long n;
   int cc, j;
-  const long long n0 = d->neval;
   for (cc = 0; cc < nc; ++cc) {
     fmn[cc] = INFINITY;
     fmx[cc] = -INFINITY;
@@ -140,7 +162,6 @@ int gcuba_divonne_explore(divonne *d, long long i, int sampled)
     }
     gcuba_divonne_sample(d, r, r->isamp);
   }
-  n = d->samp[r->isamp].n;
   if (d->ext)
     /* the executor made the copies: their extrema */
     for (cc = 0; cc < nc; ++cc) {
@@ -150,7 +171,8 @@ int gcuba_divonne_explore(divonne *d, long long i, int sampled)
       fmx[cc] = DIV_CEXT(d)[2 * cc + 1];
     }
   else
-    extrema(d, r, d->sx, d->sf, n, nd, fmn, fmx, xmn, xmx);
+    extrema(d, r, d->sx, d->sf, d->samp[r->isamp].n, nd, fmn, fmx, xmn,
+            xmx);
   halfvol = .5 * r->vol;
   r->cutcomp = 0;
   for (cc = 0; cc < nc; ++cc) {
@@ -180,7 +202,6 @@ int gcuba_divonne_explore(divonne *d, long long i, int sampled)
       r->cutcomp = cc;
     }
   }
-  d->neval_opt += d->neval - n0 - (sampled ? 0 : n);
   cc = r->cutcomp;
   if (halfvol * (r->fmin[cc] + r->fmax[cc]) > r->avg[cc]) {
     r->fminor = r->fmin[cc];
@@ -191,6 +212,32 @@ int gcuba_divonne_explore(divonne *d, long long i, int sampled)
     r->fmajor = r->fmin[cc];
     r->major = 2 * cc;
   }
+}
+
+void gcuba_divonne_look(divonne *d, dreg *r)
+{
+  look(d, r, 0);
+}
+
+int gcuba_divonne_explore(divonne *d, long long i, int sampled)
+{
+  dreg *r = d->reg[i];
+  const int nc = d->ncomp;
+  long long made;
+  int cc, j;
+  gcuba_divonne_spec_free(r); /* (its extrema change) */
+  if (!sampled && r->pre) {
+    /* explored ahead (look.c) */
+    made = r->pre - 1;
+    r->pre = 0;
+    d->neval += made;
+  } else {
+    const long long n0 = d->neval;
+    look(d, r, sampled);
+    made = d->neval - n0;
+  }
+  d->neval_opt += made - (sampled ? 0 : d->samp[r->isamp].n);
+  cc = r->cutcomp;
   if (!sampled) {
     if ((r->depth < DIV_INIDEPTH &&
          r->spread[cc] < (double)d->samp[r->isamp].neff * r->err[cc]) ||
@@ -260,7 +307,11 @@ static int bisect(divonne *d, dreg *r, cut *k)
       dim = j;
     }
   }
-  if (dim < 0) dim = d->rr++ % d->ndim;
+  if (dim < 0) {
+    /* (the call's counter: a cut worked out ahead cannot know it) */
+    if (d->worker) longjmp(d->abort, 1);
+    dim = d->rr++ % d->ndim;
+  }
   k->dim = dim;
   k->up = 1;
   k->room = r->hi[dim] - xm[dim];
@@ -387,67 +438,161 @@ static int find_cuts(divonne *d, dreg *r, cut *k)
   return nk;
 }
 
+/* the pieces of region r by its cuts k (nk of them, < 0 a bisection):
+   their boxes into lo, hi ([nk + 1][ndim]); returns their number, the
+   central box first, then one slab beyond each cut, spanning the axes
+   cut before it */
+static int boxes(const divonne *d, const dreg *r, int nk, const cut *k,
+                 double *plo, double *phi)
+{
+  const int nd = d->ndim;
+  const size_t row = (size_t)nd * sizeof(double);
+  double lo[GCUBA_MAXDIM], hi[GCUBA_MAXDIM];
+  int j, a;
+  memcpy(lo, r->lo, row);
+  memcpy(hi, r->hi, row);
+  if (nk < 0) {
+    /* a bisection: [lo, mid] and [mid, hi] on the axis */
+    a = -1 - nk;
+    hi[a] = .5 * (r->lo[a] + r->hi[a]);
+    memcpy(plo, lo, row);
+    memcpy(phi, hi, row);
+    memcpy(plo + nd, lo, row);
+    memcpy(phi + nd, hi, row);
+    plo[nd + a] = hi[a];
+    phi[nd + a] = r->hi[a];
+    return 2;
+  }
+  for (j = 0; j < nk; ++j)
+    if (k[j].up) hi[k[j].dim] = r->xext[(size_t)r->major * nd + k[j].dim] +
+                                k[j].delta;
+    else lo[k[j].dim] = r->xext[(size_t)r->major * nd + k[j].dim] -
+                        k[j].delta;
+  memcpy(plo, lo, row);
+  memcpy(phi, hi, row);
+  for (j = 0; j < nk; ++j) {
+    double *l = plo + (size_t)(j + 1) * nd, *h = phi + (size_t)(j + 1) * nd;
+    a = k[j].dim;
+    memcpy(l, lo, row);
+    memcpy(h, hi, row);
+    if (k[j].up) {
+      l[a] = hi[a];
+      h[a] = r->hi[a];
+      hi[a] = r->hi[a]; /* the next slabs span this axis whole */
+    } else {
+      h[a] = lo[a];
+      l[a] = r->lo[a];
+      lo[a] = r->lo[a];
+    }
+  }
+  return nk + 1;
+}
+
+/* a region's cut worked out ahead (gcuba_divonne_speculate): its pieces,
+   explored (pre set), and the evaluations its cuts took */
+struct dspec {
+  int np;
+  long long ncut;
+  dreg *piece[]; /* [2 ndim + 1] */
+};
+
+/* the pieces' boxes' scratch: lo and hi of 2 ndim + 1 pieces (kept for
+   the call); longjmps on no memory */
+static double *box_room(divonne *d)
+{
+  if (!d->pbox) {
+    d->pbox = (double *)malloc(sizeof(double) * 2 *
+                               (2 * (size_t)d->ndim + 1) * d->ndim);
+    if (!d->pbox) {
+      if (!d->worker)
+        d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's pieces");
+      longjmp(d->abort, 1);
+    }
+  }
+  return d->pbox;
+}
+
+void gcuba_divonne_spec_free(dreg *r)
+{
+  dspec *sp = r->spec;
+  int j;
+  if (!sp) return;
+  for (j = 0; j < sp->np; ++j) free(sp->piece[j]);
+  free(sp);
+  r->spec = NULL;
+}
+
+void gcuba_divonne_speculate(divonne *d, dreg *r)
+{
+  cut k[2 * GCUBA_MAXDIM];
+  const int nd = d->ndim;
+  double *lo = box_room(d), *hi = lo + (2 * (size_t)nd + 1) * nd;
+  dspec *sp = (dspec *)calloc(1, sizeof *sp + (2 * (size_t)nd + 1) *
+                                                  sizeof(dreg *));
+  int nk, n, j;
+  if (!sp) return;
+  r->spec = sp; /* (freed by the caller if this longjmps) */
+  d->neval = 0;
+  d->selcomp = r->cutcomp;
+  d->selsign = 1;
+  nk = find_cuts(d, r, k);
+  sp->ncut = d->neval;
+  n = boxes(d, r, nk, k, lo, hi);
+  for (j = 0; j < n; ++j) {
+    dreg *p = region_alloc(d);
+    sp->piece[sp->np++] = p;
+    memcpy(p->lo, lo + (size_t)j * nd, (size_t)nd * sizeof(double));
+    memcpy(p->hi, hi + (size_t)j * nd, (size_t)nd * sizeof(double));
+    d->neval = 0;
+    look(d, p, 0);
+    p->pre = 1 + d->neval;
+  }
+}
+
 /* cuts region i into pieces appended to the list; i becomes their
    parent (depth -npieces, child the first piece) */
 static void split(divonne *d, long long i)
 {
   const int nd = d->ndim;
   cut k[2 * GCUBA_MAXDIM];
-  double lo[GCUBA_MAXDIM], hi[GCUBA_MAXDIM];
-  const long long n0 = d->neval;
-  dreg *r = d->reg[i], *p;
-  int nk, j, depth;
+  double *lo = box_room(d), *hi = lo + (2 * (size_t)nd + 1) * nd;
+  dreg *r = d->reg[i];
+  dspec *sp = r->spec;
+  int n = 0, j, depth;
   long long first;
-  d->selcomp = r->cutcomp;
-  d->selsign = 1;
-  nk = find_cuts(d, r, k);
-  d->neval_cut += d->neval - n0;
-  r = d->reg[i];
-  memcpy(lo, r->lo, (size_t)nd * sizeof(double));
-  memcpy(hi, r->hi, (size_t)nd * sizeof(double));
-  if (nk < 0) {
-    /* a bisection: [lo, mid] and [mid, hi] on the axis */
-    const int a = -1 - nk;
-    k[0].dim = a;
-    k[0].up = 1;
-    hi[a] = .5 * (r->lo[a] + r->hi[a]);
-    nk = 1;
-  } else
-    for (j = 0; j < nk; ++j)
-      if (k[j].up) hi[k[j].dim] = r->xext[(size_t)r->major * nd + k[j].dim] +
-                                  k[j].delta;
-      else lo[k[j].dim] = r->xext[(size_t)r->major * nd + k[j].dim] -
-                          k[j].delta;
-  depth = r->depth - nk;
-  first = d->nreg;
-  /* the central box */
-  p = gcuba_divonne_region_new(d);
-  r = d->reg[i];
-  memcpy(p->lo, lo, (size_t)nd * sizeof(double));
-  memcpy(p->hi, hi, (size_t)nd * sizeof(double));
-  p->depth = (depth > 0 ? depth : 0) + 1;
-  /* the slabs: beyond each cut, spanning the axes cut before */
-  for (j = 0; j < nk; ++j) {
-    const int a = k[j].dim;
-    const double inner = k[j].up ? hi[a] : lo[a];
-    p = gcuba_divonne_region_new(d);
-    r = d->reg[i];
-    memcpy(p->lo, lo, (size_t)nd * sizeof(double));
-    memcpy(p->hi, hi, (size_t)nd * sizeof(double));
-    if (k[j].up) {
-      p->lo[a] = inner;
-      p->hi[a] = r->hi[a];
-    } else {
-      p->hi[a] = inner;
-      p->lo[a] = r->lo[a];
-    }
-    p->depth = (depth > 0 ? depth : 0) + 1;
-    ++depth;
-    /* the next slabs span this axis whole */
-    if (k[j].up) hi[a] = r->hi[a];
-    else lo[a] = r->lo[a];
+  if (sp) {
+    /* worked out ahead (look.c): its pieces are taken as they are */
+    r->spec = NULL;
+    ++d->nspec_taken;
+    n = sp->np;
+    d->neval += sp->ncut;
+    d->neval_cut += sp->ncut;
+  } else {
+    const long long n0 = d->neval;
+    d->selcomp = r->cutcomp;
+    d->selsign = 1;
+    n = boxes(d, r, find_cuts(d, r, k), k, lo, hi);
+    d->neval_cut += d->neval - n0;
   }
-  r->depth = -(nk + 1);
+  room(d, n);
+  depth = r->depth - (n - 1);
+  first = d->nreg;
+  for (j = 0; j < n; ++j) {
+    dreg *p;
+    if (sp) p = append(d, sp->piece[j]);
+    else {
+      p = append(d, region_alloc(d));
+      memcpy(p->lo, lo + (size_t)j * nd, (size_t)nd * sizeof(double));
+      memcpy(p->hi, hi + (size_t)j * nd, (size_t)nd * sizeof(double));
+    }
+    /* the central box and the first slab alike, each further slab one
+       more */
+    p->depth = (depth > 0 ? depth : 0) + 1;
+    if (j > 0) ++depth;
+  }
+  free(sp);
+  r = d->reg[i];
+  r->depth = -n;
   r->child = first;
 }
 
@@ -520,6 +665,7 @@ void gcuba_divonne_iterate(divonne *d, long long i, int depth, int isamp,
         r->depth = 0;
         ++d->nlimited;
       }
+      if (!r->pre) gcuba_divonne_look_ahead(d, j);
       gcuba_divonne_explore(d, j, 0);
     }
   }

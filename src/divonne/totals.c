@@ -204,3 +204,39 @@ void gcuba_divonne_totals(divonne *d)
     d->tot[cc].iregion = (int)at;
   }
 }
+
+/* inserts (key, at) into the k largest so far (key[n] descending) */
+static int keep(double *key, long long *pos, int n, int k, double v,
+                long long at)
+{
+  int j;
+  if (n == k && !(v > key[n - 1])) return n;
+  for (j = n < k ? n++ : n - 1; j > 0 && key[j - 1] < v; --j) {
+    key[j] = key[j - 1];
+    pos[j] = pos[j - 1];
+  }
+  key[j] = v;
+  pos[j] = at;
+  return n;
+}
+
+int gcuba_divonne_totals_top(const divonne *d, int cc, int k,
+                             long long *pos)
+{
+  /* the k largest lie in the k blocks of largest tops */
+  const int nc = d->ncomp;
+  double key[64], bkey[64];
+  long long blk[64];
+  long long b, i;
+  int n = 0, m = 0, j;
+  if (k > 64) k = 64;
+  for (b = 0; b < d->nblk; ++b) {
+    const double top = d->bsum[((size_t)b * nc + cc) * NB + 2];
+    if (top > -INFINITY) m = keep(bkey, blk, m, k, top, b);
+  }
+  for (j = 0; j < m; ++j)
+    for (i = d->bfirst[blk[j]]; i < d->bfirst[blk[j] + 1]; ++i)
+      if (d->reg[i])
+        n = keep(key, pos, n, k, d->mir[(size_t)i * 2 * nc + nc + cc], i);
+  return n;
+}

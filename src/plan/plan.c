@@ -497,12 +497,15 @@ static const gcuba_points_ops *points_ops(const gcuba_call *c)
    (gcuba_userdata_size) and at most GCUBA_UD_PRIVATE_MAX bytes, threads
    1, 2, ... get a copy each, made at the start of the call (thread 0 passes
    userdata itself), so that an integrand that writes scratch into its
-   parameter block gives the bits of one thread.  0 or a fail code. */
-static int private_userdata(gcuba_call *c)
+   parameter block gives the bits of one thread.  gDivonne on the GPU
+   backend explores regions of its partition on CPU threads too (the
+   integrand's host function).  0 or a fail code. */
+static int private_userdata(gcuba_call *c, int r)
 {
   gcuba_userdata *u = &c->ud;
   int i;
-  if (c->backend != GCUBA_BK_CPU || c->threads < 2 || !u->p || !u->bytes)
+  if ((c->backend != GCUBA_BK_CPU && r != GCUBA_ROUTINE_DIVONNE) ||
+      c->threads < 2 || !u->p || !u->bytes)
     return 0;
   if (u->bytes > GCUBA_UD_PRIVATE_MAX) {
     gcuba_log(c, 2, "userdata of %zu bytes is shared by the CPU threads "
@@ -545,7 +548,7 @@ void gcuba_plan_call(gcuba_call *c, int r, int nullout)
                          r == GCUBA_ROUTINE_DIVONNE
                      ? "nregions, neval or fail is NULL"
                                           : "neval or fail is NULL");
-    else if (!begin(c, r) && !private_userdata(c)) {
+    else if (!begin(c, r) && !private_userdata(c, r)) {
       gcuba_plan_hooks_begin();
       if (r == GCUBA_ROUTINE_CUHRE) cuhre(c);
       else if (r == GCUBA_ROUTINE_VEGAS) vegas(c);
