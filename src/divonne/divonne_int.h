@@ -218,6 +218,8 @@ typedef struct divonne {
   int nwork, worker, tid;
   long long nspec, nspec_taken, nlook; /* cuts worked out ahead, those
                                           taken; pieces explored ahead */
+  double tahead;        /* ms in the threads' loops */
+  long long nloops;     /* and their number */
   jmp_buf abort;        /* a failed evaluation ends the call (a worker:
                            its piece is explored again in its turn) */
   int fail;
@@ -345,8 +347,8 @@ void gcuba_divonne_totals_init(divonne *d);
 void gcuba_divonne_totals_round(divonne *d, long long i, const dreg *parent,
                                 long long first);
 void gcuba_divonne_totals_compact(divonne *d);
-/* the places of at most k regions, each the largest spread of its
-   block, the largest of those (component cc) first: their number */
+/* the places of the k (at most 128) regions of largest spread
+   (component cc), the largest first: their number */
 int gcuba_divonne_totals_top(const divonne *d, int cc, int k,
                              long long *pos);
 /* the holes of a lazy partition closed (the regions keep their order);

@@ -607,8 +607,9 @@ static void run(divonne *d, double *prob)
                   (d->ahead.n - d->ahead.next) * d->ahead.k * d->ahead.p);
   if (d->nwork)
     gcuba_log(c, 2, "on %d threads: %lld cuts worked out ahead, %lld of "
-              "them taken; %lld more pieces explored ahead", d->nwork,
-              d->nspec, d->nspec_taken, d->nlook);
+              "them taken; %lld more pieces explored ahead; %lld loops, "
+              "%.3f s", d->nwork, d->nspec, d->nspec_taken, d->nlook,
+              d->nloops, d->tahead / 1e3);
 }
 
 static void teardown(divonne *d)

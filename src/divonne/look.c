@@ -30,8 +30,8 @@
 
 /* the partition's cuts worked out ahead: at most DIV_SPEC_PER a thread
    and DIV_SPEC_MAX in all at a time */
-#define DIV_SPEC_PER 4
-#define DIV_SPEC_MAX 64
+#define DIV_SPEC_PER 8
+#define DIV_SPEC_MAX 128
 
 typedef struct {
   divonne *d;
@@ -112,6 +112,7 @@ static int item(void *ctx, long long k, int tid)
 void gcuba_divonne_look_ahead(divonne *d, long long j)
 {
   long long pos[64], *p = pos, n = 0, k;
+  double t0;
   looks L;
   int nt;
   if (!usable(d)) return;
@@ -130,7 +131,10 @@ void gcuba_divonne_look_ahead(divonne *d, long long j)
   L.d = d;
   L.pos = p;
 
+  t0 = gcuba_now_ms();
   gcuba_pool_for(nt, n, 1, item, &L);
+  d->tahead += gcuba_now_ms() - t0;
+  ++d->nloops;
   for (k = 0; k < n; ++k) d->nlook += d->reg[p[k]]->pre != 0;
 done:
   if (p != pos) free(p);
@@ -154,6 +158,7 @@ void gcuba_divonne_spec_ahead(divonne *d, int cc)
 {
   long long pos[DIV_SPEC_MAX];
   const dreg *r = d->reg[d->tot[cc].iregion];
+  double t0;
   int n, m, j, nt;
   looks L;
   if (!r || r->spec || !usable(d)) return;
@@ -170,7 +175,10 @@ void gcuba_divonne_spec_ahead(divonne *d, int cc)
   if (workers(d, nt)) return;
   L.d = d;
   L.pos = pos;
+  t0 = gcuba_now_ms();
   gcuba_pool_for(nt, m, 1, spec_item, &L);
+  d->tahead += gcuba_now_ms() - t0;
+  ++d->nloops;
   for (j = 0; j < m; ++j) d->nspec += d->reg[pos[j]]->spec != NULL;
 }
 

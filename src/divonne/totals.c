@@ -225,11 +225,11 @@ int gcuba_divonne_totals_top(const divonne *d, int cc, int k,
 {
   /* the k largest lie in the k blocks of largest tops */
   const int nc = d->ncomp;
-  double key[64], bkey[64];
-  long long blk[64];
+  double key[128], bkey[128];
+  long long blk[128];
   long long b, i;
   int n = 0, m = 0, j;
-  if (k > 64) k = 64;
+  if (k > 128) k = 128;
   for (b = 0; b < d->nblk; ++b) {
     const double top = d->bsum[((size_t)b * nc + cc) * NB + 2];
     if (top > -INFINITY) m = keep(bkey, blk, m, k, top, b);
