@@ -44,6 +44,18 @@ typedef struct gcuba_points_ops {
   int (*eval_on)(void *ctx, int tid, long long n, const double *x, int iter,
                  double *f);
   long long (*on_max)(void *ctx);
+  /* copies in two halves, so that the caller works while the executor
+     does: copies_start sets nq regions' copies going (q and its arrays
+     may change once it returns), copies_wait returns when their sums,
+     extrema and their points' numbers are in the arrays start was given
+     (they stay the caller's and untouched until then), with copies'
+     code.  One batch at a time: nothing else may call the executor's
+     copies, or start another batch, before copies_wait; eval and eval_on
+     may.  A start that fails has started nothing (no copies_wait).
+     NULL members: copies only. */
+  int (*copies_start)(void *ctx, int nq, const gcuba_copies *q, int iter,
+                      double *sum, double *ext, long long *iext);
+  int (*copies_wait)(void *ctx);
 } gcuba_points_ops;
 
 #endif

@@ -244,5 +244,5 @@ static long long on_max(void *ctx)
   return 1LL << 40;
 }
 
-const gcuba_points_ops gcuba_suave_cpu = {"cpu",  create, destroy, eval,
-                                          copies, eval_on, on_max};
+const gcuba_points_ops gcuba_suave_cpu = {
+    "cpu", create, destroy, eval, copies, eval_on, on_max, NULL, NULL};

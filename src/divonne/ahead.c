@@ -26,8 +26,19 @@
    change wastes is then at most about a quarter of what was taken
    before it, whatever the integrand costs.  An executor's failure on a
    batch ends nothing: each region is then made alone in its turn, and a
-   failure is the call's where the loop reaches it.  This file is part of
-   gcuba. */
+   failure is the call's where the loop reaches it.
+
+   Where the executor makes copies in two halves (copies_start and
+   copies_wait: the GPU), the batch after the one being taken is set
+   going as soon as that one is there (the regions after it in the list,
+   the shifts they will draw if nothing changes), so that the device
+   makes it while the loop takes the regions before it: the next batch
+   is then waited for, not made.  A change of plan drops it as it drops
+   the rest of the batch being taken.  (The two 8-D Gaussians of
+   bench/RESULTS-suave-divonne.md at epsrel 1e-6 on an H100: the final
+   phases 0.13 + 0.19 s -> 0.11 + 0.13 s, 152 of instance 1's 153
+   batches made while the host took the ones before.)  This file is
+   part of gcuba. */
 #include <stdlib.h>
 #include <string.h>
 #include "divonne/divonne_int.h"
@@ -35,96 +46,205 @@
 /* the most points of a batch: a GPU chunk (cuda/points.cu) */
 #define DIV_AHEAD_POINTS (1LL << 22)
 
-/* buffers for m regions of K copies: 0, or longjmp on no memory */
-static void grow(divonne *d, long long m, int K)
+static void nomem(divonne *d)
+{
+  d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's batches");
+  longjmp(d->abort, 1);
+}
+
+static void slot_free(dslot *b)
+{
+  free(b->serial);
+  free(b->sum);
+  free(b->iext);
+  b->serial = b->iext = NULL;
+  b->sum = b->ext = NULL;
+  b->cap = 0;
+  b->kcap = 0;
+}
+
+/* slot b for m regions of K copies (its contents not kept), and the
+   parameters' buffers: 0, or longjmp on no memory */
+static void grow(divonne *d, dslot *b, long long m, int K)
 {
   dahead *a = &d->ahead;
   const int nd = d->ndim, nc = d->ncomp;
-  if (m <= a->cap && K <= a->kcap) return;
-  gcuba_divonne_ahead_free(d);
-  a->serial = (long long *)malloc(sizeof(long long) * (size_t)m);
-  a->sum = (double *)malloc(sizeof(double) * (size_t)m * (K + 2) * nc);
-  a->iext = (long long *)malloc(sizeof(long long) * (size_t)m * 2 * nc);
-  a->q = (gcuba_copies *)malloc(sizeof(gcuba_copies) * (size_t)m);
-  a->qd = (double *)malloc(sizeof(double) * (size_t)m * (2 + K) * nd);
-  a->qm = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)m * K * nd);
-  if (!a->serial || !a->sum || !a->iext || !a->q || !a->qd || !a->qm) {
-    gcuba_divonne_ahead_free(d);
-    d->fail = gcuba_fail(d->c, GCUBA_FAIL_NOMEM, "gDivonne's batches");
-    longjmp(d->abort, 1);
+  if (m > b->cap || K > b->kcap) {
+    slot_free(b);
+    b->serial = (long long *)malloc(sizeof(long long) * (size_t)m);
+    b->sum = (double *)malloc(sizeof(double) * (size_t)m * (K + 2) * nc);
+    b->iext = (long long *)malloc(sizeof(long long) * (size_t)m * 2 * nc);
+    if (!b->serial || !b->sum || !b->iext) {
+      slot_free(b);
+      nomem(d);
+    }
+    b->ext = b->sum + (size_t)m * K * nc;
+    b->cap = m;
+    b->kcap = K;
   }
-  a->ext = a->sum + (size_t)m * K * nc;
-  a->cap = m;
-  a->kcap = K;
+  if (m > a->qcap || K > a->qkcap) {
+    free(a->q);
+    free(a->qd);
+    free(a->qm);
+    a->q = (gcuba_copies *)malloc(sizeof(gcuba_copies) * (size_t)m);
+    a->qd = (double *)malloc(sizeof(double) * (size_t)m * (2 + K) * nd);
+    a->qm = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)m * K * nd);
+    a->qcap = a->qkcap = 0;
+    if (!a->q || !a->qd || !a->qm) nomem(d);
+    a->qcap = m;
+    a->qkcap = K;
+  }
 }
 
-/* entry e holds region r's copies, the first shift ctr */
-static int holds(const dahead *a, long long e, const dreg *r, int K,
-                 uint64_t ctr, long long p, long long ca, int phase)
+/* entry e of batch t (results in b) holds region r's copies, the first
+   shift ctr */
+static int holds(const dbatch *t, const dslot *b, long long e,
+                 const dreg *r, int K, uint64_t ctr, long long p,
+                 long long ca, int phase)
 {
-  return e < a->n && a->serial[e] == r->serial &&
-         a->nshift + (uint64_t)(e * K) == ctr && a->k == K && a->p == p &&
-         a->ca == ca && a->phase == phase;
+  return e < t->n && b->serial[e] == r->serial &&
+         t->nshift + (uint64_t)(e * K) == ctr && t->k == K && t->p == p &&
+         t->ca == ca && t->phase == phase;
+}
+
+/* the regions of a batch from place i on, after `taken' more are taken
+   (a quarter of the run then, within the bounds): 0 when under 2 */
+static long long size(const divonne *d, long long i, long long taken,
+                      int K, long long p)
+{
+  const dahead *a = &d->ahead;
+  long long m = (a->run + taken) / 4 > 2 ? (a->run + taken) / 4 : 2;
+  if (m > a->max) m = a->max;
+  if (m > DIV_AHEAD_POINTS / (K * p)) m = DIV_AHEAD_POINTS / (K * p);
+  if (m > d->nreg - i) m = d->nreg - i;
+  return m < 2 ? 0 : m;
+}
+
+/* batch t of regions i .. i + t->n - 1, its first shift t->nshift, into
+   slot b: set going (wait 0) or made (wait 1); the executor's code */
+static int make(divonne *d, long long i, dbatch *t, dslot *b, int wait)
+{
+  dahead *a = &d->ahead;
+  const int nd = d->ndim, K = t->k;
+  const long long m = t->n;
+  long long r;
+  grow(d, b, m, K);
+  for (r = 0; r < m; ++r) {
+    double *w = a->qd + (size_t)r * (2 + K) * nd;
+    const dreg *g = d->reg[i + r];
+    gcuba_divonne_copies_q(d, g, t->p, t->ca, K,
+                           t->nshift + (uint64_t)(r * K), w, w + nd,
+                           w + 2 * nd, a->qm + (size_t)r * K * nd, &a->q[r]);
+    b->serial[r] = g->serial;
+  }
+  ++a->nbatch;
+  if (wait)
+    return d->ops->copies(d->ctx, (int)m, a->q, t->phase, b->sum, b->ext,
+                          b->iext);
+  ++a->npend;
+  return d->ops->copies_start(d->ctx, (int)m, a->q, t->phase, b->sum,
+                              b->ext, b->iext);
+}
+
+/* the batch after the one being taken (region i its next) set going */
+static void start_next(divonne *d, long long i)
+{
+  dahead *a = &d->ahead;
+  const long long left = a->cur.n - a->next, j = i + left;
+  dbatch t = a->cur;
+  if (!d->ops->copies_start || a->pend.n || j >= d->nreg) return;
+  t.n = size(d, j, left, t.k, t.p);
+  if (!t.n) return;
+  t.nshift = a->cur.nshift + (uint64_t)(a->cur.n * t.k);
+  if (!make(d, j, &t, &a->slot[1 - a->now], 0)) a->pend = t;
+}
+
+/* the batch under way finished: 0, or the executor's code */
+static int finish(divonne *d)
+{
+  dahead *a = &d->ahead;
+  const int rc = d->ops->copies_wait(d->ctx);
+  if (rc) {
+    a->wasted += a->pend.n * a->pend.k * a->pend.p;
+    a->pend.n = 0;
+  }
+  return rc;
+}
+
+void gcuba_divonne_ahead_settle(divonne *d)
+{
+  dahead *a = &d->ahead;
+  if (!a->pend.n) return;
+  if (!finish(d)) a->wasted += a->pend.n * a->pend.k * a->pend.p;
+  a->pend.n = 0;
 }
 
 void gcuba_divonne_ahead(divonne *d, long long i)
 {
   dahead *a = &d->ahead;
   const dsamp *s = &d->samp[1];
-  const int nd = d->ndim, K = s->shifted;
+  const int K = s->shifted;
   const long long p = s->neff, ca = s->a;
-  long long m, r;
-  int rc;
+  dbatch t;
   if (!d->ops->copies || d->blo > 0 || s->kind != DIV_LATTICE || K < 1 ||
       a->max < 2)
     return;
-  if (a->next < a->n) {
-    if (holds(a, a->next, d->reg[i], K, d->nshift, p, ca, d->phase)) return;
-    /* the plan changed: the rest were made for nothing */
-    a->wasted += (a->n - a->next) * K * a->p;
+  if (a->next < a->cur.n) {
+    if (holds(&a->cur, &a->slot[a->now], a->next, d->reg[i], K, d->nshift,
+              p, ca, d->phase)) {
+      start_next(d, i);
+      return;
+    }
+    /* the plan changed: the rest were made for nothing, and so was the
+       next batch */
+    a->wasted += (a->cur.n - a->next) * a->cur.k * a->cur.p;
     a->run = 0;
+    gcuba_divonne_ahead_settle(d);
   }
-  a->n = a->next = 0;
-  m = a->run / 4 > 2 ? a->run / 4 : 2;
-  if (m > a->max) m = a->max;
-  if (m > DIV_AHEAD_POINTS / (K * p)) m = DIV_AHEAD_POINTS / (K * p);
-  if (m > d->nreg - i) m = d->nreg - i;
-  if (m < 2) return;
-  grow(d, m, K);
-  for (r = 0; r < m; ++r) {
-    double *w = a->qd + (size_t)r * (2 + K) * nd;
-    const dreg *g = d->reg[i + r];
-    gcuba_divonne_copies_q(d, g, p, ca, K, d->nshift + (uint64_t)(r * K), w,
-                           w + nd, w + 2 * nd,
-                           a->qm + (size_t)r * K * nd, &a->q[r]);
-    a->serial[r] = g->serial;
+  a->cur.n = a->next = 0;
+  if (a->pend.n) {
+    /* the next batch, set going: still the plan? */
+    if (!finish(d)) {
+      if (holds(&a->pend, &a->slot[1 - a->now], 0, d->reg[i], K, d->nshift,
+                p, ca, d->phase)) {
+        a->cur = a->pend;
+        a->pend.n = 0;
+        a->now = 1 - a->now;
+        start_next(d, i);
+        return;
+      }
+      a->wasted += a->pend.n * a->pend.k * a->pend.p;
+      a->run = 0;
+    }
+    a->pend.n = 0;
   }
-  rc = d->ops->copies(d->ctx, (int)m, a->q, d->phase, a->sum, a->ext,
-                      a->iext);
-  ++a->nbatch;
-  if (rc) {
+  t.n = size(d, i, 0, K, p);
+  if (!t.n) return;
+  t.nshift = d->nshift;
+  t.p = p;
+  t.ca = ca;
+  t.k = K;
+  t.phase = d->phase;
+  if (make(d, i, &t, &a->slot[a->now], 1)) {
     /* each in its turn, alone: a failure is the call's there */
-    a->wasted += m * K * p;
+    a->wasted += t.n * K * p;
     return;
   }
-  a->n = m;
-  a->nshift = d->nshift;
-  a->p = p;
-  a->ca = ca;
-  a->k = K;
-  a->phase = d->phase;
+  a->cur = t;
+  start_next(d, i);
 }
 
 int gcuba_divonne_ahead_take(divonne *d, const dreg *r, int K, uint64_t ctr,
                              double *sum, double *ext, long long *iext)
 {
   dahead *a = &d->ahead;
+  const dslot *b = &a->slot[a->now];
   const int nc = d->ncomp;
   const long long e = a->next;
-  if (!holds(a, e, r, K, ctr, r->cp, r->ca, d->phase)) return 0;
-  memcpy(sum, a->sum + (size_t)e * K * nc, sizeof(double) * K * nc);
-  memcpy(ext, a->ext + (size_t)e * 2 * nc, sizeof(double) * 2 * nc);
-  memcpy(iext, a->iext + (size_t)e * 2 * nc, sizeof(long long) * 2 * nc);
+  if (!holds(&a->cur, b, e, r, K, ctr, r->cp, r->ca, d->phase)) return 0;
+  memcpy(sum, b->sum + (size_t)e * K * nc, sizeof(double) * K * nc);
+  memcpy(ext, b->ext + (size_t)e * 2 * nc, sizeof(double) * 2 * nc);
+  memcpy(iext, b->iext + (size_t)e * 2 * nc, sizeof(long long) * 2 * nc);
   ++a->next;
   ++a->run;
   return 1;
@@ -133,16 +253,15 @@ int gcuba_divonne_ahead_take(divonne *d, const dreg *r, int K, uint64_t ctr,
 void gcuba_divonne_ahead_free(divonne *d)
 {
   dahead *a = &d->ahead;
-  free(a->serial);
-  free(a->sum);
-  free(a->iext);
+  slot_free(&a->slot[0]);
+  slot_free(&a->slot[1]);
   free(a->q);
   free(a->qd);
   free(a->qm);
-  a->serial = a->iext = NULL;
-  a->sum = a->ext = a->qd = NULL;
   a->q = NULL;
+  a->qd = NULL;
   a->qm = NULL;
-  a->cap = a->n = a->next = 0;
-  a->kcap = 0;
+  a->qcap = 0;
+  a->qkcap = 0;
+  a->cur.n = a->next = a->pend.n = 0;
 }

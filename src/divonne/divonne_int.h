@@ -92,22 +92,38 @@ typedef struct dreg {
 } dreg;
 
 /* the final phase's copies made ahead, many regions in one call of the
-   executor (ahead.c) */
-typedef struct dahead {
-  long long n, next;    /* regions made, the next to take */
-  long long run;        /* regions taken since the plan last changed */
-  long long max;        /* the most regions of a batch (GCUBA_DIVONNE_AHEAD) */
+   executor (ahead.c): a batch's results */
+typedef struct dslot {
   long long cap;        /* regions the buffers hold */
-  long long wasted;     /* evaluations made ahead for nothing */
-  long long nbatch;     /* batches made */
-  uint64_t nshift;      /* the shifts' counter at the first region */
-  long long p, ca;      /* their lattice (ca 0: Sobol points) */
-  int k, phase;         /* copies per region; the integrand's phase */
   int kcap;             /* copies per region the buffers hold */
   long long *serial;    /* [cap] */
   double *sum, *ext;    /* [cap k ncomp], [cap 2 ncomp] */
   long long *iext;      /* [cap 2 ncomp] */
-  struct gcuba_copies *q; /* [cap] */
+} dslot;
+
+/* a batch: its regions and how they were made */
+typedef struct dbatch {
+  long long n;          /* regions */
+  uint64_t nshift;      /* the shifts' counter at the first region */
+  long long p, ca;      /* their lattice (ca 0: Sobol points) */
+  int k, phase;         /* copies per region; the integrand's phase */
+} dbatch;
+
+typedef struct dahead {
+  dbatch cur;           /* the batch being taken (slot[now]) */
+  long long next;       /* its next region to take */
+  dbatch pend;          /* the batch under way (slot[1 - now]; n 0: none) */
+  int now;
+  long long run;        /* regions taken since the plan last changed */
+  long long max;        /* the most regions of a batch (GCUBA_DIVONNE_AHEAD) */
+  long long wasted;     /* evaluations made ahead for nothing */
+  long long nbatch;     /* batches made */
+  long long npend;      /* of them made while the host worked */
+  dslot slot[2];
+  /* a batch's parameters as it is made */
+  long long qcap;
+  int qkcap;
+  struct gcuba_copies *q; /* [qcap] */
   double *qd;           /* per region its widths, z, shifts: (2 + k) ndim */
   uint64_t *qm;         /* per region its masks: k ndim */
 } dahead;
@@ -286,6 +302,9 @@ void gcuba_divonne_more_copies(divonne *d);
 void gcuba_divonne_ahead(divonne *d, long long i);
 int gcuba_divonne_ahead_take(divonne *d, const dreg *r, int K, uint64_t ctr,
                              double *sum, double *ext, long long *iext);
+/* the batch under way, if any, finished and dropped (before the executor
+   makes other copies, and before it goes) */
+void gcuba_divonne_ahead_settle(divonne *d);
 void gcuba_divonne_ahead_free(divonne *d);
 
 /* look.c: the pieces of a round from place j on (all to be explored

@@ -537,6 +537,7 @@ static void final_loop(divonne *d)
     }
     ++i;
   }
+  gcuba_divonne_ahead_settle(d);
   d->fi = d->nreg;
 }
 
@@ -601,10 +602,12 @@ static void run(divonne *d, double *prob)
             "%.3f s", (t1 - t0) / 1e3, (t2 - t1) / 1e3,
             (gcuba_now_ms() - t2) / 1e3);
   if (d->ahead.nbatch)
-    gcuba_log(c, 2, "the final phase's copies in %lld batches; %lld "
+    gcuba_log(c, 2, "the final phase's copies in %lld batches, %lld of "
+              "them made while the regions before them were taken; %lld "
               "evaluations made ahead were not taken", d->ahead.nbatch,
-              d->ahead.wasted +
-                  (d->ahead.n - d->ahead.next) * d->ahead.k * d->ahead.p);
+              d->ahead.npend,
+              d->ahead.wasted + (d->ahead.cur.n - d->ahead.next) *
+                                    d->ahead.cur.k * d->ahead.cur.p);
   if (d->nwork)
     gcuba_log(c, 2, "on %d threads: %lld cuts worked out ahead, %lld of "
               "them taken; %lld more pieces explored ahead; %lld loops, "
@@ -616,6 +619,7 @@ static void teardown(divonne *d)
 {
   long long i;
   gcuba_divonne_spec_drop(d);
+  if (d->ctx) gcuba_divonne_ahead_settle(d);
   for (i = 0; i < d->nreg; ++i) free(d->reg[i]);
   free(d->reg);
   if (d->ctx) d->ops->destroy(d->ctx);

@@ -462,8 +462,9 @@ static void make_copies(divonne *d, dreg *r, int K, double *a)
     double *sum = d->cbuf, *fext = DIV_CEXT(d);
     long long *iext = d->cext;
     if (!gcuba_divonne_ahead_take(d, r, K, ctr, sum, fext, iext)) {
-      const int rc =
-          d->ops->copies(d->ctx, 1, &q, d->phase, sum, fext, iext);
+      int rc;
+      gcuba_divonne_ahead_settle(d);
+      rc = d->ops->copies(d->ctx, 1, &q, d->phase, sum, fext, iext);
       if (rc) {
         d->neval += K * p;
         eval_failed(d, rc);
