@@ -277,6 +277,19 @@ static void check_cpu(void)
   run(&three, 6, S(f4), NULL, 0, 0, 1e-3, 300000, 1000, NULL);
   ok(same(&one, &three), "f4 6D: one thread and three give the same bits "
      "(%.15g, neval %lld)", one.I, one.neval);
+  /* steps of several pieces (src/suave/passes.c): the passes over the
+     samples on the threads */
+  n = 1;
+  gcubacores(&n, &n);
+  run(&one, 3, S(f3), NULL, 0, 0, 1e-4, 4000000, 40000, NULL);
+  n = 3;
+  gcubacores(&n, &n);
+  run(&three, 3, S(f3), NULL, 0, 0, 1e-4, 4000000, 40000, NULL);
+  ok(same(&one, &three) && one.fail == 0 &&
+         fabs(one.I - suite_cases[2].truth) <= 4 * one.E,
+     "f3 3D, nnew 40000: one thread and three give the same bits, %.8e "
+     "+- %.1e (true %.8e), fail %d, neval %lld", one.I, one.E,
+     suite_cases[2].truth, one.fail, one.neval);
   n = -1;
   gcubacores(&n, &n);
   run(&nv, 2, gcuba_host_integrand((gcuba_host_fn)nvec_fn, 1), NULL, 0, 0,

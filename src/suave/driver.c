@@ -164,19 +164,20 @@ static int cut(suave *s, long long i, int comp)
   const double err = sqrt(r->var[comp]);
   long long nl, nr;
   int dim, rc, k;
-  gcuba_suave_cut_plan(s, r, comp, err > c->epsabs ? err : c->epsabs, &dim,
-                       &nl, &nr);
+  if (gcuba_suave_cut_plan(s, r, comp, err > c->epsabs ? err : c->epsabs,
+                           &dim, &nl, &nr))
+    return nomem(s, "the pieces of a region's passes");
   if (c->neval + nl + nr > c->maxeval) return 1;
   L = gcuba_suave_region_new(s, s->fn[2 * dim] + nl, nl);
   R = gcuba_suave_region_new(s, s->fn[2 * dim + 1] + nr, nr);
-  if (!L || !R || reserve(s, nl + nr) || add_region(s, R)) {
+  if (L && R) L->div = R->div = r->div + 1;
+  if (!L || !R || gcuba_suave_share(s, r, dim, L, R) ||
+      gcuba_suave_halves(s, r, dim, L, R) || reserve(s, nl + nr) ||
+      add_region(s, R)) {
     free(L);
     free(R);
     return nomem(s, "the halves of a region");
   }
-  L->div = R->div = r->div + 1;
-  gcuba_suave_share(s, r, dim, L, R);
-  gcuba_suave_halves(s, r, dim, L, R);
   gcuba_suave_draw(s, L, nl, s->sx, s->sw, s->sb);
   gcuba_suave_draw(s, R, nr, s->sx + nl * s->ndim, s->sw + nl,
                    s->sb + nl * s->ndim);
@@ -185,7 +186,7 @@ static int cut(suave *s, long long i, int comp)
   memcpy(s->pavg, r->avg, sizeof(double) * s->ncomp);
   s->reg[i] = L;
   s->dirty = i;
-  free(r);
+  gcuba_suave_region_free(s, r);
   r = NULL;
   if ((rc = evaluate(s, nl + nr, L->div + 1))) return rc;
   take_set(s, L, 0, nl);
@@ -373,6 +374,8 @@ static void teardown(suave *s)
   free(s->sf);
   free(s->sb);
   free(s->scr);
+  free(s->pc);
+  free(s->spare);
   free(s->set);
 }
 
@@ -390,16 +393,15 @@ static int setup(suave *s)
   s->smooth = !(c->flags & GCUBA_SHARPEDGES);
   s->seed = (uint64_t)(uint32_t)c->seed;
   s->next = s->seed == 0; /* Sobol: the origin is skipped */
-  /* u, fl, fn, marg (+ one grid), the refinement's scratch, the totals
+  /* fl, fn, marg (+ one grid), the refinement's scratch, the totals
      and the region cut's estimates */
   s->scr = (double *)malloc(
-      sizeof(double) * ((size_t)nd + 2 * (size_t)nd + (size_t)nc +
+      sizeof(double) * (2 * (size_t)nd + (size_t)nc +
                         2 * (size_t)nd + (size_t)nd * NB + NB + 1 +
                         GCUBA_VEGAS_GRID_SCRATCH(NB) + 8 * (size_t)nc));
   if (!s->scr) return nomem(s, "scratch");
   p = s->scr;
-  s->u = p;
-  s->fl = p += nd;
+  s->fl = p;
   s->fn = (long long *)(p += 2 * nd + nc);
   s->marg = p += 2 * nd;
   s->gs = p += (size_t)nd * NB + NB + 1;

@@ -1,7 +1,7 @@
-/* src/suave/region.c -- one region of gSuave: its allocation, the points
-   it draws, its estimate from its sets of samples, and its cut: the axis
-   (where the halves fluctuate least), the samples each half gets, the
-   samples and grids each half inherits.  The algorithm is Cuba's Suave
+/* src/suave/region.c -- one region of gSuave: its allocation, its
+   estimate from its sets of samples, and its cut: the axis (where the
+   halves fluctuate least), the samples each half gets, the grids each
+   half inherits (the passes over the samples: passes.c).  The algorithm is Cuba's Suave
    (T. Hahn, Comput. Phys. Commun. 168 (2005) 78); gcuba/detail/suave.h
    has the map of a point.  This file is part of gcuba. */
 #include <float.h>
@@ -31,21 +31,41 @@
 #define SHRINK_DF 4
 #define SHRINK_MIN 0.49
 
-sreg *gcuba_suave_region_new(const suave *s, long long n, long long nown)
+sreg *gcuba_suave_region_new(suave *s, long long n, long long nown)
 {
   const size_t nd = 2 * (size_t)s->ndim + (size_t)s->ndim * (NB + 1) +
                     4 * (size_t)s->ncomp +
                     (size_t)n * (2 + (size_t)s->ndim + (size_t)s->ncomp);
   const size_t bytes = sizeof(sreg) + nd * sizeof(double) +
                        (size_t)nown * (size_t)s->ndim;
-  sreg *r = (sreg *)malloc(bytes);
-  if (!r) return NULL;
+  sreg *r;
+  /* the block of the region cut last, when it fits without wasting more
+     than half of it: its pages are in memory already (a fresh block of
+     many megabytes is mapped and zeroed page by page) */
+  if (s->spare && s->spare->cap >= bytes && s->spare->cap / 2 <= bytes) {
+    r = s->spare;
+    s->spare = NULL;
+  } else {
+    if (!(r = (sreg *)malloc(bytes))) return NULL;
+    r->cap = bytes;
+  }
   r->n = n;
   r->nown = nown;
   r->bytes = bytes;
   r->div = r->df = 0;
   gcuba_suave_region_ptrs(s, r);
   return r;
+}
+
+void gcuba_suave_region_free(suave *s, sreg *r)
+{
+  if (!r) return;
+  if (s->spare && s->spare->cap >= r->cap) {
+    free(r);
+    return;
+  }
+  free(s->spare);
+  s->spare = r;
 }
 
 void gcuba_suave_region_ptrs(const suave *s, sreg *r)
@@ -65,25 +85,6 @@ void gcuba_suave_region_ptrs(const suave *s, sreg *r)
   r->bin = (unsigned char *)(p + r->n);
 }
 
-void gcuba_suave_draw(suave *s, const sreg *r, long long nnew, double *x,
-                      double *w, unsigned char *bin)
-{
-  const int nd = s->ndim;
-  const double jac = 1 / ldexp((double)nnew, r->div);
-  long long k;
-  int a;
-  for (k = 0; k < nnew; ++k) {
-    const uint64_t i = s->next++;
-    if (s->sobol)
-      for (a = 0; a < nd; ++a)
-        s->u[a] = gcuba_vegas_sobol(s->sobol + (size_t)a * 64, i);
-    else
-      gcuba_vegas_uniforms(s->seed, 0, i, nd, s->u);
-    w[k] = jac * gcuba_suave_map(nd, s->u, r->lo, r->hi, r->grid,
-                                 x + k * nd, bin + k * nd);
-  }
-}
-
 /* the inverse of a set's variance: of the N samples drawn, those in the
    region give w f summing to sum, their squares to sq.  The unbiased
    variance of the sum over all N with the terms outside the region zero.
@@ -98,55 +99,11 @@ static double set_weight(double sum, double sq, double N)
   return (N - 1) / (v > NOTZERO ? v : NOTZERO);
 }
 
-/* r's sets into s->set (records of SETW doubles); their number, or -1
-   when out of memory */
-static long long sets(suave *s, const sreg *r)
-{
-  const int nc = s->ncomp;
-  const size_t sw = SETW(nc);
-  const double *w = r->w, *f = r->f;
-  long long k, k0 = 0, n = 0;
-  int c;
-  for (k = 0; k < r->n; ++k) {
-    double *q;
-    long long j;
-    if (w[k] >= 0) continue;
-    if (n == s->setcap) {
-      const long long cap = s->setcap ? 2 * s->setcap : 64;
-      double *p = (double *)realloc(s->set, sizeof(double) * sw * cap);
-      if (!p) return -1;
-      s->set = p;
-      s->setcap = cap;
-    }
-    q = s->set + n++ * sw;
-    q[0] = r->sn[k];
-    q[1] = (double)(k + 1 - k0);
-    for (c = 0; c < nc; ++c) {
-      double sum = 0, sq = 0, d = 0;
-      for (j = k0; j <= k; ++j) {
-        const double v = fabs(w[j]) * f[j * nc + c];
-        sum += v;
-        sq += v * v;
-      }
-      /* the largest deviation of one sample from the set's mean */
-      for (j = k0; j <= k; ++j) {
-        const double e = fabs(fabs(w[j]) * f[j * nc + c] - sum / q[0]);
-        if (e > d) d = e;
-      }
-      q[2 + 3 * c] = sum;
-      q[3 + 3 * c] = sq;
-      q[4 + 3 * c] = d;
-    }
-    k0 = k + 1;
-  }
-  return n;
-}
-
 int gcuba_suave_region_estimate(suave *s, sreg *r)
 {
   const int nc = s->ncomp;
   const size_t sw = SETW(nc);
-  const long long n = sets(s, r);
+  const long long n = gcuba_suave_sets(s, r);
   long long i, used;
   int c;
   if (n < 0) return 1;
@@ -221,36 +178,21 @@ int gcuba_suave_region_estimate(suave *s, sreg *r)
   return 0;
 }
 
-void gcuba_suave_cut_plan(suave *s, const sreg *r, int comp, double err,
-                          int *dim, long long *nl, long long *nr)
+int gcuba_suave_cut_plan(suave *s, const sreg *r, int comp, double err,
+                         int *dim, long long *nl, long long *nr)
 {
-  const int nd = s->ndim, nc = s->ncomp;
+  const int nd = s->ndim;
   const double avg = r->avg[comp];
   const double norm = 1 / (err * (fabs(avg) > err ? fabs(avg) : err));
   const double flat = 2 / (3 * s->flatness);
   const double amax = ldexp(1.0, (int)((DBL_MAX_EXP - 2) / s->flatness));
   const long long mins = s->nmin > SUAVE_MINSAMPLES ? s->nmin
                                                     : SUAVE_MINSAMPLES;
-  const double *x = r->x, *f = r->f + comp;
   double best = INFINITY, bias, fsum;
-  long long k;
   int a;
-  for (a = 0; a < 2 * nd; ++a) {
-    s->fl[a] = 0;
-    s->fn[a] = 0;
-  }
-  for (k = 0; k < r->n; ++k, f += nc) {
-    const double d = *f - avg;
-    double arg = 1 + fabs(r->w[k]) * d * d * norm, ft;
-    if (arg > amax) arg = amax;
-    ft = pow(arg, s->flatness);
-    for (a = 0; a < nd; ++a, ++x) {
-      const int side = *x >= .5 * (r->lo[a] + r->hi[a]);
-      const double v = s->fl[2 * a + side] + ft;
-      s->fl[2 * a + side] = v < DBL_MAX / 2 ? v : DBL_MAX / 2;
-      ++s->fn[2 * a + side];
-    }
-  }
+  /* the halves' fluctuations: sum of (1 + |w| (f - avg)^2 norm)^flatness
+     over each half's samples (passes.c) */
+  if (gcuba_suave_scan(s, r, comp, avg, norm, amax)) return 1;
   /* (Cuba 4.2.2 keeps max(sum, LDBL_MAX/2) instead of the minimum, so
      every half's fluctuation is the same there and it always cuts the
      widest axis in two even halves; gcuba cuts as Suave is described) */
@@ -276,31 +218,7 @@ void gcuba_suave_cut_plan(suave *s, const sreg *r, int comp, double err,
                   : (long long)(s->fl[2 * *dim] / fsum * (double)s->nnew);
   if (*nl < mins) *nl = mins;
   *nr = s->nnew - *nl > mins ? s->nnew - *nl : mins;
-}
-
-void gcuba_suave_share(const suave *s, const sreg *r, int dim, sreg *L,
-                       sreg *R)
-{
-  const int nd = s->ndim, nc = s->ncomp;
-  const double mid = .5 * (r->lo[dim] + r->hi[dim]);
-  long long k, il = 0, ir = 0;
-  for (k = 0; k < r->n; ++k) {
-    const int fin = r->w[k] < 0;
-    sreg *h;
-    long long *ih, *io;
-    sreg *o;
-    if (r->x[k * nd + dim] < mid)
-      h = L, ih = &il, o = R, io = &ir;
-    else
-      h = R, ih = &ir, o = L, io = &il;
-    /* a set that ends on this side ends on the other one too */
-    if (fin && *io > 0) o->w[*io - 1] = -fabs(o->w[*io - 1]);
-    h->w[*ih] = r->w[k];
-    h->sn[*ih] = r->sn[k];
-    memcpy(h->x + *ih * nd, r->x + k * nd, sizeof(double) * nd);
-    memcpy(h->f + *ih * nc, r->f + k * nc, sizeof(double) * nc);
-    ++*ih;
-  }
+  return 0;
 }
 
 /* the map of grid e at y in [0, 1] */
@@ -327,28 +245,17 @@ static void stretch(const double *e, double *el, double *er)
   el[NB] = er[NB] = 1;
 }
 
-void gcuba_suave_halves(suave *s, const sreg *r, int dim, sreg *L, sreg *R)
+int gcuba_suave_halves(suave *s, const sreg *r, int dim, sreg *L, sreg *R)
 {
   const int nd = s->ndim, nc = s->ncomp;
-  const long long k0 = r->n - r->nown;
   double *scale = s->fl + 2 * nd; /* [ncomp] */
   double *e = s->marg + (size_t)nd * NB; /* [NB + 1] */
-  long long k;
   int a, c;
   /* the bin contributions of r's own set, the components scaled by the
-     totals (Cuba's Reweight) */
+     totals (Cuba's Reweight; passes.c) */
   for (c = 0; c < nc; ++c)
     scale[c] = nc == 1 ? 1 : s->tavg[c] == 0 ? 0 : 1 / s->tavg[c];
-  memset(s->marg, 0, sizeof(double) * nd * NB);
-  for (k = k0; k < r->n; ++k) {
-    const double *f = r->f + k * nc;
-    const unsigned char *b = r->bin + (k - k0) * nd;
-    double q = 0;
-    for (c = 0; c < nc; ++c) q += (f[c] * scale[c]) * (f[c] * scale[c]);
-    q *= r->w[k] * r->w[k];
-    if (q != 0)
-      for (a = 0; a < nd; ++a) s->marg[a * NB + b[a]] += q;
-  }
+  if (gcuba_suave_marg(s, r, scale)) return 1;
   memcpy(L->lo, r->lo, sizeof(double) * nd);
   memcpy(L->hi, r->hi, sizeof(double) * nd);
   memcpy(R->lo, r->lo, sizeof(double) * nd);
@@ -369,4 +276,5 @@ void gcuba_suave_halves(suave *s, const sreg *r, int dim, sreg *L, sreg *R)
       memcpy(er, e, sizeof(double) * (NB + 1));
     }
   }
+  return 0;
 }

@@ -25,7 +25,7 @@
 typedef struct sreg {
   int div, df;          /* df: the sets used in its estimate - 1 */
   long long n, nown;    /* samples, of them its own set's (the last) */
-  size_t bytes;
+  size_t bytes, cap;     /* bytes used, allocated */
   double *lo, *hi;      /* [ndim] */
   double *grid;         /* [ndim][NB + 1] */
   double *avg, *var, *chisq; /* [ncomp]: estimate, variance, chi^2 */
@@ -60,7 +60,6 @@ typedef struct suave {
   double *tavg, *tvar, *tchisq, *tdev; /* [ncomp] the totals */
   long long df;
   /* scratch */
-  double *u;            /* [ndim] */
   double *sx, *sw, *sf; /* the points of one step: [m][ndim], [m], [m][ncomp] */
   unsigned char *sb;    /* [m][ndim] */
   long long scap;       /* m they hold */
@@ -73,6 +72,9 @@ typedef struct suave {
   double *set;          /* a region's sets: [nset][SETW(ncomp)] */
   long long setcap;     /* sets it holds */
   double *scr;          /* the allocation of the scratch above */
+  sreg *spare;          /* the block of a region freed, for the next */
+  double *pc;           /* the passes' per-piece results (passes.c) */
+  size_t pccap;         /* doubles it holds */
 } suave;
 
 #define MIRW(nc) (4 * (size_t)(nc) + 1)
@@ -82,25 +84,45 @@ typedef struct suave {
 #define SETW(nc) (2 + 3 * (size_t)(nc))
 
 /* region.c */
-sreg *gcuba_suave_region_new(const suave *s, long long n, long long nown);
+sreg *gcuba_suave_region_new(suave *s, long long n, long long nown);
+/* r (or NULL) freed, or kept for the next region_new */
+void gcuba_suave_region_free(suave *s, sreg *r);
 void gcuba_suave_region_ptrs(const suave *s, sreg *r);
-/* draws nnew points of region r (its bounds and grids) into x, w, bin:
-   the set's weights 2^-div/nnew times the grids' factors */
-void gcuba_suave_draw(suave *s, const sreg *r, long long nnew, double *x,
-                      double *w, unsigned char *bin);
-/* r's estimate from its sets (avg, var, chisq, df) */
+/* r's estimate from its sets (avg, var, chisq, df); 0, or 1 when out of
+   memory */
 int gcuba_suave_region_estimate(suave *s, sreg *r);
 /* the axis to cut r at and the new samples of each half, for component
-   comp with r's error err */
-void gcuba_suave_cut_plan(suave *s, const sreg *r, int comp, double err,
-                          int *dim, long long *nl, long long *nr);
-/* r's samples into the halves L and R cut on axis dim (the sets' ends
-   kept on either side) */
-void gcuba_suave_share(const suave *s, const sreg *r, int dim, sreg *L,
-                       sreg *R);
+   comp with r's error err; 0, or 1 when out of memory */
+int gcuba_suave_cut_plan(suave *s, const sreg *r, int comp, double err,
+                         int *dim, long long *nl, long long *nr);
 /* L's and R's bounds and grids from r's, the grids refined on r's own
-   set first, axis dim's grid stretched over each half */
-void gcuba_suave_halves(suave *s, const sreg *r, int dim, sreg *L, sreg *R);
+   set first, axis dim's grid stretched over each half; 0, or 1 when out
+   of memory */
+int gcuba_suave_halves(suave *s, const sreg *r, int dim, sreg *L, sreg *R);
+
+/* passes.c: the passes over a region's samples, in pieces of
+   SUAVE_PIECE samples on the call's CPU threads */
+#define SUAVE_PIECE 16384
+/* draws nnew points of region r (its bounds and grids) into x, w, bin:
+   the set's weights 2^-div/nnew times the grids' factors; s->next moves
+   on by nnew */
+void gcuba_suave_draw(suave *s, const sreg *r, long long nnew, double *x,
+                      double *w, unsigned char *bin);
+/* s->fl[2 a + side], s->fn[2 a + side]: the sums of (1 + |w| (f -
+   avg)^2 norm)^flatness (the base at most amax) over r's samples of
+   component comp on either side of the middle of axis a, and their
+   counts; 0, or 1 when out of memory */
+int gcuba_suave_scan(suave *s, const sreg *r, int comp, double avg,
+                     double norm, double amax);
+/* r's samples into the halves L and R cut on axis dim (the sets' ends
+   kept on either side); 0, or 1 when out of memory */
+int gcuba_suave_share(suave *s, const sreg *r, int dim, sreg *L, sreg *R);
+/* r's sets into s->set (records of SETW doubles): their number, or -1
+   when out of memory */
+long long gcuba_suave_sets(suave *s, const sreg *r);
+/* s->marg[a NB + b]: the sum over r's own set's samples in bin b of axis
+   a of (w f scale)^2 over the components; 0, or 1 when out of memory */
+int gcuba_suave_marg(suave *s, const sreg *r, const double *scale);
 
 /* state.c: 0 or a fail code; load: 1 resumed, 0 none, < 0 fail code */
 int gcuba_suave_save_state(suave *s);
