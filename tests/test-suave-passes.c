@@ -241,9 +241,12 @@ static void check_draw(void)
 {
   const long long n = 2 * SUAVE_PIECE + 777;
   sreg *r = region(0, 0, 1);
-  double *x1 = malloc(sizeof(double) * n * ND), *x2 = malloc(sizeof(double) * n * ND);
-  double *w1 = malloc(sizeof(double) * n), *w2 = malloc(sizeof(double) * n);
-  unsigned char *b1 = malloc(n * ND), *b2 = malloc(n * ND);
+  double *x1 = (double *)malloc(sizeof(double) * n * ND);
+  double *x2 = (double *)malloc(sizeof(double) * n * ND);
+  double *w1 = (double *)malloc(sizeof(double) * n);
+  double *w2 = (double *)malloc(sizeof(double) * n);
+  unsigned char *b1 = (unsigned char *)malloc(n * ND);
+  unsigned char *b2 = (unsigned char *)malloc(n * ND);
   uint64_t seed;
   r->div = 3;
   for (seed = 0; seed < 8; seed += 7) {
@@ -258,7 +261,12 @@ static void check_draw(void)
        "point at a time", (int)seed, n);
     teardown(&s);
   }
-  free(x1), free(x2), free(w1), free(w2), free(b1), free(b2);
+  free(x1);
+  free(x2);
+  free(w1);
+  free(w2);
+  free(b1);
+  free(b2);
   region_free(r);
 }
 
@@ -293,7 +301,8 @@ static void check_share(long long n, long long maxset)
 static void check_sums(long long n, long long maxset)
 {
   sreg *r = region(n, n < 3 * SUAVE_PIECE ? n : 3 * SUAVE_PIECE, maxset);
-  double sum[2 * ND], fl1[2 * ND], *ref = malloc(sizeof(double) * SETW(NC) * n);
+  double sum[2 * ND], fl1[2 * ND];
+  double *ref = (double *)malloc(sizeof(double) * SETW(NC) * n);
   double *set1 = NULL, m0[ND * NB], m1[ND * NB];
   long long cnt[2 * ND], nset, k;
   const int one = n <= SUAVE_PIECE;
@@ -329,7 +338,7 @@ static void check_sums(long long n, long long maxset)
       }
     }
     if (t == 1) {
-      set1 = malloc(sizeof(double) * SETW(NC) * nset);
+      set1 = (double *)malloc(sizeof(double) * SETW(NC) * nset);
       memcpy(set1, s.set, sizeof(double) * SETW(NC) * nset);
     }
     ok(good && close && !memcmp(set1, s.set, sizeof(double) * SETW(NC) * nset),

@@ -1,9 +1,10 @@
 /* src/suave/region.c -- one region of gSuave: its allocation, its
    estimate from its sets of samples, and its cut: the axis (where the
    halves fluctuate least), the samples each half gets, the grids each
-   half inherits (the passes over the samples: passes.c).  The algorithm is Cuba's Suave
-   (T. Hahn, Comput. Phys. Commun. 168 (2005) 78); gcuba/detail/suave.h
-   has the map of a point.  This file is part of gcuba. */
+   half inherits (the passes over the samples: passes.c).  The algorithm
+   is Cuba's Suave (T. Hahn, Comput. Phys. Commun. 168 (2005) 78);
+   gcuba/detail/suave.h has the map of a point.  This file is part of
+   gcuba. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
