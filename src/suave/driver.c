@@ -104,29 +104,51 @@ static void free_regions(suave *s)
   s->nreg = 0;
 }
 
-/* the m points in s->sx (weights s->sw) evaluated into s->sf */
-static int evaluate(suave *s, long long m, int iter)
+/* the m points x (weights w) evaluated into f */
+static int evaluate(suave *s, long long m, const double *x, const double *w,
+                    int iter, double *f)
 {
-  const int rc = s->ops->eval(s->ctx, m, s->sx, s->sw, iter, s->sf);
+  const int rc = s->ops->eval(s->ctx, m, x, w, iter, f);
   if (rc) return s->c->fail ? s->c->fail : gcuba_fail(s->c, rc, "%s",
                                                       gcuba_fail_message(rc));
   s->c->neval += m;
   return 0;
 }
 
+/* the last m samples of r, its new set: the set's size, its end */
+static void end_set(sreg *r, long long m)
+{
+  long long k;
+  for (k = r->n - m; k < r->n; ++k) r->sn[k] = (double)m;
+  r->w[r->n - 1] = -r->w[r->n - 1];
+}
+
 /* the new set of m samples of r, last in its arrays, from s's scratch
-   starting at point k0; its last sample ends the set */
+   starting at point k0 */
 static void take_set(suave *s, sreg *r, long long k0, long long m)
 {
   const int nd = s->ndim, nc = s->ncomp;
   const long long at = r->n - m;
-  long long k;
   memcpy(r->w + at, s->sw + k0, sizeof(double) * m);
   memcpy(r->x + at * nd, s->sx + k0 * nd, sizeof(double) * m * nd);
   memcpy(r->f + at * nc, s->sf + k0 * nc, sizeof(double) * m * nc);
-  for (k = 0; k < m; ++k) r->sn[at + k] = (double)m;
   memcpy(r->bin, s->sb + k0 * nd, (size_t)m * nd);
-  r->w[r->n - 1] = -r->w[r->n - 1];
+  end_set(r, m);
+}
+
+/* r's new set of m samples drawn into its own arrays, last */
+static void draw_set(suave *s, sreg *r, long long m)
+{
+  const long long at = r->n - m;
+  gcuba_suave_draw(s, r, m, r->x + at * s->ndim, r->w + at, r->bin);
+}
+
+/* ... and evaluated there */
+static int eval_set(suave *s, sreg *r, long long m, int iter)
+{
+  const long long at = r->n - m;
+  return evaluate(s, m, r->x + at * s->ndim, r->w + at, iter,
+                  r->f + at * s->ncomp);
 }
 
 /* the first region: the unit cube and nnew samples */
@@ -146,10 +168,9 @@ static int start(suave *s)
     r->hi[a] = 1;
   }
   gcuba_vegas_grid_init(r->grid, NB, nd);
-  if (reserve(s, n)) return nomem(s, "the samples of a step");
-  gcuba_suave_draw(s, r, n, s->sx, s->sw, s->sb);
-  if ((rc = evaluate(s, n, 1))) return rc;
-  take_set(s, r, 0, n);
+  draw_set(s, r, n);
+  if ((rc = eval_set(s, r, n, 1))) return rc;
+  end_set(r, n);
   return gcuba_suave_region_estimate(s, r)
              ? nomem(s, "the sets of a region")
              : 0;
@@ -163,24 +184,33 @@ static int cut(suave *s, long long i, int comp)
   sreg *r = s->reg[i], *L, *R;
   const double err = sqrt(r->var[comp]);
   long long nl, nr;
-  int dim, rc, k;
+  int dim, rc, k, direct;
   if (gcuba_suave_cut_plan(s, r, comp, err > c->epsabs ? err : c->epsabs,
                            &dim, &nl, &nr))
     return nomem(s, "the pieces of a region's passes");
   if (c->neval + nl + nr > c->maxeval) return 1;
+  /* a step of more than a piece draws and evaluates each half's new set
+     in its own arrays (two calls of the executor, no copy); a smaller
+     one both halves' in s's scratch (one call) */
+  direct = nl + nr > SUAVE_PIECE;
   L = gcuba_suave_region_new(s, s->fn[2 * dim] + nl, nl);
   R = gcuba_suave_region_new(s, s->fn[2 * dim + 1] + nr, nr);
   if (L && R) L->div = R->div = r->div + 1;
   if (!L || !R || gcuba_suave_share(s, r, dim, L, R) ||
-      gcuba_suave_halves(s, r, dim, L, R) || reserve(s, nl + nr) ||
-      add_region(s, R)) {
+      gcuba_suave_halves(s, r, dim, L, R) ||
+      (!direct && reserve(s, nl + nr)) || add_region(s, R)) {
     free(L);
     free(R);
     return nomem(s, "the halves of a region");
   }
-  gcuba_suave_draw(s, L, nl, s->sx, s->sw, s->sb);
-  gcuba_suave_draw(s, R, nr, s->sx + nl * s->ndim, s->sw + nl,
-                   s->sb + nl * s->ndim);
+  if (direct) {
+    draw_set(s, L, nl);
+    draw_set(s, R, nr);
+  } else {
+    gcuba_suave_draw(s, L, nl, s->sx, s->sw, s->sb);
+    gcuba_suave_draw(s, R, nr, s->sx + nl * s->ndim, s->sw + nl,
+                     s->sb + nl * s->ndim);
+  }
   /* (an abort below leaves the totals of the last step: L and R have no
      estimate yet) */
   memcpy(s->pavg, r->avg, sizeof(double) * s->ncomp);
@@ -188,9 +218,18 @@ static int cut(suave *s, long long i, int comp)
   s->dirty = i;
   gcuba_suave_region_free(s, r);
   r = NULL;
-  if ((rc = evaluate(s, nl + nr, L->div + 1))) return rc;
-  take_set(s, L, 0, nl);
-  take_set(s, R, nl, nr);
+  if (direct) {
+    if ((rc = eval_set(s, L, nl, L->div + 1)) ||
+        (rc = eval_set(s, R, nr, L->div + 1)))
+      return rc;
+    end_set(L, nl);
+    end_set(R, nr);
+  } else {
+    if ((rc = evaluate(s, nl + nr, s->sx, s->sw, L->div + 1, s->sf)))
+      return rc;
+    take_set(s, L, 0, nl);
+    take_set(s, R, nl, nr);
+  }
   if (gcuba_suave_region_estimate(s, L) || gcuba_suave_region_estimate(s, R))
     return nomem(s, "the sets of a region");
   /* the halves' difference from their region counts in their variances:
