@@ -40,6 +40,18 @@ typedef struct {
 int gcuba_pinned_grow(gcuba_call *c, gcuba_pinned *b, size_t n, int threads);
 void gcuba_pinned_free(gcuba_pinned *b);
 
+/* points.cu: what gSuave's device passes (suave.cu) use of its points
+   executor's context: the call, the stream, the integrand's userdata as
+   the kernels see it, its status (device) and the status' pinned host
+   copy */
+struct gcuba_points_parts {
+  gcuba_call *c;
+  cudaStream_t stream;
+  void *ud;
+  int *status, *h_status;
+};
+void gcuba_points_parts_of(void *ctx, gcuba_points_parts *p);
+
 struct gcuba_rule;
 /* cuhre.cu: the rule's points as the Cuhre kernels read them, in device
    memory (*du, stride *ustride); 0 or a fail code */

@@ -21,6 +21,7 @@
 #include "common.cuh"
 #include "common/points.h"
 #include "common/copy_point.h"
+#include "suave/suave.h"
 #include "cuda/device.h"
 #include "gcuba/detail/gpu_ops.h"
 
@@ -561,6 +562,18 @@ static long long on_max(void *ctx)
   return ((sctx *)ctx)->host ? HOSTMAX : 0;
 }
 
+void gcuba_points_parts_of(void *ctx, gcuba_points_parts *p)
+{
+  const sctx *t = (const sctx *)ctx;
+  p->c = t->c;
+  p->stream = t->stream;
+  p->ud = t->ud;
+  p->status = t->status;
+  p->h_status = t->h_status;
+}
+
+extern "C" const gcuba_suave_dev gcuba_suave_cuda;
+
 extern "C" const gcuba_points_ops gcuba_points_cuda = {
     "gpu", create, destroy, eval, copies, eval_on, on_max, copies_start,
-    copies_wait};
+    copies_wait, &gcuba_suave_cuda};

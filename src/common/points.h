@@ -56,6 +56,10 @@ typedef struct gcuba_points_ops {
   int (*copies_start)(void *ctx, int nq, const gcuba_copies *q, int iter,
                       double *sum, double *ext, long long *iext);
   int (*copies_wait)(void *ctx);
+  /* gSuave's samples kept where the integrand runs, and the passes over
+     them made there (src/suave/suave.h); NULL: the driver keeps them in
+     host memory and makes the passes on the CPU threads */
+  const struct gcuba_suave_dev *suave;
 } gcuba_points_ops;
 
 #endif

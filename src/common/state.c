@@ -25,7 +25,7 @@ void gcuba_buf_put(gcuba_buf *b, const void *data, size_t n)
     b->p = q;
     b->cap = cap;
   }
-  memcpy(b->p + b->n, data, n);
+  if (data) memcpy(b->p + b->n, data, n);
   b->n += n;
 }
 

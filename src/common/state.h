@@ -19,6 +19,8 @@ typedef struct gcuba_buf {
   int bad;            /* allocation failure or read past the end */
 } gcuba_buf;
 
+/* n bytes of data appended (data NULL: n bytes for the caller to fill
+   at b->p + b->n - n) */
 void gcuba_buf_put(gcuba_buf *b, const void *data, size_t n);
 void gcuba_buf_get(gcuba_buf *b, void *data, size_t n);
 void gcuba_buf_free(gcuba_buf *b);

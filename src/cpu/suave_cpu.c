@@ -245,4 +245,4 @@ static long long on_max(void *ctx)
 }
 
 const gcuba_points_ops gcuba_suave_cpu = {
-    "cpu", create, destroy, eval, copies, eval_on, on_max, NULL, NULL};
+    "cpu", create, destroy, eval, copies, eval_on, on_max, NULL, NULL, NULL};

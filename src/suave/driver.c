@@ -61,8 +61,10 @@
    took 975 regions, 36 times 64 components' 27, before every component
    passed at 5% alone) */
 
+/* out of host memory, or the device's failure (logged) */
 static int nomem(suave *s, const char *what)
 {
+  if (s->c->fail < 0) return s->c->fail;
   return gcuba_fail(s->c, GCUBA_FAIL_NOMEM, "gSuave: %s", what);
 }
 
@@ -100,7 +102,7 @@ static int add_region(suave *s, sreg *r)
 static void free_regions(suave *s)
 {
   long long i;
-  for (i = 0; i < s->nreg; ++i) free(s->reg[i]);
+  for (i = 0; i < s->nreg; ++i) gcuba_suave_region_drop(s, s->reg[i]);
   s->nreg = 0;
 }
 
@@ -151,6 +153,20 @@ static int eval_set(suave *s, sreg *r, long long m, int iter)
                   r->f + at * s->ncomp);
 }
 
+/* on the device: r's own set (its last nown samples) drawn, its end
+   marked and evaluated there; 0 or a fail code */
+static int dev_set(suave *s, sreg *r)
+{
+  int rc;
+  if ((rc = s->dev->draw(s->dctx, r->blk, r->lo, r->hi, r->grid,
+                         1 / ldexp((double)r->nown, r->div), s->next)))
+    return rc;
+  s->next += (uint64_t)r->nown;
+  s->c->neval += r->nown;
+  r->se[r->nset++] = r->n;
+  return 0;
+}
+
 /* the first region: the unit cube and nnew samples */
 static int start(suave *s)
 {
@@ -159,8 +175,9 @@ static int start(suave *s)
   const long long n = s->nnew < s->c->maxeval ? s->nnew : s->c->maxeval;
   sreg *r = gcuba_suave_region_new(s, n, n);
   int a, rc;
-  if (!r || add_region(s, r)) {
-    free(r);
+  if (!r || (s->dev && !(r->se = (long long *)malloc(sizeof(long long)))) ||
+      add_region(s, r)) {
+    gcuba_suave_region_drop(s, r);
     return nomem(s, "the first region");
   }
   for (a = 0; a < nd; ++a) {
@@ -168,6 +185,11 @@ static int start(suave *s)
     r->hi[a] = 1;
   }
   gcuba_vegas_grid_init(r->grid, NB, nd);
+  if (s->dev) {
+    if ((rc = dev_set(s, r))) return rc;
+    return gcuba_suave_region_estimate(s, r) ? nomem(s, "the sets of a region")
+                                             : 0;
+  }
   draw_set(s, r, n);
   if ((rc = eval_set(s, r, n, 1))) return rc;
   end_set(r, n);
@@ -191,19 +213,25 @@ static int cut(suave *s, long long i, int comp)
   if (c->neval + nl + nr > c->maxeval) return 1;
   /* a step of more than a piece draws and evaluates each half's new set
      in its own arrays (two calls of the executor, no copy); a smaller
-     one both halves' in s's scratch (one call) */
-  direct = nl + nr > SUAVE_PIECE;
+     one both halves' in s's scratch (one call); on the device in the
+     halves' blocks there */
+  direct = nl + nr > SUAVE_PIECE || s->dev;
   L = gcuba_suave_region_new(s, s->fn[2 * dim] + nl, nl);
   R = gcuba_suave_region_new(s, s->fn[2 * dim + 1] + nr, nr);
   if (L && R) L->div = R->div = r->div + 1;
   if (!L || !R || gcuba_suave_share(s, r, dim, L, R) ||
       gcuba_suave_halves(s, r, dim, L, R) ||
       (!direct && reserve(s, nl + nr)) || add_region(s, R)) {
-    free(L);
-    free(R);
+    gcuba_suave_region_drop(s, L);
+    gcuba_suave_region_drop(s, R);
     return nomem(s, "the halves of a region");
   }
-  if (direct) {
+  if (s->dev) {
+    /* (the parent's block is freed after the share, in the device's
+       order) */
+    if ((rc = dev_set(s, L)) || (rc = dev_set(s, R)))
+      return rc;
+  } else if (direct) {
     draw_set(s, L, nl);
     draw_set(s, R, nr);
   } else {
@@ -218,7 +246,9 @@ static int cut(suave *s, long long i, int comp)
   s->dirty = i;
   gcuba_suave_region_free(s, r);
   r = NULL;
-  if (direct) {
+  if (s->dev)
+    ;
+  else if (direct) {
     if ((rc = eval_set(s, L, nl, L->div + 1)) ||
         (rc = eval_set(s, R, nr, L->div + 1)))
       return rc;
@@ -407,6 +437,7 @@ static void teardown(suave *s)
   free_regions(s);
   free(s->reg);
   free(s->mir);
+  if (s->dctx) s->dev->destroy(s->dctx);
   if (s->ctx) s->ops->destroy(s->ctx);
   free(s->sx);
   free(s->sw);
@@ -454,7 +485,15 @@ static int setup(suave *s)
     if (!s->sobol) return nomem(s, "Sobol direction numbers");
   }
   s->ctx = s->ops->create(c, &c->fail);
-  return s->ctx ? 0 : c->fail;
+  if (!s->ctx) return c->fail;
+  /* the samples where the integrand runs, when the executor keeps them */
+  if (s->ops->suave) {
+    int rc = 0;
+    s->dev = s->ops->suave;
+    s->dctx = s->dev->create(s->ctx, s->sobol, s->seed, &rc);
+    if (!s->dctx) return rc ? rc : nomem(s, "the device's passes");
+  }
+  return 0;
 }
 
 void gcuba_suave_drive(gcuba_call *c, const gcuba_points_ops *ops)

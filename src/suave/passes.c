@@ -166,6 +166,13 @@ int gcuba_suave_scan(suave *s, const sreg *r, int comp, double avg,
   scanjob J;
   long long p;
   int a;
+  if (s->dev) {
+    double *mid = piece_buf(s, (size_t)nd);
+    if (!mid) return 1;
+    for (a = 0; a < nd; ++a) mid[a] = .5 * (r->lo[a] + r->hi[a]);
+    return s->dev->scan(s->dctx, r->blk, comp, avg, norm, amax, s->flatness,
+                        mid, s->fl, s->fn) != 0;
+  }
   J.s = s;
   J.r = r;
   J.comp = comp;
@@ -273,6 +280,35 @@ static int share_move(void *ctx, long long p, int tid)
   return 0;
 }
 
+/* the share on the device: the halves' sets end where r's sets' samples
+   on either side end (sets with none there left out) */
+static int share_dev(suave *s, const sreg *r, int dim, sreg *L, sreg *R)
+{
+  const size_t sz = sizeof(long long) * ((size_t)r->nset + 1);
+  long long *right = (long long *)piece_buf(s, (size_t)r->nset + 1);
+  long long at[2] = {0, 0};
+  int j;
+  if (!right || !(L->se = (long long *)malloc(sz)) ||
+      !(R->se = (long long *)malloc(sz)))
+    return 1;
+  if (s->dev->share(s->dctx, r->blk, r->nset, r->se, dim,
+                    .5 * (r->lo[dim] + r->hi[dim]), L->blk, R->blk, right))
+    return 1;
+  L->nset = R->nset = 0;
+  for (j = 0; j < r->nset; ++j) {
+    const long long len = r->se[j] - (j ? r->se[j - 1] : 0);
+    if (len - right[j] > 0) L->se[L->nset++] = at[0] += len - right[j];
+    if (right[j] > 0) R->se[R->nset++] = at[1] += right[j];
+  }
+  if (at[0] != L->n - L->nown || at[1] != R->n - R->nown) {
+    gcuba_fail(s->c, GCUBA_FAIL_CUDA, "gSuave: the device's share gave "
+               "%lld and %lld samples for %lld and %lld", at[0], at[1],
+               L->n - L->nown, R->n - R->nown);
+    return 1;
+  }
+  return 0;
+}
+
 int gcuba_suave_share(suave *s, const sreg *r, int dim, sreg *L, sreg *R)
 {
   const long long np = npieces(r->n);
@@ -280,6 +316,7 @@ int gcuba_suave_share(suave *s, const sreg *r, int dim, sreg *L, sreg *R)
   sharejob J;
   double offl = 0, offr = 0, aftl = 0, aftr = 0;
   long long p;
+  if (s->dev) return share_dev(s, r, dim, L, R);
   J.s = s;
   J.r = r;
   J.dim = dim;
@@ -356,6 +393,55 @@ static int set_item(void *ctx, long long i, int tid)
   return 0;
 }
 
+/* s->set with room for nset records; 0, or 1 when out of memory */
+static int set_room(suave *s, long long nset)
+{
+  if (nset > s->setcap) {
+    const long long cap = nset > 2 * s->setcap ? nset : 2 * s->setcap;
+    double *p = (double *)realloc(s->set,
+                                  sizeof(double) * SETW(s->ncomp) * cap);
+    if (!p) return 1;
+    s->set = p;
+    s->setcap = cap;
+  }
+  return 0;
+}
+
+/* a set's largest deviation of one sample from its mean, max |v - sum /
+   N|, from its least and greatest v (a rounded difference is monotonic
+   in v) */
+static double set_dev(double lo, double hi, double sum, double N)
+{
+  double d = 0, e = fabs(hi - sum / N);
+  if (e > d) d = e;
+  e = fabs(lo - sum / N);
+  if (e > d) d = e;
+  return d;
+}
+
+/* the sets of a region on the device */
+static long long sets_dev(suave *s, const sreg *r)
+{
+  const int nc = s->ncomp;
+  const size_t rw = 1 + 4 * (size_t)nc;
+  double *rec = piece_buf(s, rw * (size_t)r->nset);
+  int j, c;
+  if (!rec || set_room(s, r->nset)) return -1;
+  if (s->dev->sets(s->dctx, r->blk, r->nset, r->se, rec)) return -1;
+  for (j = 0; j < r->nset; ++j) {
+    const double *t = rec + j * rw;
+    double *q = s->set + j * SETW(nc);
+    q[0] = t[0];
+    q[1] = (double)(r->se[j] - (j ? r->se[j - 1] : 0));
+    for (c = 0; c < nc; ++c) {
+      q[2 + 3 * c] = t[1 + 4 * c];
+      q[3 + 3 * c] = t[2 + 4 * c];
+      q[4 + 3 * c] = set_dev(t[3 + 4 * c], t[4 + 4 * c], t[1 + 4 * c], t[0]);
+    }
+  }
+  return r->nset;
+}
+
 long long gcuba_suave_sets(suave *s, const sreg *r)
 {
   const int nc = s->ncomp;
@@ -363,6 +449,7 @@ long long gcuba_suave_sets(suave *s, const sreg *r)
   long long k, k0 = 0, nset = 0, nit = 0, i;
   long long *lim;
   setjob J;
+  if (s->dev) return sets_dev(s, r);
   /* the items: the sets' ends, each set cut in pieces from its start */
   for (k = 0; k < r->n; ++k)
     if (r->w[k] < 0) {
@@ -370,13 +457,7 @@ long long gcuba_suave_sets(suave *s, const sreg *r)
       ++nset;
       k0 = k + 1;
     }
-  if (nset > s->setcap) {
-    const long long cap = nset > 2 * s->setcap ? nset : 2 * s->setcap;
-    double *p = (double *)realloc(s->set, sizeof(double) * sw * cap);
-    if (!p) return -1;
-    s->set = p;
-    s->setcap = cap;
-  }
+  if (set_room(s, nset)) return -1;
   /* the limits (2 long longs) and the records of the items */
   if (!piece_buf(s, (size_t)nit * (2 + iw) + 1)) return -1;
   lim = (long long *)s->pc;
@@ -398,9 +479,7 @@ long long gcuba_suave_sets(suave *s, const sreg *r)
     gcuba_pool_for(threads(s, nit), nit, 1, set_item, &J);
   else
     for (i = 0; i < nit; ++i) set_item(&J, i, 0);
-  /* the sets' records, their items summed in order; a set's largest
-     deviation of one sample from its mean, max |v - sum / N|, is at its
-     least or its greatest v (a rounded difference is monotonic in v) */
+  /* the sets' records, their items summed in order */
   for (i = 0, k = 0; k < nset; ++k) {
     double *q = s->set + k * sw;
     long long last;
@@ -425,18 +504,14 @@ long long gcuba_suave_sets(suave *s, const sreg *r)
     q[0] = r->sn[last - 1];
     for (c = 0; c < nc; ++c) {
       /* the greatest v: the items again (a set has few) */
-      double hi = -INFINITY, d = 0, e;
+      double hi = -INFINITY;
       long long j;
       for (j = i - 1; j >= 0 && (j == i - 1 || r->w[lim[2 * j + 1] - 1] >= 0);
            --j) {
         const double *t = J.part + (size_t)j * iw;
         if (t[4 + 4 * c] > hi) hi = t[4 + 4 * c];
       }
-      e = fabs(hi - q[2 + 3 * c] / q[0]);
-      if (e > d) d = e;
-      e = fabs(q[4 + 3 * c] - q[2 + 3 * c] / q[0]);
-      if (e > d) d = e;
-      q[4 + 3 * c] = d;
+      q[4 + 3 * c] = set_dev(q[4 + 3 * c], hi, q[2 + 3 * c], q[0]);
     }
   }
   return nset;
@@ -484,6 +559,7 @@ int gcuba_suave_marg(suave *s, const sreg *r, const double *scale)
   margjob J;
   long long p;
   size_t j;
+  if (s->dev) return s->dev->marg(s->dctx, r->blk, scale, s->marg) != 0;
   J.s = s;
   J.r = r;
   J.scale = scale;

@@ -32,13 +32,21 @@
 #define SHRINK_DF 4
 #define SHRINK_MIN 0.49
 
+size_t gcuba_suave_sample_bytes(const suave *s, long long n, long long nown)
+{
+  return sizeof(double) * (size_t)n *
+             (2 + (size_t)s->ndim + (size_t)s->ncomp) +
+         (size_t)nown * (size_t)s->ndim;
+}
+
 sreg *gcuba_suave_region_new(suave *s, long long n, long long nown)
 {
-  const size_t nd = 2 * (size_t)s->ndim + (size_t)s->ndim * (NB + 1) +
-                    4 * (size_t)s->ncomp +
-                    (size_t)n * (2 + (size_t)s->ndim + (size_t)s->ncomp);
-  const size_t bytes = sizeof(sreg) + nd * sizeof(double) +
-                       (size_t)nown * (size_t)s->ndim;
+  /* (the samples of a region on the device are in its block there) */
+  const size_t bytes = sizeof(sreg) +
+                       sizeof(double) * (2 * (size_t)s->ndim +
+                                         (size_t)s->ndim * (NB + 1) +
+                                         4 * (size_t)s->ncomp) +
+                       (s->dev ? 0 : gcuba_suave_sample_bytes(s, n, nown));
   sreg *r;
   /* the block of the region cut last, when it fits without wasting more
      than half of it: its pages are in memory already (a fresh block of
@@ -54,15 +62,30 @@ sreg *gcuba_suave_region_new(suave *s, long long n, long long nown)
   r->nown = nown;
   r->bytes = bytes;
   r->div = r->df = 0;
+  r->blk = NULL;
+  r->se = NULL;
+  r->nset = 0;
+  if (s->dev && !(r->blk = s->dev->alloc(s->dctx, n, nown))) {
+    gcuba_suave_region_drop(s, r);
+    return NULL;
+  }
   gcuba_suave_region_ptrs(s, r);
   return r;
+}
+
+void gcuba_suave_region_drop(suave *s, sreg *r)
+{
+  if (!r) return;
+  if (r->blk) s->dev->release(s->dctx, r->blk);
+  free(r->se);
+  free(r);
 }
 
 void gcuba_suave_region_free(suave *s, sreg *r)
 {
   if (!r) return;
-  if (s->spare && s->spare->cap >= r->cap) {
-    free(r);
+  if (s->dev || (s->spare && s->spare->cap >= r->cap)) {
+    gcuba_suave_region_drop(s, r);
     return;
   }
   free(s->spare);
@@ -79,7 +102,13 @@ void gcuba_suave_region_ptrs(const suave *s, sreg *r)
   r->var = p += s->ncomp;
   r->chisq = p += s->ncomp;
   r->dev = p += s->ncomp;
-  r->w = p += s->ncomp;
+  p += s->ncomp;
+  if (r->blk) {
+    r->w = r->x = r->f = r->sn = NULL;
+    r->bin = NULL;
+    return;
+  }
+  r->w = p;
   r->x = p += r->n;
   r->f = p += (size_t)r->n * s->ndim;
   r->sn = p += (size_t)r->n * s->ncomp;

@@ -35,12 +35,21 @@ typedef struct sreg {
   double *f;            /* [n][ncomp] */
   double *sn;           /* [n] the size of the sample's set when drawn */
   unsigned char *bin;   /* [nown][ndim] */
+  /* samples kept on the device (suave.dev): their block there (the
+     arrays above NULL), and the ends of the sets, se[nset] (the host's
+     regions find them by the weights' signs) */
+  void *blk;
+  long long *se;
+  int nset;
 } sreg;
 
 typedef struct suave {
   gcuba_call *c;
   const gcuba_points_ops *ops;
   void *ctx;
+  /* the samples and their passes on the device (ops->suave), or NULL */
+  const gcuba_suave_dev *dev;
+  void *dctx;
   int ndim, ncomp;
   long long nnew, nmin;
   double flatness;
@@ -87,9 +96,14 @@ typedef struct suave {
 sreg *gcuba_suave_region_new(suave *s, long long n, long long nown);
 /* r (or NULL) freed, or kept for the next region_new */
 void gcuba_suave_region_free(suave *s, sreg *r);
+/* r (or NULL) freed for good */
+void gcuba_suave_region_drop(suave *s, sreg *r);
+/* the bytes of n samples (nown own) in a region's block: w, x, f, sn,
+   bin (the host's and the device's layout) */
+size_t gcuba_suave_sample_bytes(const suave *s, long long n, long long nown);
 void gcuba_suave_region_ptrs(const suave *s, sreg *r);
 /* r's estimate from its sets (avg, var, chisq, df); 0, or 1 when out of
-   memory */
+   memory or when the device failed (c->fail set) */
 int gcuba_suave_region_estimate(suave *s, sreg *r);
 /* the axis to cut r at and the new samples of each half, for component
    comp with r's error err; 0, or 1 when out of memory */
@@ -115,10 +129,11 @@ void gcuba_suave_draw(suave *s, const sreg *r, long long nnew, double *x,
 int gcuba_suave_scan(suave *s, const sreg *r, int comp, double avg,
                      double norm, double amax);
 /* r's samples into the halves L and R cut on axis dim (the sets' ends
-   kept on either side); 0, or 1 when out of memory */
+   kept on either side); 0, or 1 when out of memory or when the device
+   failed (c->fail set) */
 int gcuba_suave_share(suave *s, const sreg *r, int dim, sreg *L, sreg *R);
 /* r's sets into s->set (records of SETW doubles): their number, or -1
-   when out of memory */
+   when out of memory or when the device failed (c->fail set) */
 long long gcuba_suave_sets(suave *s, const sreg *r);
 /* s->marg[a NB + b]: the sum over r's own set's samples in bin b of axis
    a of (w f scale)^2 over the components; 0, or 1 when out of memory */

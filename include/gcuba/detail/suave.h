@@ -24,25 +24,34 @@
 /* bins per axis of a region's grid (Cuba's Suave: 64) */
 #define GCUBA_SUAVE_NB 64
 
+/* one axis of the map: x and bin of the uniform u on the axis lo..hi
+   with grid e (NB + 1 edges); returns the axis' factor NB (e[b+1] -
+   e[b]) */
+GCUBA_HDI double gcuba_suave_map1(double u, double lo, double hi,
+                                  const double *e, double *x,
+                                  unsigned char *bin)
+{
+  const double pos = u * GCUBA_SUAVE_NB;
+  int b = (int)pos;
+  double diff;
+  if (b > GCUBA_SUAVE_NB - 1) b = GCUBA_SUAVE_NB - 1;
+  diff = e[b + 1] - e[b];
+  *x = fma(fma(pos - b, diff, e[b]), hi - lo, lo);
+  *bin = (unsigned char)b;
+  return diff * GCUBA_SUAVE_NB;
+}
+
 /* x[0..ndim) and bin[0..ndim) of the uniform point u in the region
    lo/hi with grids e (ndim rows of NB + 1 edges); returns the product
-   of the axes' factors NB (e[b+1] - e[b]) */
+   of the axes' factors, axis by axis */
 GCUBA_HDI double gcuba_suave_map(int ndim, const double *u, const double *lo,
                                  const double *hi, const double *e,
                                  double *x, unsigned char *bin)
 {
   double wt = 1;
   int a;
-  for (a = 0; a < ndim; ++a, e += GCUBA_SUAVE_NB + 1) {
-    const double pos = u[a] * GCUBA_SUAVE_NB;
-    int b = (int)pos;
-    double diff;
-    if (b > GCUBA_SUAVE_NB - 1) b = GCUBA_SUAVE_NB - 1;
-    diff = e[b + 1] - e[b];
-    x[a] = fma(fma(pos - b, diff, e[b]), hi[a] - lo[a], lo[a]);
-    bin[a] = (unsigned char)b;
-    wt *= diff * GCUBA_SUAVE_NB;
-  }
+  for (a = 0; a < ndim; ++a, e += GCUBA_SUAVE_NB + 1)
+    wt *= gcuba_suave_map1(u[a], lo[a], hi[a], e, x + a, bin + a);
   return wt;
 }
 
