@@ -308,6 +308,53 @@ static void check_cpu(void)
 }
 #endif
 
+#ifdef SUITE_GPU
+/* the GPU backend keeps the samples on the device and makes the passes
+   there (cuda/suave.cu): the same points as the CPU backend's for the
+   same integrand (compiled for both), sums in another order and the
+   device's pow and exp, so the same answer within rounding unless a
+   cut's decision ties (then within the errors); steps of one piece
+   (nnew 1000) and of several (40000), Sobol and Philox points.  A run
+   through a state file at nnew 40000 gives the bits of a whole one */
+static void check_gpu(void)
+{
+  static const struct {
+    long long nnew, maxeval;
+    double epsrel;
+    int seed;
+  } cases[] = {{1000, 300000, 1e-3, 0}, {40000, 4000000, 1e-4, 0},
+               {1000, 300000, 1e-3, 7}, {40000, 4000000, 1e-4, 7}};
+  const double truth = suite_cases[2].truth;
+  result cpu, gpu, whole, a, b;
+  int i;
+  for (i = 0; i < (int)(sizeof cases / sizeof cases[0]); ++i) {
+    double e;
+    setenv("GCUBA_DEVICE", "cpu", 1);
+    run(&cpu, 3, S(f3), NULL, 0, cases[i].seed, cases[i].epsrel,
+        cases[i].maxeval, cases[i].nnew, NULL);
+    battery_backend();
+    run(&gpu, 3, S(f3), NULL, 0, cases[i].seed, cases[i].epsrel,
+        cases[i].maxeval, cases[i].nnew, NULL);
+    e = cpu.E > gpu.E ? cpu.E : gpu.E;
+    ok(gpu.fail == 0 && cpu.fail == 0 && fabs(gpu.I - cpu.I) <= 2 * e &&
+           fabs(gpu.I - truth) <= 4 * gpu.E &&
+           fabs((double)(gpu.neval - cpu.neval)) <= 0.2 * (double)cpu.neval,
+       "f3 3D, nnew %lld, seed %d: GPU %.12e +- %.1e (neval %lld), CPU "
+       "%.12e +- %.1e (neval %lld), apart by %.1e of the error, true %.8e",
+       cases[i].nnew, cases[i].seed, gpu.I, gpu.E, gpu.neval, cpu.I, cpu.E,
+       cpu.neval, fabs(gpu.I - cpu.I) / e, truth);
+  }
+  unlink(SF);
+  run(&whole, 3, S(f3), NULL, 0, 0, 1e-4, 4000000, 40000, NULL);
+  run(&a, 3, S(f3), NULL, 0, 0, 1e-4, whole.neval / 2, 40000, SF);
+  run(&b, 3, S(f3), NULL, 0, 0, 1e-4, 4000000, 40000, SF);
+  ok(whole.fail == 0 && a.fail == 1 && same(&whole, &b),
+     "f3 3D, nnew 40000, in 2 pieces through a state file: the same bits "
+     "(%.15g, neval %lld)", b.I, b.neval);
+  unlink(SF);
+}
+#endif
+
 int main(void)
 {
   battery_start();
@@ -320,6 +367,8 @@ int main(void)
 #ifndef SUITE_GPU
   check_cpu();
   check_ncomp();
+#else
+  check_gpu();
 #endif
   return done();
 }
