@@ -44,20 +44,30 @@ struct dblk {
   size_t bytes;
 };
 
+/* a result on its way to the host: m doubles of the host's work at oh
+   to dst at the next wait (as long longs when ll) */
+struct pend {
+  void *dst;
+  size_t oh, m;
+  int ll;
+};
+#define MAXPEND 8
+
 struct dsv {
   gcuba_points_parts t;
   int nd, nc;
   size_t np;           /* a draw's parameters: lo, hi, the grids */
-  int turn;            /* the draws since the last wait */
   uint64_t seed;
   uint64_t *sobol;     /* device [nd 64] or NULL */
   cudaMemPool_t pool;
   int haspool;
-  /* device scratch (doubles) and its pinned mirror for what comes back
-     or goes out: both start with two draws' parameters (the host's
-     copies wait there until the next wait), then the passes' data */
+  /* the work of the passes queued since the last wait: on the device
+     (doubles) and in pinned host memory (what goes out or comes back),
+     ud and uh of them used */
   double *scr, *h_scr;
-  size_t scap, hcap;
+  size_t scap, hcap, ud, uh;
+  pend pend[MAXPEND];
+  int npend;
   int *side;           /* [n + 1] sides, then their exclusive sum */
   long long sidecap;
   void *cub;
@@ -79,72 +89,97 @@ static unsigned char *bbin(const dblk *b, int nd, int nc)
   return (unsigned char *)(bsn(b, nd, nc) + b->n);
 }
 
-/* ---- scratch: the device's and the pinned host's, each [2 np] the
-   draws' parameters, then IO doubles of a pass */
+/* ---- the work of the queued passes */
 
-static int grow(dsv *d, size_t dev, size_t host)
+static int wait(void *dp);
+
+/* room for dn doubles of the device's work and hn of the host's after
+   those used: their places *od, *oh.  When the device's is full, what is
+   queued is waited for (its work there is done with); the host's grows
+   with its results kept */
+static int take(dsv *d, size_t dn, size_t hn, size_t *od, size_t *oh)
 {
   gcuba_call *c = d->t.c;
   int rc;
-  dev += 2 * d->np;
-  host += 2 * d->np;
-  if (dev > d->scap || host > d->hcap) {
-    /* (what is queued may still read them) */
+  if (d->ud + dn > d->scap || d->uh + hn > d->hcap) {
     if ((rc = GCUBA_CK(c, cudaStreamSynchronize(d->t.stream)))) return rc;
-    d->turn = 0;
+    d->ud = 0;
   }
-  if (dev > d->scap) {
-    if (dev < 2 * d->scap) dev = 2 * d->scap;
+  if (dn > d->scap) {
+    const size_t cap = dn > 2 * d->scap ? dn : 2 * d->scap;
     cudaFree(d->scr);
     d->scr = NULL;
     d->scap = 0;
-    if ((rc = GCUBA_CK(c, cudaMalloc(&d->scr, sizeof(double) * dev))))
+    if ((rc = GCUBA_CK(c, cudaMalloc(&d->scr, sizeof(double) * cap))))
       return rc;
-    d->scap = dev;
+    d->scap = cap;
   }
-  if (host > d->hcap) {
-    if (host < 2 * d->hcap) host = 2 * d->hcap;
+  if (d->uh + hn > d->hcap) {
+    const size_t cap = d->uh + hn > 2 * d->hcap ? d->uh + hn : 2 * d->hcap;
+    double *h;
+    if ((rc = GCUBA_CK(c, cudaMallocHost(&h, sizeof(double) * cap))))
+      return rc;
+    if (d->uh) memcpy(h, d->h_scr, sizeof(double) * d->uh);
     cudaFreeHost(d->h_scr);
-    d->h_scr = NULL;
-    d->hcap = 0;
-    if ((rc = GCUBA_CK(c, cudaMallocHost(&d->h_scr, sizeof(double) * host))))
-      return rc;
-    d->hcap = host;
+    d->h_scr = h;
+    d->hcap = cap;
   }
+  *od = d->ud;
+  *oh = d->uh;
+  d->ud += dn;
+  d->uh += hn;
   return 0;
 }
 
-/* the device's work doubles, and the host's */
-static double *dwork(const dsv *d) { return d->scr + 2 * d->np; }
-static double *hwork(const dsv *d) { return d->h_scr + 2 * d->np; }
-
-/* m doubles from p to the device's work at `at' (through the host's work
-   at the same place: the calls of one pass use different places) */
-static int send(dsv *d, size_t at, const void *p, size_t m)
+/* m doubles from p to the device's work at od, through the host's at oh */
+static int send(dsv *d, size_t od, size_t oh, const void *p, size_t m)
 {
-  memcpy(hwork(d) + at, p, sizeof(double) * m);
-  return GCUBA_CK(d->t.c, cudaMemcpyAsync(dwork(d) + at, hwork(d) + at,
+  memcpy(d->h_scr + oh, p, sizeof(double) * m);
+  return GCUBA_CK(d->t.c, cudaMemcpyAsync(d->scr + od, d->h_scr + oh,
                                           sizeof(double) * m,
                                           cudaMemcpyHostToDevice,
                                           d->t.stream));
 }
 
-/* m doubles of the device's work at `at' to the host's at the same
-   place, then wait; the integrand's status since the last wait
-   checked */
-static int fetch(dsv *d, size_t at, size_t m)
+/* m doubles of the device's work at od to the host's at oh, then to dst
+   at the next wait (as long longs when ll) */
+static int out(dsv *d, size_t od, size_t oh, size_t m, void *dst, int ll)
 {
-  gcuba_call *c = d->t.c;
   int rc;
-  if ((m && (rc = GCUBA_CK(c, cudaMemcpyAsync(
-                      hwork(d) + at, dwork(d) + at, sizeof(double) * m,
-                      cudaMemcpyDeviceToHost, d->t.stream)))) ||
-      (rc = GCUBA_CK(c, cudaMemcpyAsync(d->t.h_status, d->t.status,
+  if (d->npend == MAXPEND && (rc = wait(d))) return rc;
+  d->pend[d->npend].dst = dst;
+  d->pend[d->npend].oh = oh;
+  d->pend[d->npend].m = m;
+  d->pend[d->npend++].ll = ll;
+  return GCUBA_CK(d->t.c, cudaMemcpyAsync(d->h_scr + oh, d->scr + od,
+                                          sizeof(double) * m,
+                                          cudaMemcpyDeviceToHost,
+                                          d->t.stream));
+}
+
+/* everything queued done, the results in their places; the integrand's
+   status checked */
+static int wait(void *dp)
+{
+  dsv *d = (dsv *)dp;
+  gcuba_call *c = d->t.c;
+  int rc, i;
+  size_t k;
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(d->t.h_status, d->t.status,
                                         sizeof(int), cudaMemcpyDeviceToHost,
                                         d->t.stream))) ||
       (rc = GCUBA_CK(c, cudaStreamSynchronize(d->t.stream))))
     return rc;
-  d->turn = 0;
+  for (i = 0; i < d->npend; ++i) {
+    const pend *p = d->pend + i;
+    const double *h = d->h_scr + p->oh;
+    if (p->ll)
+      for (k = 0; k < p->m; ++k) ((long long *)p->dst)[k] = (long long)h[k];
+    else
+      memcpy(p->dst, h, sizeof(double) * p->m);
+  }
+  d->npend = 0;
+  d->ud = d->uh = 0;
   if (*d->t.h_status & GCUBA_ST_ABORT)
     return gcuba_fail(c, GCUBA_FAIL_ABORT, "%s",
                       gcuba_fail_message(GCUBA_FAIL_ABORT));
@@ -248,25 +283,20 @@ static int draw(void *dp, void *bp, const double *lo, const double *hi,
   gcuba_call *c = d->t.c;
   const int nd = d->nd;
   const long long m = b->nown, at = b->n - b->nown;
-  size_t o;
+  size_t od, oh;
   int rc;
-  if ((rc = grow(d, 0, 0))) return rc;
-  /* two draws between waits (the halves'): a third waits for the first */
-  if (d->turn == 2 && (rc = GCUBA_CK(c, cudaStreamSynchronize(d->t.stream))))
-    return rc;
-  if (d->turn == 2) d->turn = 0;
-  o = (size_t)d->turn++ * d->np;
-  memcpy(d->h_scr + o, lo, sizeof(double) * nd);
-  memcpy(d->h_scr + o + nd, hi, sizeof(double) * nd);
-  memcpy(d->h_scr + o + 2 * nd, grid, sizeof(double) * nd * (NB + 1));
-  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(d->scr + o, d->h_scr + o,
+  if ((rc = take(d, d->np, d->np, &od, &oh))) return rc;
+  memcpy(d->h_scr + oh, lo, sizeof(double) * nd);
+  memcpy(d->h_scr + oh + nd, hi, sizeof(double) * nd);
+  memcpy(d->h_scr + oh + 2 * nd, grid, sizeof(double) * nd * (NB + 1));
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(d->scr + od, d->h_scr + oh,
                                         sizeof(double) * d->np,
                                         cudaMemcpyHostToDevice,
                                         d->t.stream))))
     return rc;
   if (m <= 0) return 0;
   k_draw<<<blocks(m, 128), 128, 0, d->t.stream>>>(
-      nd, m, at, i0, d->sobol, d->seed, d->scr + o, jac, bw(b), bx(b),
+      nd, m, at, i0, d->sobol, d->seed, d->scr + od, jac, bw(b), bx(b),
       bsn(b, nd, d->nc), bbin(b, nd, d->nc));
   if ((rc = GCUBA_CK_LAUNCH(c, "k_draw"))) return rc;
   rc = c->integrand->gpu->eval_points(nd, d->nc, m, bx(b) + at * nd,
@@ -355,33 +385,32 @@ static int scan(void *dp, void *bp, int comp, double avg, double norm,
   gcuba_call *c = d->t.c;
   const int nd = d->nd;
   const long long n = b->n, ch = chunk_of(n), nch = (n + ch - 1) / ch;
-  /* work: mid [nd], out [4 nd], the chunks' [3 nd nch], ft [n] */
-  const size_t omid = 0, oout = nd, opart = 5 * (size_t)nd,
+  /* the device's work: mid [nd], out [4 nd], the chunks' [3 nd nch], ft
+     [n]; the host's: mid, out */
+  const size_t oout = nd, opart = 5 * (size_t)nd,
                oft = opart + 3 * (size_t)nd * nch;
-  int rc, a;
-  if ((rc = grow(d, oft + n, oout + 4 * (size_t)nd)) ||
-      (rc = send(d, omid, mid, nd)))
+  size_t od, oh;
+  int rc;
+  if ((rc = take(d, oft + n, 5 * (size_t)nd, &od, &oh)) ||
+      (rc = send(d, od, oh, mid, nd)))
     return rc;
   if (n > 0) {
     k_ft<<<blocks(n, 256), 256, 0, d->t.stream>>>(
         n, d->nc, comp, bw(b), bf(b, nd), avg, norm, amax, flatness,
-        dwork(d) + oft);
+        d->scr + od + oft);
     if ((rc = GCUBA_CK_LAUNCH(c, "k_ft"))) return rc;
     k_scan<<<dim3((unsigned)nch, (unsigned)nd), RT, 0, d->t.stream>>>(
-        n, nd, ch, bx(b), dwork(d) + oft, dwork(d) + omid,
-        dwork(d) + opart);
+        n, nd, ch, bx(b), d->scr + od + oft, d->scr + od,
+        d->scr + od + opart);
     if ((rc = GCUBA_CK_LAUNCH(c, "k_scan"))) return rc;
   }
   k_scan_sum<<<blocks(nd, 128), 128, 0, d->t.stream>>>(
-      n, nd, n > 0 ? nch : 0, dwork(d) + opart, dwork(d) + oout);
+      n, nd, n > 0 ? nch : 0, d->scr + od + opart, d->scr + od + oout);
   if ((rc = GCUBA_CK_LAUNCH(c, "k_scan_sum")) ||
-      (rc = fetch(d, oout, 4 * (size_t)nd)))
+      (rc = out(d, od + oout, oh + oout, 2 * (size_t)nd, fl, 0)))
     return rc;
-  for (a = 0; a < 2 * nd; ++a) {
-    fl[a] = hwork(d)[oout + a];
-    fn[a] = (long long)hwork(d)[oout + 2 * nd + a];
-  }
-  return 0;
+  return out(d, od + oout + 2 * nd, oh + oout + 2 * nd, 2 * (size_t)nd, fn,
+             1);
 }
 
 /* ---- the share */
@@ -449,22 +478,23 @@ static int share(void *dp, void *bp, int nset, const long long *ends,
   gcuba_call *c = d->t.c;
   const int nd = d->nd, nc = d->nc;
   const long long n = b->n;
-  size_t tb = 0;
+  size_t tb = 0, od, oh;
+  double *e;
   int rc, j;
-  /* work: the ends [nset] (as doubles: exact), right [nset] */
   if (n + 1 > 0x7fffffffLL)
     return gcuba_fail(c, GCUBA_FAIL_DEVMEM, "gSuave: a region of %lld "
                       "samples is beyond the GPU's share", n);
-  if ((rc = grow(d, 2 * (size_t)nset, 2 * (size_t)nset))) return rc;
-  for (j = 0; j < nset; ++j) hwork(d)[j] = (double)ends[j];
-  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(dwork(d), hwork(d),
+  /* the work: the ends [nset] (as doubles: exact), right [nset] */
+  if ((rc = take(d, 2 * (size_t)nset, 2 * (size_t)nset, &od, &oh))) return rc;
+  e = d->h_scr + oh;
+  for (j = 0; j < nset; ++j) e[j] = (double)ends[j];
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(d->scr + od, e,
                                         sizeof(double) * nset,
                                         cudaMemcpyHostToDevice,
                                         d->t.stream))))
     return rc;
   if (n + 1 > d->sidecap) {
-    const long long cap = 2 * (n + 1) > d->sidecap ? 2 * (n + 1)
-                                                   : d->sidecap;
+    const long long cap = 2 * (n + 1);
     if ((rc = GCUBA_CK(c, cudaStreamSynchronize(d->t.stream)))) return rc;
     cudaFree(d->side);
     d->side = NULL;
@@ -493,18 +523,15 @@ static int share(void *dp, void *bp, int nset, const long long *ends,
     return rc;
   if (n > 0) {
     k_move<<<blocks(n, 256), 256, 0, d->t.stream>>>(
-        n, nd, nc, nset, dwork(d), d->side + d->sidecap, bw(b), bx(b),
+        n, nd, nc, nset, d->scr + od, d->side + d->sidecap, bw(b), bx(b),
         bf(b, nd), bsn(b, nd, nc), bw(L), bx(L), bf(L, nd), bsn(L, nd, nc),
         bw(R), bx(R), bf(R, nd), bsn(R, nd, nc));
     if ((rc = GCUBA_CK_LAUNCH(c, "k_move"))) return rc;
   }
   k_right<<<blocks(nset, 128), 128, 0, d->t.stream>>>(
-      nset, dwork(d), d->side + d->sidecap, dwork(d) + nset);
-  if ((rc = GCUBA_CK_LAUNCH(c, "k_right")) ||
-      (rc = fetch(d, nset, nset)))
-    return rc;
-  for (j = 0; j < nset; ++j) right[j] = (long long)hwork(d)[nset + j];
-  return 0;
+      nset, d->scr + od, d->side + d->sidecap, d->scr + od + nset);
+  if ((rc = GCUBA_CK_LAUNCH(c, "k_right"))) return rc;
+  return out(d, od + nset, oh + nset, nset, right, 1);
 }
 
 /* ---- the bins' contributions of the own set */
@@ -545,7 +572,7 @@ __global__ void k_marg_sum(int nd, long long nch, const double *part,
   out[i] = s;
 }
 
-static int marg(void *dp, void *bp, const double *scale, double *out)
+static int marg(void *dp, void *bp, const double *scale, double *res)
 {
   dsv *d = (dsv *)dp;
   const dblk *b = (const dblk *)bp;
@@ -554,25 +581,27 @@ static int marg(void *dp, void *bp, const double *scale, double *out)
   const long long m = b->nown, at = b->n - b->nown, ch = chunk_of(m),
                   nch = (m + ch - 1) / ch;
   const size_t nb = (size_t)nd * NB;
-  /* work: scale [nc], out [nd NB], the chunks' [nch nd NB], q [m] */
+  /* the device's work: scale [nc], out [nd NB], the chunks' [nch nd NB],
+     q [m]; the host's: scale, out */
   const size_t oout = nc, opart = oout + nb, oq = opart + nb * nch;
+  size_t od, oh;
   int rc;
-  if ((rc = grow(d, oq + m, oout + nb)) || (rc = send(d, 0, scale, nc)))
+  if ((rc = take(d, oq + m, oout + nb, &od, &oh)) ||
+      (rc = send(d, od, oh, scale, nc)))
     return rc;
   if (m > 0) {
     k_q<<<blocks(m, 256), 256, 0, d->t.stream>>>(
-        m, nc, bw(b) + at, bf(b, nd) + at * nc, dwork(d), dwork(d) + oq);
+        m, nc, bw(b) + at, bf(b, nd) + at * nc, d->scr + od,
+        d->scr + od + oq);
     if ((rc = GCUBA_CK_LAUNCH(c, "k_q"))) return rc;
     k_marg<<<dim3((unsigned)nch, (unsigned)nd), NB, 0, d->t.stream>>>(
-        m, nd, ch, dwork(d) + oq, bbin(b, nd, nc), dwork(d) + opart);
+        m, nd, ch, d->scr + od + oq, bbin(b, nd, nc), d->scr + od + opart);
     if ((rc = GCUBA_CK_LAUNCH(c, "k_marg"))) return rc;
   }
   k_marg_sum<<<blocks((long long)nb, 256), 256, 0, d->t.stream>>>(
-      nd, m > 0 ? nch : 0, dwork(d) + opart, dwork(d) + oout);
-  if ((rc = GCUBA_CK_LAUNCH(c, "k_marg_sum")) || (rc = fetch(d, oout, nb)))
-    return rc;
-  memcpy(out, hwork(d) + oout, sizeof(double) * nb);
-  return 0;
+      nd, m > 0 ? nch : 0, d->scr + od + opart, d->scr + od + oout);
+  if ((rc = GCUBA_CK_LAUNCH(c, "k_marg_sum"))) return rc;
+  return out(d, od + oout, oh + oout, nb, res, 0);
 }
 
 /* ---- the sets' sums: block (set, component) */
@@ -619,23 +648,25 @@ static int sets(void *dp, void *bp, int nset, const long long *ends,
   gcuba_call *c = d->t.c;
   const int nd = d->nd, nc = d->nc;
   const size_t rw = 1 + 4 * (size_t)nc, nr = rw * nset;
+  size_t od, oh;
+  double *e;
   int rc, j;
-  /* work: the ends [nset], the records [nset rw] */
-  if ((rc = grow(d, nset + nr, nset + nr))) return rc;
-  for (j = 0; j < nset; ++j) hwork(d)[j] = (double)ends[j];
-  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(dwork(d), hwork(d),
+  /* the work: the ends [nset], the records [nset rw] */
+  if ((rc = take(d, nset + nr, nset + nr, &od, &oh))) return rc;
+  e = d->h_scr + oh;
+  for (j = 0; j < nset; ++j) e[j] = (double)ends[j];
+  if ((rc = GCUBA_CK(c, cudaMemcpyAsync(d->scr + od, e,
                                         sizeof(double) * nset,
                                         cudaMemcpyHostToDevice,
                                         d->t.stream))))
     return rc;
   if (nset > 0) {
     k_sets<<<dim3((unsigned)nset, (unsigned)nc), RT, 0, d->t.stream>>>(
-        nc, dwork(d), bw(b), bf(b, nd), bsn(b, nd, nc), dwork(d) + nset);
+        nc, d->scr + od, bw(b), bf(b, nd), bsn(b, nd, nc),
+        d->scr + od + nset);
     if ((rc = GCUBA_CK_LAUNCH(c, "k_sets"))) return rc;
   }
-  if ((rc = fetch(d, nset, nr))) return rc;
-  memcpy(rec, hwork(d) + nset, sizeof(double) * nr);
-  return 0;
+  return out(d, od + nset, oh + nset, nr, rec, 0);
 }
 
 /* ---- blocks */
@@ -754,7 +785,6 @@ static void *create(void *pctx, const uint64_t *sobol, uint64_t seed,
                                         cudaMemcpyHostToDevice))))
       goto bad;
   }
-  if ((*fail = grow(d, 0, 0))) goto bad;
   return d;
 bad:
   destroy(d);
@@ -762,5 +792,5 @@ bad:
 }
 
 extern "C" const gcuba_suave_dev gcuba_suave_cuda = {
-    create, destroy, alloc, release, draw, scan, share, marg, sets, get,
-    put};
+    create, destroy, alloc, release, draw, scan, share, marg, sets, wait,
+    get, put};

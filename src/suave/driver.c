@@ -229,8 +229,9 @@ static int cut(suave *s, long long i, int comp)
   if (s->dev) {
     /* (the parent's block is freed after the share, in the device's
        order) */
-    if ((rc = dev_set(s, L)) || (rc = dev_set(s, R)))
-      return rc;
+    if ((rc = dev_set(s, L)) || (rc = dev_set(s, R)) ||
+        gcuba_suave_sets_ahead(s, L) || gcuba_suave_sets_ahead(s, R))
+      return rc ? rc : nomem(s, "the sets of a region");
   } else if (direct) {
     draw_set(s, L, nl);
     draw_set(s, R, nr);
@@ -447,6 +448,9 @@ static void teardown(suave *s)
   free(s->pc);
   free(s->spare);
   free(s->set);
+  free(s->right);
+  free(s->qrec[0]);
+  free(s->qrec[1]);
 }
 
 static int setup(suave *s)

@@ -171,7 +171,8 @@ int gcuba_suave_scan(suave *s, const sreg *r, int comp, double avg,
     if (!mid) return 1;
     for (a = 0; a < nd; ++a) mid[a] = .5 * (r->lo[a] + r->hi[a]);
     return s->dev->scan(s->dctx, r->blk, comp, avg, norm, amax, s->flatness,
-                        mid, s->fl, s->fn) != 0;
+                        mid, s->fl, s->fn) ||
+           gcuba_suave_wait(s);
   }
   J.s = s;
   J.r = r;
@@ -280,25 +281,44 @@ static int share_move(void *ctx, long long p, int tid)
   return 0;
 }
 
-/* the share on the device: the halves' sets end where r's sets' samples
-   on either side end (sets with none there left out) */
+/* the share on the device, queued: the halves' sets end where r's sets'
+   samples on either side end (sets with none there left out), found
+   when the share is done (share_end) */
 static int share_dev(suave *s, const sreg *r, int dim, sreg *L, sreg *R)
 {
   const size_t sz = sizeof(long long) * ((size_t)r->nset + 1);
-  long long *right = (long long *)piece_buf(s, (size_t)r->nset + 1);
-  long long at[2] = {0, 0};
-  int j;
-  if (!right || !(L->se = (long long *)malloc(sz)) ||
+  if ((size_t)r->nset > s->rcap) {
+    long long *p = (long long *)realloc(s->right, sz);
+    if (!p) return 1;
+    s->right = p;
+    s->rcap = (size_t)r->nset + 1;
+  }
+  if (!(L->se = (long long *)malloc(sz)) ||
       !(R->se = (long long *)malloc(sz)))
     return 1;
   if (s->dev->share(s->dctx, r->blk, r->nset, r->se, dim,
-                    .5 * (r->lo[dim] + r->hi[dim]), L->blk, R->blk, right))
+                    .5 * (r->lo[dim] + r->hi[dim]), L->blk, R->blk,
+                    s->right))
     return 1;
+  s->shp = r;
+  s->shh[0] = L;
+  s->shh[1] = R;
+  return 0;
+}
+
+/* the share queued last, done: the halves' sets' ends */
+static int share_end(suave *s)
+{
+  const sreg *r = s->shp;
+  sreg *L = s->shh[0], *R = s->shh[1];
+  long long at[2] = {0, 0};
+  int j;
+  s->shp = NULL;
   L->nset = R->nset = 0;
   for (j = 0; j < r->nset; ++j) {
     const long long len = r->se[j] - (j ? r->se[j - 1] : 0);
-    if (len - right[j] > 0) L->se[L->nset++] = at[0] += len - right[j];
-    if (right[j] > 0) R->se[R->nset++] = at[1] += right[j];
+    if (len - s->right[j] > 0) L->se[L->nset++] = at[0] += len - s->right[j];
+    if (s->right[j] > 0) R->se[R->nset++] = at[1] += s->right[j];
   }
   if (at[0] != L->n - L->nown || at[1] != R->n - R->nown) {
     gcuba_fail(s->c, GCUBA_FAIL_CUDA, "gSuave: the device's share gave "
@@ -307,6 +327,13 @@ static int share_dev(suave *s, const sreg *r, int dim, sreg *L, sreg *R)
     return 1;
   }
   return 0;
+}
+
+int gcuba_suave_wait(suave *s)
+{
+  if (s->dev->wait(s->dctx)) return 1;
+  s->qdone = 1;
+  return s->shp ? share_end(s) : 0;
 }
 
 int gcuba_suave_share(suave *s, const sreg *r, int dim, sreg *L, sreg *R)
@@ -419,24 +446,51 @@ static double set_dev(double lo, double hi, double sum, double N)
   return d;
 }
 
-/* the sets of a region on the device */
+int gcuba_suave_sets_ahead(suave *s, const sreg *r)
+{
+  const size_t m = (1 + 4 * (size_t)s->ncomp) * (size_t)r->nset;
+  int q;
+  if (!s->dev) return 0;
+  /* (two at a time: a third waits for them) */
+  if (!s->qdone && s->qreg[1] && gcuba_suave_wait(s)) return 1;
+  if (s->qdone) s->qreg[0] = s->qreg[1] = NULL;
+  s->qdone = 0;
+  q = s->qreg[0] ? 1 : 0;
+  if (m > s->qcap[q]) {
+    double *p = (double *)realloc(s->qrec[q], sizeof(double) * m);
+    if (!p) return 1;
+    s->qrec[q] = p;
+    s->qcap[q] = m;
+  }
+  if (s->dev->sets(s->dctx, r->blk, r->nset, r->se, s->qrec[q])) return 1;
+  s->qreg[q] = r;
+  return 0;
+}
+
+/* the sets of a region on the device: queued ahead, or now */
 static long long sets_dev(suave *s, const sreg *r)
 {
   const int nc = s->ncomp;
   const size_t rw = 1 + 4 * (size_t)nc;
-  double *rec = piece_buf(s, rw * (size_t)r->nset);
-  int j, c;
-  if (!rec || set_room(s, r->nset)) return -1;
-  if (s->dev->sets(s->dctx, r->blk, r->nset, r->se, rec)) return -1;
+  const double *rec;
+  int j, c, q;
+  if (set_room(s, r->nset)) return -1;
+  q = s->qreg[0] == r ? 0 : s->qreg[1] == r ? 1 : -1;
+  if (q < 0) {
+    if (gcuba_suave_sets_ahead(s, r)) return -1;
+    q = s->qreg[0] == r ? 0 : 1;
+  }
+  if (!s->qdone && gcuba_suave_wait(s)) return -1;
+  rec = s->qrec[q];
   for (j = 0; j < r->nset; ++j) {
     const double *t = rec + j * rw;
-    double *q = s->set + j * SETW(nc);
-    q[0] = t[0];
-    q[1] = (double)(r->se[j] - (j ? r->se[j - 1] : 0));
+    double *p = s->set + j * SETW(nc);
+    p[0] = t[0];
+    p[1] = (double)(r->se[j] - (j ? r->se[j - 1] : 0));
     for (c = 0; c < nc; ++c) {
-      q[2 + 3 * c] = t[1 + 4 * c];
-      q[3 + 3 * c] = t[2 + 4 * c];
-      q[4 + 3 * c] = set_dev(t[3 + 4 * c], t[4 + 4 * c], t[1 + 4 * c], t[0]);
+      p[2 + 3 * c] = t[1 + 4 * c];
+      p[3 + 3 * c] = t[2 + 4 * c];
+      p[4 + 3 * c] = set_dev(t[3 + 4 * c], t[4 + 4 * c], t[1 + 4 * c], t[0]);
     }
   }
   return r->nset;
@@ -559,7 +613,9 @@ int gcuba_suave_marg(suave *s, const sreg *r, const double *scale)
   margjob J;
   long long p;
   size_t j;
-  if (s->dev) return s->dev->marg(s->dctx, r->blk, scale, s->marg) != 0;
+  if (s->dev)
+    return s->dev->marg(s->dctx, r->blk, scale, s->marg) ||
+           gcuba_suave_wait(s);
   J.s = s;
   J.r = r;
   J.scale = scale;

@@ -76,6 +76,9 @@ sreg *gcuba_suave_region_new(suave *s, long long n, long long nown)
 void gcuba_suave_region_drop(suave *s, sreg *r)
 {
   if (!r) return;
+  /* (queued sets' records are known by their region) */
+  if (s->qreg[0] == r) s->qreg[0] = NULL;
+  if (s->qreg[1] == r) s->qreg[1] = NULL;
   if (r->blk) s->dev->release(s->dctx, r->blk);
   free(r->se);
   free(r);

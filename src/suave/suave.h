@@ -22,9 +22,11 @@
    x[n][ndim], f[n][ncomp], sn[n], then the own set's bin[nown][ndim]),
    and the passes over them run there; the driver keeps the rest (the
    regions' boxes, grids, estimates and their sets' ends) and decides
-   everything from the sums that come back.  Each member returns 0 or a
-   fail code (logged, c->fail set); those that return sums wait for
-   them, the others are queued in order. */
+   everything from the sums that come back.  The passes are queued, in
+   order: their inputs are taken when they are called, their results
+   are in place after the next wait (the caller keeps the places until
+   then).  Each member returns 0 or a fail code (logged, c->fail set);
+   an abort or NaN of the integrand is reported by the wait after it. */
 typedef struct gcuba_suave_dev {
   /* the device's part of a run: pctx is the points executor's context;
      sobol its ndim*64 direction numbers (seed 0) or NULL (Philox keyed
@@ -55,11 +57,12 @@ typedef struct gcuba_suave_dev {
   int (*marg)(void *d, void *blk, const double *scale, double *marg);
   /* per set j (ending at ends[j]): rec[j (1 + 4 ncomp)] its size when
      drawn, then per component the sum of |w| f, of its squares, its
-     least and greatest value; the integrand's abort or NaN since the
-     last call reported here */
+     least and greatest value */
   int (*sets)(void *d, void *blk, int nset, const long long *ends,
               double *rec);
-  /* the block's samples to and from host memory (state files) */
+  /* everything queued done and its results in place */
+  int (*wait)(void *d);
+  /* the block's samples to and from host memory (state files), at once */
   int (*get)(void *d, void *blk, void *host);
   int (*put)(void *d, void *blk, const void *host);
 } gcuba_suave_dev;

@@ -47,9 +47,20 @@ typedef struct suave {
   gcuba_call *c;
   const gcuba_points_ops *ops;
   void *ctx;
-  /* the samples and their passes on the device (ops->suave), or NULL */
+  /* the samples and their passes on the device (ops->suave), or NULL;
+     the share queued (the region, NULL when none, and its halves) and
+     its counts on the right; the regions whose sets are queued (at most
+     two), their records, and whether they are in (qdone) */
   const gcuba_suave_dev *dev;
   void *dctx;
+  const sreg *shp;
+  sreg *shh[2];
+  long long *right;
+  size_t rcap;
+  const sreg *qreg[2];
+  double *qrec[2];
+  size_t qcap[2];
+  int qdone;
   int ndim, ncomp;
   long long nnew, nmin;
   double flatness;
@@ -135,6 +146,13 @@ int gcuba_suave_share(suave *s, const sreg *r, int dim, sreg *L, sreg *R);
 /* r's sets into s->set (records of SETW doubles): their number, or -1
    when out of memory or when the device failed (c->fail set) */
 long long gcuba_suave_sets(suave *s, const sreg *r);
+/* on the device: r's sets' sums queued for its gcuba_suave_sets (two
+   regions at a time, the halves of a cut: one wait for both); 0, or 1
+   as gcuba_suave_sets' -1.  Nothing on the host */
+int gcuba_suave_sets_ahead(suave *s, const sreg *r);
+/* on the device: what is queued done, its results in place; 0, or 1
+   when the device failed (c->fail set) */
+int gcuba_suave_wait(suave *s);
 /* s->marg[a NB + b]: the sum over r's own set's samples in bin b of axis
    a of (w f scale)^2 over the components; 0, or 1 when out of memory */
 int gcuba_suave_marg(suave *s, const sreg *r, const double *scale);
