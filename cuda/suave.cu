@@ -684,11 +684,19 @@ static void *alloc(void *dp, long long n, long long nown)
   b->nown = nown;
   b->bytes = sizeof(double) * (size_t)n * (2 + d->nd + d->nc) +
              (size_t)nown * d->nd;
-  if (b->bytes &&
-      GCUBA_CK(c, cudaMallocFromPoolAsync((void **)&b->p, b->bytes, d->pool,
-                                          d->t.stream))) {
-    free(b);
-    return NULL;
+  if (b->bytes) {
+    const cudaError_t e = cudaMallocFromPoolAsync((void **)&b->p, b->bytes,
+                                                  d->pool, d->t.stream);
+    if (e == cudaErrorMemoryAllocation) {
+      /* the device is full: the driver stops (fail 1), c->fail untouched */
+      (void)cudaGetLastError();
+      free(b);
+      return NULL;
+    }
+    if (GCUBA_CK(c, e)) {
+      free(b);
+      return NULL;
+    }
   }
   return b;
 }

@@ -7,7 +7,8 @@
    only at the wait, as from a device: so a run must give the bits of
    the host's, for Sobol and Philox points, one and two components, and
    through state files written either way; an integrand's abort is
-   reported at the wait; out-of-range samples and sets are caught here.
+   reported at the wait; a full device stops the run with fail 1;
+   out-of-range samples and sets are caught here.
    This file is part of gcuba. */
 #include <float.h>
 #include <math.h>
@@ -22,6 +23,8 @@
 
 /* set when the device was asked something out of range */
 static int badness;
+/* the device's memory (bytes; 0: no limit) and what its blocks hold */
+static size_t budget, held;
 
 /* ---- the integrand (one or two components), aborting after `limit'
    points when limit > 0 */
@@ -134,6 +137,11 @@ static void *e_alloc(void *d, long long n, long long nown)
   b->nown = nown;
   b->bytes = sizeof(double) * (size_t)n * (2 + e->nd + e->nc) +
              (size_t)nown * e->nd;
+  if (budget && held + b->bytes > budget) {
+    free(b);
+    return NULL; /* full */
+  }
+  held += b->bytes;
   b->w = (double *)malloc(b->bytes);
   b->x = b->w + n;
   b->f = b->x + n * e->nd;
@@ -145,6 +153,7 @@ static void e_release(void *d, void *blk)
 {
   eblk *b = (eblk *)blk;
   (void)d;
+  held -= b->bytes;
   free(b->w);
   free(b);
 }
@@ -415,6 +424,17 @@ int main(void)
   run(&d, 1, 3, 1, 0, 1e-4, 200000, NULL);
   limit = 0;
   ok(d.fail == GCUBA_FAIL_ABORT, "an abort on the device: fail %d", d.fail);
+  /* the device's memory full: the run stops at the step that would
+     not fit, with the bits of a host's run stopped there by maxeval */
+  budget = 1 << 21;
+  run(&d, 1, 3, 1, 0, 1e-6, 100000000, NULL);
+  budget = 0;
+  run(&h, 0, 3, 1, 0, 1e-6, d.neval, NULL);
+  ok(d.fail == 1 && d.neval < 1000000 && d.nregions > 10 && same(&h, &d) &&
+         held == 0,
+     "the device's memory full (2 MiB) at %lld evaluations, %lld regions: "
+     "fail %d, the host's bits at that maxeval, every block freed",
+     d.neval, d.nregions, d.fail);
   /* maxeval below nnew: one region of maxeval samples */
   run(&d, 1, 3, 1, 0, 1e-4, 500, NULL);
   ok(d.fail == 1 && d.neval == 500 && d.nregions == 1,

@@ -199,7 +199,7 @@ static int start(suave *s)
 }
 
 /* cut region i for component comp; 0, 1 when the step would pass
-   maxeval, or a fail code */
+   maxeval or the device's memory, or a fail code */
 static int cut(suave *s, long long i, int comp)
 {
   gcuba_call *c = s->c;
@@ -218,6 +218,15 @@ static int cut(suave *s, long long i, int comp)
   direct = nl + nr > SUAVE_PIECE || s->dev;
   L = gcuba_suave_region_new(s, s->fn[2 * dim] + nl, nl);
   R = gcuba_suave_region_new(s, s->fn[2 * dim + 1] + nr, nr);
+  if (s->dev && (!L || !R) && c->fail == 0) {
+    /* the device's memory is full: the run ends as at maxeval */
+    gcuba_suave_region_drop(s, L);
+    gcuba_suave_region_drop(s, R);
+    gcuba_log(c, 1, "gSuave: the device's memory holds no more samples "
+              "(%lld evaluations, %lld regions): the run stops", c->neval,
+              s->nreg);
+    return 1;
+  }
   if (L && R) L->div = R->div = r->div + 1;
   if (!L || !R || gcuba_suave_share(s, r, dim, L, R) ||
       gcuba_suave_halves(s, r, dim, L, R) ||

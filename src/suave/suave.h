@@ -35,7 +35,8 @@ typedef struct gcuba_suave_dev {
                   int *fail);
   void (*destroy)(void *d);
   /* a block for n samples of which the last nown are the own set's;
-     NULL when out of memory (fail set) */
+     NULL with c->fail untouched when the device's memory is full, with
+     c->fail set on any other failure */
   void *(*alloc)(void *d, long long n, long long nown);
   void (*release)(void *d, void *blk);
   /* the own set drawn (point i0 + k of the sequence for its sample k)
