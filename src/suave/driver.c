@@ -256,9 +256,9 @@ static int cut(suave *s, long long i, int comp)
   s->dirty = i;
   gcuba_suave_region_free(s, r);
   r = NULL;
-  if (s->dev)
-    ;
-  else if (direct) {
+  if (s->dev) {
+    /* (drawn, evaluated and their ends marked there: above) */
+  } else if (direct) {
     if ((rc = eval_set(s, L, nl, L->div + 1)) ||
         (rc = eval_set(s, R, nr, L->div + 1)))
       return rc;
