@@ -1,13 +1,16 @@
-/* src/suave/suave.h -- the gSuave driver and the one operation it asks of
-   a backend: the integrand's values at a list of points.  The driver
-   (src/suave/driver.c and the files beside it) is plain C and owns the
-   whole algorithm: the regions, their samples and grids, where to cut,
-   how many samples each half gets, the estimates, the stopping rules, the
-   state files.  The points are drawn by the driver (seed 0: one Sobol
-   sequence over the whole run; else Philox keyed by the seed and the
-   sample's number), so every backend sees the same points and, given the
-   same integrand values, the run takes the same steps to the same bits
-   on any backend and thread count.  This file is part of gcuba. */
+/* src/suave/suave.h -- the gSuave driver and what it asks of a backend:
+   the integrand's values at a list of points, and, where the backend
+   keeps the samples in its device's memory (the GPU's), the passes over
+   them (gcuba_suave_dev below).  The driver (src/suave/driver.c and the
+   files beside it) is plain C and owns the whole algorithm: the regions,
+   their grids, where to cut, how many samples each half gets, the
+   estimates, the stopping rules, the state files.  The points are those
+   of the driver's sequence (seed 0: one Sobol sequence over the whole
+   run; else Philox keyed by the seed and the sample's number), so every
+   backend sees the same points.  Given the same integrand values, a run
+   with the samples in host memory takes the same steps to the same bits
+   on any thread count; a device's passes sum in their own fixed order,
+   the same bits on every run there.  This file is part of gcuba. */
 #ifndef GCUBA_SUAVE_DRIVER_H
 #define GCUBA_SUAVE_DRIVER_H
 #include "common/common.h"
