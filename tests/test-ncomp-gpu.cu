@@ -2,8 +2,10 @@
    routines.  gCuhre: ncomp 1 and 8 on the GPU's rule kernels, 9, 64 and
    1024 with the integrand on the GPU and the rules on the CPU threads
    (cuda/points.cu, src/cpu/cuhre_cpu.c).  gVegas: its kernels, every
-   ncomp.  gSuave and gDivonne: their drivers on the host, the integrand's
-   values from the GPU (cuda/points.cu).  Component k of the integrand is
+   ncomp.  gSuave: its driver on the host, the samples and the passes
+   over them on the GPU (cuda/suave.cu).  gDivonne: its driver on the
+   host, the integrand's values from the GPU (cuda/points.cu).  Component
+   k of the integrand is
    a 3-D Gaussian of its own centre and width times (k + 1); each call is
    made on the GPU and on the CPU backend: the same fail and neval (for
    gDivonne within 0.5%: its extremum searches follow the integrand's
