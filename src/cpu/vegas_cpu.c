@@ -392,15 +392,14 @@ static int chunks(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t j0,
   int64_t cube = j0 * it->plan.cpt, end = j1 * it->plan.cpt, k;
   uint64_t q = 0; /* Sobol: the point of the next sample (gcuba_vegas_y) */
   int64_t gh = 0, ghend = 0; /* it->R: the cube of the unit sampled */
-  int n = 0, rc, ax;
+  int n = 0, rc;
   acc_state a;
   if (end > s->ncubes) end = s->ncubes;
   if (sob) {
     /* the chunks' samples are consecutive points: the first from its
        index, the others one step each */
     q = it->qoff + (uint64_t)cube * (uint64_t)s->npg + 1;
-    for (ax = 0; ax < ndim; ++ax)
-      h->sx[ax] = gcuba_vegas_sobol_bits(sob + (size_t)ax * 64, q);
+    gcuba_vegas_sobol_walk_start(sob, ndim, q, h->sx);
   }
   acc_start(it, &a, cube);
   a.cend = cube + it->plan.cpt < s->ncubes ? cube + it->plan.cpt : s->ncubes;
@@ -417,11 +416,7 @@ static int chunks(cpu *t, thr *h, const gcuba_vegas_iter *it, int64_t j0,
     for (k = 0; k < s->npg; ++k) {
       double *x = h->x + (size_t)n * ndim;
       if (sob) {
-        for (ax = 0; ax < ndim; ++ax) {
-          x[ax] = gcuba_vegas_sobol_value(h->sx[ax]);
-          h->sx[ax] = gcuba_vegas_sobol_step(sob + (size_t)ax * 64, h->sx[ax],
-                                             q);
-        }
+        gcuba_vegas_sobol_walk(sob, ndim, q, h->sx, x);
         ++q;
         h->w[n] = gcuba_vegas_map(it->grid, t->nb, t->shared, ndim, x, x,
                                   h->b + (size_t)n * ndim, it->epow);

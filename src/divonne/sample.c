@@ -560,15 +560,11 @@ long long gcuba_divonne_sample(divonne *d, dreg *r, int isamp)
     double u[GCUBA_MAXDIM];
     uint64_t q[GCUBA_MAXDIM]; /* Sobol: point k's bits, the next by a step */
     if (d->sobol && n > 0)
-      for (j = 0; j < nd; ++j)
-        q[j] = gcuba_vegas_sobol_bits(d->sobol + (size_t)j * 64, d->next);
+      gcuba_vegas_sobol_walk_start(d->sobol, nd, d->next, q);
     for (i = 0; i < n; ++i) {
       const uint64_t k = d->next++;
       if (d->sobol)
-        for (j = 0; j < nd; ++j) {
-          u[j] = gcuba_vegas_sobol_value(q[j]);
-          q[j] = gcuba_vegas_sobol_step(d->sobol + (size_t)j * 64, q[j], k);
-        }
+        gcuba_vegas_sobol_walk(d->sobol, nd, k, q, u);
       else
         gcuba_vegas_uniforms(d->seed, 0, k, nd, u);
       for (j = 0; j < nd; ++j)

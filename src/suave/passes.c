@@ -29,6 +29,19 @@ static int threads(const suave *s, long long np)
   return t < 2 || np < 2 ? 1 : np < t ? (int)np : t;
 }
 
+/* fn(job, i, tid) for the n items, on the threads when par and there
+   are several (threads) */
+static void run_items(const suave *s, long long n, int par, gcuba_pool_fn fn,
+                      void *job)
+{
+  const int nt = par ? threads(s, n) : 1;
+  long long i;
+  if (nt > 1)
+    gcuba_pool_for(nt, n, 1, fn, job);
+  else
+    for (i = 0; i < n; ++i) fn(job, i, 0);
+}
+
 /* s->pc with room for m doubles; NULL when out of memory */
 static double *piece_buf(suave *s, size_t m)
 {
@@ -63,18 +76,12 @@ static void draw_range(const drawjob *J, long long k0, long long k1)
   double u[GCUBA_MAXDIM];
   uint64_t q[GCUBA_MAXDIM];
   long long k;
-  int a;
   if (s->sobol)
-    for (a = 0; a < nd; ++a)
-      q[a] = gcuba_vegas_sobol_bits(s->sobol + (size_t)a * 64,
-                                    J->i0 + (uint64_t)k0);
+    gcuba_vegas_sobol_walk_start(s->sobol, nd, J->i0 + (uint64_t)k0, q);
   for (k = k0; k < k1; ++k) {
     const uint64_t i = J->i0 + (uint64_t)k;
     if (s->sobol)
-      for (a = 0; a < nd; ++a) {
-        u[a] = gcuba_vegas_sobol_value(q[a]);
-        q[a] = gcuba_vegas_sobol_step(s->sobol + (size_t)a * 64, q[a], i);
-      }
+      gcuba_vegas_sobol_walk(s->sobol, nd, i, q, u);
     else
       gcuba_vegas_uniforms(s->seed, 0, i, nd, u);
     J->w[k] = J->jac * gcuba_suave_map(nd, u, r->lo, r->hi, r->grid,
@@ -104,10 +111,7 @@ void gcuba_suave_draw(suave *s, const sreg *r, long long nnew, double *x,
   J.x = x;
   J.w = w;
   J.bin = bin;
-  if (np > 1 && threads(s, np) > 1)
-    gcuba_pool_for(threads(s, np), np, 1, draw_item, &J);
-  else if (nnew > 0)
-    draw_range(&J, 0, nnew);
+  run_items(s, np, 1, draw_item, &J);
   s->next += (uint64_t)(nnew > 0 ? nnew : 0);
 }
 
@@ -162,7 +166,6 @@ int gcuba_suave_scan(suave *s, const sreg *r, int comp, double avg,
 {
   const int nd = s->ndim;
   const long long np = npieces(r->n);
-  const int nt = threads(s, np);
   scanjob J;
   long long p;
   int a;
@@ -188,10 +191,7 @@ int gcuba_suave_scan(suave *s, const sreg *r, int comp, double avg,
     s->fl[a] = 0;
     s->fn[a] = 0;
   }
-  if (nt > 1)
-    gcuba_pool_for(nt, np, 1, scan_item, &J);
-  else
-    for (p = 0; p < np; ++p) scan_item(&J, p, 0);
+  run_items(s, np, 1, scan_item, &J);
   for (p = 0; p < np; ++p) {
     const double *fl = J.part + (size_t)p * 4 * nd;
     const long long *fn = (const long long *)(fl + 2 * nd);
@@ -339,7 +339,6 @@ int gcuba_suave_wait(suave *s)
 int gcuba_suave_share(suave *s, const sreg *r, int dim, sreg *L, sreg *R)
 {
   const long long np = npieces(r->n);
-  const int nt = threads(s, np);
   sharejob J;
   double offl = 0, offr = 0, aftl = 0, aftr = 0;
   long long p;
@@ -351,10 +350,7 @@ int gcuba_suave_share(suave *s, const sreg *r, int dim, sreg *L, sreg *R)
   J.L = L;
   J.R = R;
   if (!(J.part = piece_buf(s, (size_t)(np > 0 ? np : 1) * SH_W))) return 1;
-  if (nt > 1)
-    gcuba_pool_for(nt, np, 1, share_count, &J);
-  else
-    for (p = 0; p < np; ++p) share_count(&J, p, 0);
+  run_items(s, np, 1, share_count, &J);
   for (p = 0; p < np; ++p) {
     double *q = J.part + (size_t)p * SH_W;
     q[SH_OFFL] = offl;
@@ -371,10 +367,7 @@ int gcuba_suave_share(suave *s, const sreg *r, int dim, sreg *L, sreg *R)
     aftl = q[SH_END] != 0 ? q[SH_HEADL] : (q[SH_HEADL] != 0 || aftl != 0);
     aftr = q[SH_END] != 0 ? q[SH_HEADR] : (q[SH_HEADR] != 0 || aftr != 0);
   }
-  if (nt > 1)
-    gcuba_pool_for(nt, np, 1, share_move, &J);
-  else
-    for (p = 0; p < np; ++p) share_move(&J, p, 0);
+  run_items(s, np, 1, share_move, &J);
   return 0;
 }
 
@@ -529,10 +522,7 @@ long long gcuba_suave_sets(suave *s, const sreg *r)
       }
       k0 = k + 1;
     }
-  if (threads(s, nit) > 1 && r->n > SUAVE_PIECE)
-    gcuba_pool_for(threads(s, nit), nit, 1, set_item, &J);
-  else
-    for (i = 0; i < nit; ++i) set_item(&J, i, 0);
+  run_items(s, nit, r->n > SUAVE_PIECE, set_item, &J);
   /* the sets' records, their items summed in order */
   for (i = 0, k = 0; k < nset; ++k) {
     double *q = s->set + k * sw;
@@ -627,7 +617,7 @@ int gcuba_suave_marg(suave *s, const sreg *r, const double *scale)
     return 0;
   }
   if (!(J.part = piece_buf(s, (size_t)np * nd * NB))) return 1;
-  gcuba_pool_for(threads(s, np), np, 1, marg_item, &J);
+  run_items(s, np, 1, marg_item, &J);
   memset(s->marg, 0, sizeof(double) * nd * NB);
   for (p = 0; p < np; ++p)
     for (j = 0; j < (size_t)nd * NB; ++j)

@@ -155,6 +155,27 @@ GCUBA_HDI uint64_t gcuba_vegas_sobol_step(const uint64_t *v, uint64_t x,
 #endif
 }
 
+/* a walk over consecutive points on ndim axes (v: each axis' 64
+   direction numbers, axis after axis): q[ndim] the bits of point i ... */
+GCUBA_HDI void gcuba_vegas_sobol_walk_start(const uint64_t *v, int ndim,
+                                            uint64_t i, uint64_t *q)
+{
+  int a;
+  for (a = 0; a < ndim; ++a) q[a] = gcuba_vegas_sobol_bits(v + 64 * a, i);
+}
+
+/* ... u[ndim] point i's values from its bits q, which move on to point
+   i + 1's */
+GCUBA_HDI void gcuba_vegas_sobol_walk(const uint64_t *v, int ndim,
+                                      uint64_t i, uint64_t *q, double *u)
+{
+  int a;
+  for (a = 0; a < ndim; ++a) {
+    u[a] = gcuba_vegas_sobol_value(q[a]);
+    q[a] = gcuba_vegas_sobol_step(v + 64 * a, q[a], i);
+  }
+}
+
 /* ------------------------------------------------------------------------
    Stratification (Lepage's stratified VEGAS as used by m-Cubes, with the
    cube count refined axis by axis).
