@@ -225,11 +225,11 @@ int gcuba_divonne_totals_top(const divonne *d, int cc, int k,
 {
   /* the k largest lie in the k blocks of largest tops */
   const int nc = d->ncomp;
-  double key[128], bkey[128];
-  long long blk[128];
+  double key[GCUBA_DIVONNE_TOPMAX], bkey[GCUBA_DIVONNE_TOPMAX];
+  long long blk[GCUBA_DIVONNE_TOPMAX];
   long long b, i;
   int n = 0, m = 0, j;
-  if (k > 128) k = 128;
+  if (k > GCUBA_DIVONNE_TOPMAX) k = GCUBA_DIVONNE_TOPMAX;
   for (b = 0; b < d->nblk; ++b) {
     const double top = d->bsum[((size_t)b * nc + cc) * NB + 2];
     if (top > -INFINITY) m = keep(bkey, blk, m, k, top, b);
