@@ -57,42 +57,38 @@ static void slot_free(dslot *b)
   free(b->serial);
   free(b->sum);
   free(b->iext);
+  free(b->q);
+  free(b->qd);
+  free(b->qm);
   b->serial = b->iext = NULL;
   b->sum = b->ext = NULL;
+  b->q = NULL;
+  b->qd = NULL;
+  b->qm = NULL;
   b->cap = 0;
   b->kcap = 0;
 }
 
-/* slot b for m regions of K copies (its contents not kept), and the
-   parameters' buffers: 0, or longjmp on no memory */
+/* slot b for m regions of K copies, results and parameters (its
+   contents not kept): 0, or longjmp on no memory */
 static void grow(divonne *d, dslot *b, long long m, int K)
 {
-  dahead *a = &d->ahead;
   const int nd = d->ndim, nc = d->ncomp;
   if (m > b->cap || K > b->kcap) {
     slot_free(b);
     b->serial = (long long *)malloc(sizeof(long long) * (size_t)m);
     b->sum = (double *)malloc(sizeof(double) * (size_t)m * (K + 2) * nc);
     b->iext = (long long *)malloc(sizeof(long long) * (size_t)m * 2 * nc);
-    if (!b->serial || !b->sum || !b->iext) {
+    b->q = (gcuba_copies *)malloc(sizeof(gcuba_copies) * (size_t)m);
+    b->qd = (double *)malloc(sizeof(double) * (size_t)m * (2 + K) * nd);
+    b->qm = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)m * K * nd);
+    if (!b->serial || !b->sum || !b->iext || !b->q || !b->qd || !b->qm) {
       slot_free(b);
       nomem(d);
     }
     b->ext = b->sum + (size_t)m * K * nc;
     b->cap = m;
     b->kcap = K;
-  }
-  if (m > a->qcap || K > a->qkcap) {
-    free(a->q);
-    free(a->qd);
-    free(a->qm);
-    a->q = (gcuba_copies *)malloc(sizeof(gcuba_copies) * (size_t)m);
-    a->qd = (double *)malloc(sizeof(double) * (size_t)m * (2 + K) * nd);
-    a->qm = (uint64_t *)malloc(sizeof(uint64_t) * (size_t)m * K * nd);
-    a->qcap = a->qkcap = 0;
-    if (!a->q || !a->qd || !a->qm) nomem(d);
-    a->qcap = m;
-    a->qkcap = K;
   }
 }
 
@@ -130,19 +126,19 @@ static int make(divonne *d, long long i, dbatch *t, dslot *b, int wait)
   long long r;
   grow(d, b, m, K);
   for (r = 0; r < m; ++r) {
-    double *w = a->qd + (size_t)r * (2 + K) * nd;
+    double *w = b->qd + (size_t)r * (2 + K) * nd;
     const dreg *g = d->reg[i + r];
     gcuba_divonne_copies_q(d, g, t->p, t->ca, K,
                            t->nshift + (uint64_t)(r * K), w, w + nd,
-                           w + 2 * nd, a->qm + (size_t)r * K * nd, &a->q[r]);
+                           w + 2 * nd, b->qm + (size_t)r * K * nd, &b->q[r]);
     b->serial[r] = g->serial;
   }
   ++a->nbatch;
   if (wait)
-    return d->ops->copies(d->ctx, (int)m, a->q, t->phase, b->sum, b->ext,
+    return d->ops->copies(d->ctx, (int)m, b->q, t->phase, b->sum, b->ext,
                           b->iext);
   ++a->npend;
-  return d->ops->copies_start(d->ctx, (int)m, a->q, t->phase, b->sum,
+  return d->ops->copies_start(d->ctx, (int)m, b->q, t->phase, b->sum,
                               b->ext, b->iext);
 }
 
@@ -234,20 +230,21 @@ void gcuba_divonne_ahead(divonne *d, long long i)
   start_next(d, i);
 }
 
-int gcuba_divonne_ahead_take(divonne *d, const dreg *r, int K, uint64_t ctr,
-                             double *sum, double *ext, long long *iext)
+const gcuba_copies *gcuba_divonne_ahead_take(divonne *d, const dreg *r,
+                                             int K, uint64_t ctr, double *sum,
+                                             double *ext, long long *iext)
 {
   dahead *a = &d->ahead;
   const dslot *b = &a->slot[a->now];
   const int nc = d->ncomp;
   const long long e = a->next;
-  if (!holds(&a->cur, b, e, r, K, ctr, r->cp, r->ca, d->phase)) return 0;
+  if (!holds(&a->cur, b, e, r, K, ctr, r->cp, r->ca, d->phase)) return NULL;
   memcpy(sum, b->sum + (size_t)e * K * nc, sizeof(double) * K * nc);
   memcpy(ext, b->ext + (size_t)e * 2 * nc, sizeof(double) * 2 * nc);
   memcpy(iext, b->iext + (size_t)e * 2 * nc, sizeof(long long) * 2 * nc);
   ++a->next;
   ++a->run;
-  return 1;
+  return &b->q[e];
 }
 
 void gcuba_divonne_ahead_free(divonne *d)
@@ -255,13 +252,5 @@ void gcuba_divonne_ahead_free(divonne *d)
   dahead *a = &d->ahead;
   slot_free(&a->slot[0]);
   slot_free(&a->slot[1]);
-  free(a->q);
-  free(a->qd);
-  free(a->qm);
-  a->q = NULL;
-  a->qd = NULL;
-  a->qm = NULL;
-  a->qcap = 0;
-  a->qkcap = 0;
   a->cur.n = a->next = a->pend.n = 0;
 }

@@ -99,6 +99,10 @@ typedef struct dslot {
   long long *serial;    /* [cap] */
   double *sum, *ext;    /* [cap k ncomp], [cap 2 ncomp] */
   long long *iext;      /* [cap 2 ncomp] */
+  /* the batch's parameters, kept for make_copies' walks to the extrema */
+  struct gcuba_copies *q; /* [cap] */
+  double *qd;           /* per region its widths, z, shifts: (2 + k) ndim */
+  uint64_t *qm;         /* per region its masks: k ndim */
 } dslot;
 
 /* a batch: its regions and how they were made */
@@ -120,12 +124,6 @@ typedef struct dahead {
   long long nbatch;     /* batches made */
   long long npend;      /* of them made while the host worked */
   dslot slot[2];
-  /* a batch's parameters as it is made */
-  long long qcap;
-  int qkcap;
-  struct gcuba_copies *q; /* [qcap] */
-  double *qd;           /* per region its widths, z, shifts: (2 + k) ndim */
-  uint64_t *qm;         /* per region its masks: k ndim */
 } dahead;
 
 /* per component */
@@ -297,11 +295,15 @@ void gcuba_divonne_more_copies(divonne *d);
 /* ahead.c: the final phase's copies of region i and those after it made
    in one call of the executor, unless they are made already (final_loop,
    before it samples region i); a region's results taken when they are
-   those of its copies (K of them, the first shift ctr): 1, else 0 (the
+   those of its copies (K of them, the first shift ctr): the parameters
+   they were made with (valid until the next call here), else NULL (the
    caller makes them); the buffers freed */
 void gcuba_divonne_ahead(divonne *d, long long i);
-int gcuba_divonne_ahead_take(divonne *d, const dreg *r, int K, uint64_t ctr,
-                             double *sum, double *ext, long long *iext);
+const struct gcuba_copies *gcuba_divonne_ahead_take(divonne *d,
+                                                    const dreg *r, int K,
+                                                    uint64_t ctr, double *sum,
+                                                    double *ext,
+                                                    long long *iext);
 /* the batch under way, if any, finished and dropped (before the executor
    makes other copies, and before it goes) */
 void gcuba_divonne_ahead_settle(divonne *d);

@@ -427,7 +427,7 @@ void gcuba_divonne_copies_q(const divonne *d, const dreg *r, long long p,
     /* u < 1 has 53 bits: u 2^64 is an exact integer below 2^64 */
     if (!ca)
       for (j = 0; j < nd; ++j)
-        m[(size_t)h * nd + j] = (uint64_t)ldexp(uh[j], 64);
+        m[(size_t)h * nd + j] = (uint64_t)(uh[j] * 0x1p64);
   }
   q->ndim = nd;
   q->k = K;
@@ -454,22 +454,27 @@ static void make_copies(divonne *d, dreg *r, int K, double *a)
   const uint64_t ctr = d->nshift;
   double *w = d->cq, *z = w + nd, *u = z + nd;
   gcuba_copies q;
+  const gcuba_copies *qa = NULL;
   int h, j, cc;
-  gcuba_divonne_copies_q(d, r, p, r->ca, K, ctr, w, z, u, d->cm, &q);
-  d->nshift += (uint64_t)K;
   d->ext = d->ops->copies && !(d->blo > 0);
   if (d->ext) {
     double *sum = d->cbuf, *fext = DIV_CEXT(d);
     long long *iext = d->cext;
-    if (!gcuba_divonne_ahead_take(d, r, K, ctr, sum, fext, iext)) {
+    /* made ahead: with these parameters (the same as copies_q's here) */
+    if ((qa = gcuba_divonne_ahead_take(d, r, K, ctr, sum, fext, iext)))
+      q = *qa;
+    else {
       int rc;
+      gcuba_divonne_copies_q(d, r, p, r->ca, K, ctr, w, z, u, d->cm, &q);
       gcuba_divonne_ahead_settle(d);
       rc = d->ops->copies(d->ctx, 1, &q, d->phase, sum, fext, iext);
       if (rc) {
+        d->nshift += (uint64_t)K;
         d->neval += K * p;
         eval_failed(d, rc);
       }
     }
+    d->nshift += (uint64_t)K;
     d->neval += K * p;
     for (h = 0; h < K; ++h)
       for (cc = 0; cc < nc; ++cc)
@@ -485,6 +490,8 @@ static void make_copies(divonne *d, dreg *r, int K, double *a)
     }
     return;
   }
+  gcuba_divonne_copies_q(d, r, p, r->ca, K, ctr, w, z, u, d->cm, &q);
+  d->nshift += (uint64_t)K;
   reserve(d, K * p);
   for (h = 0; h < K; ++h)
     gcuba_copies_walk(&q, h, 0, p, d->sx + (size_t)h * p * nd);

@@ -205,18 +205,75 @@ void gcuba_divonne_totals(divonne *d)
   }
 }
 
-/* inserts (key, at) into the k largest so far (key[n] descending) */
-static int keep(double *key, long long *pos, int n, int k, double v,
-                long long at)
+/* the k best of a scan in a heap whose root is the worst kept: better
+   is the larger key, on equal keys the earlier place (a total order, so
+   the set and its order do not depend on the scan's order) */
+typedef struct {
+  double *key;
+  long long *pos;
+  int n, k;
+} top;
+
+static int worse(const top *h, int a, int b)
+{
+  return h->key[a] < h->key[b] ||
+         (h->key[a] == h->key[b] && h->pos[a] > h->pos[b]);
+}
+
+static void swap(top *h, int a, int b)
+{
+  const double v = h->key[a];
+  const long long p = h->pos[a];
+  h->key[a] = h->key[b];
+  h->pos[a] = h->pos[b];
+  h->key[b] = v;
+  h->pos[b] = p;
+}
+
+static void down(top *h, int j)
+{
+  for (;;) {
+    int c = 2 * j + 1;
+    if (c >= h->n) return;
+    if (c + 1 < h->n && worse(h, c + 1, c)) ++c;
+    if (!worse(h, c, j)) return;
+    swap(h, c, j);
+    j = c;
+  }
+}
+
+static void offer(top *h, double v, long long at)
 {
   int j;
-  if (n == k && !(v > key[n - 1])) return n;
-  for (j = n < k ? n++ : n - 1; j > 0 && key[j - 1] < v; --j) {
-    key[j] = key[j - 1];
-    pos[j] = pos[j - 1];
+  if (v != v) return; /* (NaN) */
+  if (h->n == h->k) {
+    if (v < h->key[0] || (v == h->key[0] && at > h->pos[0])) return;
+    h->key[0] = v;
+    h->pos[0] = at;
+    down(h, 0);
+    return;
   }
-  key[j] = v;
-  pos[j] = at;
+  j = h->n++;
+  h->key[j] = v;
+  h->pos[j] = at;
+  while (j > 0 && worse(h, j, (j - 1) / 2)) {
+    swap(h, j, (j - 1) / 2);
+    j = (j - 1) / 2;
+  }
+}
+
+/* the heap's places, best first, into out (not the heap's): their
+   number; the heap is left empty */
+static int drain(top *h, long long *out)
+{
+  const int n = h->n;
+  while (h->n > 0) {
+    out[h->n - 1] = h->pos[0];
+    --h->n;
+    h->key[0] = h->key[h->n];
+    h->pos[0] = h->pos[h->n];
+    down(h, 0);
+  }
   return n;
 }
 
@@ -225,18 +282,23 @@ int gcuba_divonne_totals_top(const divonne *d, int cc, int k,
 {
   /* the k largest lie in the k blocks of largest tops */
   const int nc = d->ncomp;
-  double key[GCUBA_DIVONNE_TOPMAX], bkey[GCUBA_DIVONNE_TOPMAX];
-  long long blk[GCUBA_DIVONNE_TOPMAX];
-  long long b, i;
-  int n = 0, m = 0, j;
+  double key[GCUBA_DIVONNE_TOPMAX];
+  long long at[GCUBA_DIVONNE_TOPMAX], blk[GCUBA_DIVONNE_TOPMAX], b, i;
+  top h;
+  int m, j;
   if (k > GCUBA_DIVONNE_TOPMAX) k = GCUBA_DIVONNE_TOPMAX;
+  if (k < 1) return 0;
+  h.key = key;
+  h.pos = at;
+  h.n = 0;
+  h.k = k;
   for (b = 0; b < d->nblk; ++b) {
-    const double top = d->bsum[((size_t)b * nc + cc) * NB + 2];
-    if (top > -INFINITY) m = keep(bkey, blk, m, k, top, b);
+    const double t = d->bsum[((size_t)b * nc + cc) * NB + 2];
+    if (t > -INFINITY) offer(&h, t, b);
   }
+  m = drain(&h, blk);
   for (j = 0; j < m; ++j)
     for (i = d->bfirst[blk[j]]; i < d->bfirst[blk[j] + 1]; ++i)
-      if (d->reg[i])
-        n = keep(key, pos, n, k, d->mir[(size_t)i * 2 * nc + nc + cc], i);
-  return n;
+      if (d->reg[i]) offer(&h, d->mir[(size_t)i * 2 * nc + nc + cc], i);
+  return drain(&h, pos);
 }
