@@ -454,8 +454,9 @@ static void make_copies(divonne *d, dreg *r, int K, double *a)
   const uint64_t ctr = d->nshift;
   double *w = d->cq, *z = w + nd, *u = z + nd;
   gcuba_copies q;
-  const gcuba_copies *qa = NULL;
+  const gcuba_copies *qa;
   int h, j, cc;
+  d->nshift += (uint64_t)K;
   d->ext = d->ops->copies && !(d->blo > 0);
   if (d->ext) {
     double *sum = d->cbuf, *fext = DIV_CEXT(d);
@@ -469,12 +470,10 @@ static void make_copies(divonne *d, dreg *r, int K, double *a)
       gcuba_divonne_ahead_settle(d);
       rc = d->ops->copies(d->ctx, 1, &q, d->phase, sum, fext, iext);
       if (rc) {
-        d->nshift += (uint64_t)K;
         d->neval += K * p;
         eval_failed(d, rc);
       }
     }
-    d->nshift += (uint64_t)K;
     d->neval += K * p;
     for (h = 0; h < K; ++h)
       for (cc = 0; cc < nc; ++cc)
@@ -491,7 +490,6 @@ static void make_copies(divonne *d, dreg *r, int K, double *a)
     return;
   }
   gcuba_divonne_copies_q(d, r, p, r->ca, K, ctr, w, z, u, d->cm, &q);
-  d->nshift += (uint64_t)K;
   reserve(d, K * p);
   for (h = 0; h < K; ++h)
     gcuba_copies_walk(&q, h, 0, p, d->sx + (size_t)h * p * nd);
