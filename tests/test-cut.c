@@ -56,7 +56,7 @@ static double search(int kind, double u, int *nev, int *nround)
 
 /* ---- the cut map's scan, in 6D */
 #define SD 6
-enum { BOX, INNER, MIXED, SPHERE, GAUSS };
+enum { BOX, INNER, MIXED, SIDED, SPHERE, GAUSS };
 static double cube_fn(int kind, const double *c, const double *x)
 {
   double v = 1, r = 0;
@@ -65,9 +65,11 @@ static double cube_fn(int kind, const double *c, const double *x)
     if (kind == BOX && !(x[d] < c[d])) v = 0;
     if (kind == INNER && !(x[d] > c[d] && x[d] < c[SD + d])) v = 0;
     if (kind == MIXED && !(d & 1 ? x[d] > c[d] : x[d] < c[d])) v = 0;
+    if (kind == SIDED && !(c[SD + d] > 0 ? x[d] > c[d] : x[d] < c[d]))
+      v = 0;
     r += (x[d] - c[d]) * (x[d] - c[d]);
   }
-  return kind <= MIXED ? v
+  return kind <= SIDED ? v
          : kind == SPHERE              ? fabs(r - 0.125)
                                        : exp(-r);
 }
@@ -174,6 +176,26 @@ static void check_scan(void)
        "scan: every face of a 6D box at a mixed corner (%d of %d, %d "
        "lines, %d rounds of at most %d)", good, SD, n, scan_rounds,
        gcuba_cutmap_rounds(SD));
+  }
+  {
+    /* x_i > c_i on x1 .. x5, x6 < c6: of the lines near the two
+       diagonal corners only the one along x6 through (1 - e, ..) sees
+       it; the other axes' lines go through that point (before they
+       did, x6's face alone was found, and a call claimed it 9% off) */
+    static const double sided[2 * SD] = {
+        0.53627593223539272, 0.92236890513527048, 0.45204648294938926,
+        0.77220739865245458, 0.9229222153499852, 0.42649101034234144,
+        1, 1, 1, 1, 1, 0};
+    m = scan_map(SIDED, sided, &n);
+    for (good = 0, d = 0; d < SD; ++d) {
+      const int g = fabs(m.feat[d] - sided[d]) <= 1e-9 &&
+                    fabs(m.jump[d] - 1) <= 1e-12;
+      if (!g) diag("x%d: feature %.12g", d + 1, m.feat[d]);
+      good += g;
+    }
+    ok(m.ready && good == SD && scan_rounds <= gcuba_cutmap_rounds(SD),
+       "scan: every face of a 6D box that one corner line crosses (%d of "
+       "%d, %d lines, %d rounds)", good, SD, n, scan_rounds);
   }
   m = scan_map(SPHERE, mid, &n);
   ok(m.ready && n == SD, "scan: a kink on a sphere about the centre, the "

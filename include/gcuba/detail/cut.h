@@ -90,7 +90,8 @@ typedef struct gcuba_cut {
       coordinates are all e = 1/(2(M+1)) (the scan's first point), and
       through the one where they are all 1 - e: a support confined to a
       corner (a product of steps x_i < c_i with every c_i < 1/2: zero on
-      every central line) crosses them;
+      every central line) crosses them; the first of them that finds a
+      jump sets the anchor (its point's other coordinates);
    4. if they found nothing either, in 3 to 8 dimensions, the
       lines along x1 through the other corners' points (coordinates j > 1
       at e or 1 - e, all 2^(ndim-1) - 2 patterns, GCUBA_SCAN_LINES ndim
@@ -101,7 +102,7 @@ typedef struct gcuba_cut {
       along each axis without one through the centres of the cells the
       known features make: coordinate j at feat[j] / 2, or at
       (1 + feat[j]) / 2 (with two features, between them or above both),
-      the anchor's (1/2 unless round 4 set it) where axis j has no
+      the anchor's (1/2 unless round 3 or 4 set it) where axis j has no
       feature (a step at 0.03
       along x5 hides every other step from the central lines when the
       integrand vanishes beyond it);
@@ -315,6 +316,17 @@ GCUBA_HDI void gcuba_cutmap_found(gcuba_cutmap *m, int ndim, double *lo,
     if (found[j] && m->feat[d] < 0 &&
         (m->round != GCUBA_SCAN_CORNERS || jump[j] > 0)) {
       /* (round 4 comes here with its anchor's line alone) */
+      if (m->round == GCUBA_SCAN_CORNERS && !anchored) {
+        /* the first corner line that found a jump saw the integrand: the
+           other axes' lines cross where it does (a support at a corner,
+           x_i < c_i with every c_i < 1/2: no line through 1/2 sees it) */
+        int i;
+        anchored = 1;
+        for (i = 0; i < ndim; ++i)
+          if (i != d)
+            m->anchor[i] =
+                lo[(long)j * ndim + i] + 0.5 * w[(long)j * ndim + i];
+      }
       m->feat[d] = x;
       m->jump[d] = jump[j] > 0 ? jump[j] : 0;
       ++m->nfeat;
