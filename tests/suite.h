@@ -42,6 +42,31 @@ static inline double suite_box_truth(const struct suite_box *p)
   return v;
 }
 
+/* fmix's parameters (suite.inc): a product over the first n coordinates
+   of steps and kinks, each at its own point */
+struct suite_mix {
+  double c[8], w;
+  int kind[8]; /* SUITE_MIX_* */
+  int n;
+};
+#define SUITE_MIX_BELOW 0 /* x < c ? 1 : w */
+#define SUITE_MIX_ABOVE 1 /* x > c ? 1 : w */
+#define SUITE_MIX_KINK 2  /* |x - c| + w */
+
+/* the true value of fmix for p */
+static inline double suite_mix_truth(const struct suite_mix *p)
+{
+  double v = 1;
+  int i;
+  for (i = 0; i < p->n; ++i) {
+    const double c = p->c[i], w = p->w;
+    v *= p->kind[i] == SUITE_MIX_BELOW   ? c + w * (1 - c)
+         : p->kind[i] == SUITE_MIX_ABOVE ? 1 - c + w * c
+                                         : (c * c + (1 - c) * (1 - c)) / 2 + w;
+  }
+  return v;
+}
+
 /* the true value of fadv for p */
 static inline double suite_adv_truth(const struct suite_adv *p)
 {
@@ -117,7 +142,8 @@ static const double suite_demo_truth[12] = {0,
 
 #define SUITE_FUNCS(X) \
   X(f1) X(f2) X(f3) X(f4) X(f5) X(f6) X(f7) X(f8) X(f43c) X(fparam) \
-  X(fabort) X(fnan) X(cubademo) X(fadv) X(fbox) X(f1d) X(fdiag)
+  X(fabort) X(fnan) X(cubademo) X(fadv) X(fbox) X(f1d) X(fdiag) \
+  X(fmix)
 
 #define SUITE_DECL_C_(n) GCUBA_DECLARE_INTEGRAND(n##_c);
 #define SUITE_DECL_CU_(n) GCUBA_DECLARE_INTEGRAND(n##_cu);

@@ -660,12 +660,19 @@ GCUBA_HD static inline int gcuba_cuhre_cut_leaf(const gcuba_cutmap *cm,
    smaller part at a jump it straddles.  The jump's part counts also at a
    jump in a sliver by a face (gcuba_cut_sliver: the rule's points all
    lie on one side; a sliver of a box a < x < b beyond a face at
-   0.5 + 2e-4 was finished with error 0).  avg[c], err[c] for c < ncomp. */
+   0.5 + 2e-4 was finished with error 0).  A sliver of width g (of the
+   leaf's) also makes it at least g / GCUBA_CUT_MIN |its integral|: the
+   jump's height came from one line, and elsewhere it may be far larger
+   (a step at 0.49991 in a 5-D product of steps and kinks was 670 times
+   as high as on its line: claimed 1.6e-7 at 1e-4, true 7.7e-7), so the
+   leaf is halved until it can be cut there (a sliver of a thousandth of
+   it: |its integral|, as a leaf that straddles one).  avg[c], err[c]
+   for c < ncomp. */
 GCUBA_HD static inline void gcuba_cuhre_floor(const gcuba_cutmap *cm,
   int ndim, const double *lo, const double *w, const double *avg,
   double *err, int ncomp)
 {
-  double vol = 1, part = 0;
+  double vol = 1, part = 0, slim = 0;
   int c, d, any = 0;
   if (!cm->nfeat) return;
   for (d = 0; d < ndim; ++d) {
@@ -678,11 +685,15 @@ GCUBA_HD static inline void gcuba_cuhre_floor(const gcuba_cutmap *cm,
         any = 1;
         if (s > part) part = s;
       }
-    if ((s = gcuba_cut_sliver(cm, d, lo, w, &f)) > part) part = s;
+    if ((s = gcuba_cut_sliver(cm, d, lo, w, &f)) > 0) {
+      const double g = f < 0.5 ? f : 1 - f;
+      if (s > part) part = s;
+      if (g > slim) slim = g;
+    }
   }
   if (!any && part == 0) return;
   for (c = 0; c < ncomp; ++c) {
-    double v = any ? fabs(avg[c]) : 0;
+    double v = any ? fabs(avg[c]) : slim / GCUBA_CUT_MIN * fabs(avg[c]);
     if (c == 0 && GCUBA_CUT_JSAFE * part * vol > v)
       v = GCUBA_CUT_JSAFE * part * vol;
     if (!(err[c] >= v)) err[c] = v;
