@@ -67,24 +67,6 @@ static inline double suite_mix_truth(const struct suite_mix *p)
   return v;
 }
 
-/* fpeak's parameters (suite.inc): exp(-|x - c|^2 / w^2) over the
-   first n coordinates */
-struct suite_peak {
-  double c[8], w;
-  int n;
-};
-
-/* the true value of fpeak for p */
-static inline double suite_peak_truth(const struct suite_peak *p)
-{
-  double v = 1;
-  int i;
-  for (i = 0; i < p->n; ++i)
-    v *= 0.5 * sqrt(M_PI) * p->w *
-         (erf((1 - p->c[i]) / p->w) + erf(p->c[i] / p->w));
-  return v;
-}
-
 /* the true value of fadv for p */
 static inline double suite_adv_truth(const struct suite_adv *p)
 {
@@ -161,7 +143,7 @@ static const double suite_demo_truth[12] = {0,
 #define SUITE_FUNCS(X) \
   X(f1) X(f2) X(f3) X(f4) X(f5) X(f6) X(f7) X(f8) X(f43c) X(fparam) \
   X(fabort) X(fnan) X(cubademo) X(fadv) X(fbox) X(f1d) X(fdiag) \
-  X(fmix) X(fpeak)
+  X(fmix)
 
 #define SUITE_DECL_C_(n) GCUBA_DECLARE_INTEGRAND(n##_c);
 #define SUITE_DECL_CU_(n) GCUBA_DECLARE_INTEGRAND(n##_cu);

@@ -218,35 +218,6 @@ static void check_sliver(void)
   }
 }
 
-/* A 5-D Gaussian of width 0.17, its centre near three faces: a region
-   beyond it (0.5 < x4 < 0.75, the centre at 0.95) has null values that
-   fall off fast, and Cuba's estimate there was 1/380 of the rule's true
-   error (claimed within 1e-4, 12.8 times that off, before coarse regions
-   took Cuba's c2 max(e_k): GCUBA_RULE_COARSE).  Every answer within its
-   tolerance. */
-static void check_coarse(void)
-{
-  static const struct suite_peak p = {
-      {0.28276665695523917, 0.057655457860182224, 0.23513720569660279,
-       0.95170443466920673, 0.56685146603083325},
-      0.17472512159393627,
-      5};
-  static const double eps[3] = {1e-3, 3e-4, 1e-4};
-  const double truth = suite_peak_truth(&p);
-  int i;
-  for (i = 0; i < 3; ++i) {
-    struct suite_peak q = p;
-    result r;
-    double rel;
-    run(&r, 5, S(fpeak), &q, sizeof q, eps[i], 1e-20, 0, 20000000);
-    rel = fabs(r.integral - truth) / truth;
-    ok(r.fail == 0 && rel <= eps[i],
-       "a 5D Gaussian beside a coarse region, at %g: fail %d, neval %lld, "
-       "relative error reported %.2e, true %.2e", eps[i], r.fail, r.neval,
-       r.error / truth, rel);
-  }
-}
-
 /* Boxes at random corners: on each axis x_i < c_i or x_i > c_i, c_i
    uniform in (0.05, 0.95), 4 to 6 dimensions, epsrel 1e-3 to 1e-5 in
    turn.  Every call converges, and every answer is within its tolerance
@@ -300,6 +271,5 @@ int main(void)
   check_box();
   check_boxes();
   check_sliver();
-  check_coarse();
   return battery_done();
 }

@@ -247,15 +247,8 @@ GCUBA_RULE_FN void gcuba_rule_point(const gcuba_rule *r, long p, double *u)
    q_{k+1} + scale_s q_k, one per set s (the combination that cancels the
    set's own weight; see gcuba_rule_init), and
      e_k = max_s |q_{k+1} + scale_s q_k| norm_s,
-   err = vol gcuba_rule_nullerr(e, trusted).  A coarse region, one whose
-   lowest null rule e_3 is above GCUBA_RULE_COARSE of its integral, takes
-   Cuba's c2 max(e_k) whatever the decay, without the regime bits: its
-   null values falling off is chance.  (A 5-D Gaussian of width 0.17
-   centred beyond a region's face at 0.75: e = 4.4e-7, 2.9e-5, 1.0e-3 of
-   q_0 = 7.6e-3 fell off fast, and c1 e_1 was 1/380 of the rule's true
-   error; 1 of 2000 such Gaussians at 1e-4 was claimed 12.8 times the
-   tolerance off.)  Returns gcuba_rule_nullerr's *flags, or 0. */
-#define GCUBA_RULE_COARSE 0.1
+   err = vol gcuba_rule_nullerr(e, trusted).  Returns
+   gcuba_rule_nullerr's *flags. */
 GCUBA_RULE_FN int gcuba_rule_combine(const gcuba_rule *r,
   const double *setsum, double vol, int trusted, double *avg, double *err)
 {
@@ -274,12 +267,6 @@ GCUBA_RULE_FN int gcuba_rule_combine(const gcuba_rule *r,
     e[k] = m;
   }
   *avg = vol * q[0];
-  if (e[2] > GCUBA_RULE_COARSE * fabs(q[0])) {
-    const double m = e[0] > e[1] ? (e[0] > e[2] ? e[0] : e[2])
-                                 : (e[1] > e[2] ? e[1] : e[2]);
-    *err = vol * r->errcoeff[2] * m;
-    return 0;
-  }
   *err = vol * gcuba_rule_nullerr(r, e, trusted, &flags);
   return flags;
 }
