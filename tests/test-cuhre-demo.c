@@ -11,6 +11,10 @@
       kinks and narrow peaks, in 3 to 6 dimensions and at 1e-3 to 1e-6:
       every fail = 0 is within the tolerance of the true value, and the
       easier ones converge.
+   3. Boxes the cube's central lines miss (fixed ones, and 150 at random
+      corners in 4 to 6 dimensions), and a step in a sliver beside the
+      first cut at 1/2 in a product of steps and kinks: every answer
+      within its tolerance.
    Runs on the CPU backend, and on the GPU in its GPU build.
    This file is part of gcuba. */
 #include <math.h>
