@@ -110,6 +110,21 @@ static gcuba_cutmap scan_map(int kind, const double *c, int *nlines)
   return m;
 }
 
+/* the axes whose one feature is c[d], a jump of height 1 (a diag line
+   for each other) */
+static int faces_found(const gcuba_cutmap *m, const double *c)
+{
+  int d, good = 0;
+  for (d = 0; d < SD; ++d) {
+    const int g = fabs(m->feat[d] - c[d]) <= 1e-9 &&
+                  fabs(m->jump[d] - 1) <= 1e-12;
+    if (!g)
+      diag("x%d: feature %.12g, jump %g", d + 1, m->feat[d], m->jump[d]);
+    good += g;
+  }
+  return good;
+}
+
 static void check_scan(void)
 {
   static const double hid[SD] = {0.948408544, 0.507537901, 0.985339522,
@@ -122,14 +137,7 @@ static void check_scan(void)
   int b, d, n, good;
   for (b = 0; b < 2; ++b) {
     m = scan_map(BOX, boxes[b], &n);
-    for (good = 0, d = 0; d < SD; ++d) {
-      const int g = fabs(m.feat[d] - boxes[b][d]) <= 1e-9 &&
-                    fabs(m.jump[d] - 1) <= 1e-12;
-      if (!g)
-        diag("box %d, x%d: feature %.12g, jump %g", b, d + 1, m.feat[d],
-             m.jump[d]);
-      good += g;
-    }
+    good = faces_found(&m, boxes[b]);
     ok(m.ready && m.nfeat == SD && good == SD,
        "scan: every face of a 6D box %s found, jumps 1 (%d of %d, %d "
        "lines)", b ? "with c below 1/2" : "hidden by a step at 0.031",
@@ -166,12 +174,7 @@ static void check_scan(void)
     static const double mixed[SD] = {0.3064, 0.9177, 0.0825,
                                      0.3755, 0.5771, 0.7123};
     m = scan_map(MIXED, mixed, &n);
-    for (good = 0, d = 0; d < SD; ++d) {
-      const int g = fabs(m.feat[d] - mixed[d]) <= 1e-9 &&
-                    fabs(m.jump[d] - 1) <= 1e-12;
-      if (!g) diag("x%d: feature %.12g", d + 1, m.feat[d]);
-      good += g;
-    }
+    good = faces_found(&m, mixed);
     ok(m.ready && good == SD && scan_rounds <= gcuba_cutmap_rounds(SD),
        "scan: every face of a 6D box at a mixed corner (%d of %d, %d "
        "lines, %d rounds of at most %d)", good, SD, n, scan_rounds,
@@ -187,12 +190,7 @@ static void check_scan(void)
         0.77220739865245458, 0.9229222153499852, 0.42649101034234144,
         1, 1, 1, 1, 1, 0};
     m = scan_map(SIDED, sided, &n);
-    for (good = 0, d = 0; d < SD; ++d) {
-      const int g = fabs(m.feat[d] - sided[d]) <= 1e-9 &&
-                    fabs(m.jump[d] - 1) <= 1e-12;
-      if (!g) diag("x%d: feature %.12g", d + 1, m.feat[d]);
-      good += g;
-    }
+    good = faces_found(&m, sided);
     ok(m.ready && good == SD && scan_rounds <= gcuba_cutmap_rounds(SD),
        "scan: every face of a 6D box that one corner line crosses (%d of "
        "%d, %d lines, %d rounds)", good, SD, n, scan_rounds);
