@@ -272,6 +272,22 @@ static int corner_fn(const int *ndim, const double x[], const int *ncomp,
   f[0] = exp(-100 * s);
   return 0;
 }
+
+/* Genz's discontinuous family: exp(a . x) where x1 < u1 and x2 < u2,
+   else 0 (userdata: u1, u2, a[ndim]).  Its flat pieces give the searches
+   no clue, so their cuts are bisections that only the call can place
+   (the threads' cuts fail and are made in their turn) */
+static int flat_fn(const int *ndim, const double x[], const int *ncomp,
+                   double f[], void *userdata)
+{
+  const double *u = (const double *)userdata;
+  double s = 0;
+  int j;
+  (void)ncomp;
+  for (j = 0; j < *ndim; ++j) s += u[2 + j] * x[j];
+  f[0] = x[0] < u[0] && x[1] < u[1] ? exp(s) : 0;
+  return 0;
+}
 #endif
 
 /* the partition's cuts worked out ahead and its pieces explored on the
@@ -341,6 +357,47 @@ static void check_threads(void)
        "an abort in a corner: 1 and 4 threads end alike (fail %d, neval "
        "%lld; 4 threads: fail %d, neval %lld)", one.fail, one.neval,
        four.fail, four.neval);
+  }
+  {
+    /* cuts worked out while the rounds go on, some of them failing on
+       the threads: the bits of one thread, 5-D and 8-D, 3 and 5 threads,
+       instances of random parameters */
+    static char log[1 << 20];
+    const char *file = "test-divonne-threads.log", *p;
+    double u[2 + 8];
+    unsigned rng = 12345;
+    long long made = 0, flew = 0, nev = 0;
+    int i, j, n, alike = 0, save = -1, nth = 0;
+    for (i = 0; i < 24; ++i) {
+      const int nd = i % 2 ? 8 : 5;
+      result one, more;
+      for (j = 0; j < 2 + nd; ++j) {
+        rng = rng * 1103515245u + 12345u;
+        u[j] = j < 2 ? .2 + .6 * (rng >> 8) / 16777216. : 2 * (rng >> 8) /
+                                                              16777216.;
+      }
+      n = 1;
+      gcubacores(&n, &n);
+      run(&one, nd, gcuba_host_integrand((gcuba_host_fn)flat_fn, 1), u, 0,
+          0, 1e-3, 1000000, &demo_keys);
+      n = i % 4 < 2 ? 3 : 5;
+      gcubacores(&n, &n);
+      if (i == 3) save = capture_begin(file);
+      run(&more, nd, gcuba_host_integrand((gcuba_host_fn)flat_fn, 1), u,
+          i == 3 ? 2 : 0, 0, 1e-3, 1000000, &demo_keys);
+      if (i == 3) capture_end(save, file, log, sizeof log);
+      alike += same(&one, &more);
+      nev += one.neval;
+    }
+    if ((p = strstr(log, "gDivonne: on ")))
+      sscanf(p, "gDivonne: on %d threads: %lld cuts worked out ahead, "
+             "%*d of them taken; %*d more pieces explored ahead; %*d "
+             "loops, %*f s; %lld loops while", &nth, &made, &flew);
+    ok(alike == 24 && nth == 5 && made > 0 && flew > 0,
+       "Genz's discontinuous family, 24 instances in 5-D and 8-D: 3 and 5 "
+       "threads give the bits of one (%d of 24; %lld evaluations in all; "
+       "in one call %lld cuts worked out ahead, %lld loops while the "
+       "rounds went on)", alike, nev, made, flew);
   }
 #endif
   {

@@ -1,8 +1,10 @@
 /* tests/test-pool.c -- the CPU threads' work sharing (src/common/pool.c):
    every item once, thread numbers below the count asked and never held by
    two threads in one loop, status bits OR-ed, thousands of short loops in
-   a row, two callers at once (the second alone on its thread), and a
-   forked child that still completes its loops.
+   a row, two callers at once (the second alone on its thread), a
+   forked child that still completes its loops, and loops started for the
+   workers while the caller goes on (its own loops then on it alone) and
+   finished by it.
    This file is part of gcuba. */
 #include <pthread.h>
 #include <string.h>
@@ -54,6 +56,32 @@ static int loop(probe *p, int nt, long long n, long long grab, int *st)
   return 1;
 }
 
+/* a loop started on the workers, the caller's own loop meanwhile, then
+   finished: 1 when every item of both ran once, the caller's on it */
+static int started(probe *p, probe *q, int nt, long long n, int *st,
+                   int *st2)
+{
+  long long i;
+  int again;
+  memset(p->count, 0, sizeof p->count);
+  memset(p->owner, 0, sizeof p->owner);
+  memset(q->count, 0, sizeof q->count);
+  memset(q->owner, 0, sizeof q->owner);
+  p->nt = q->nt = nt;
+  if (gcuba_pool_start(nt, n, 3, item, p)) return 0;
+  again = gcuba_pool_start(nt, n, 3, item, q);
+  *st2 = gcuba_pool_for(nt, 1000, 1, item, q);
+  *st = gcuba_pool_finish();
+  if (again != -1) return 0;
+  for (i = 0; i < n; ++i)
+    if (p->count[i] != 1) return 0;
+  for (i = 0; i < 1000; ++i)
+    if (q->count[i] != 1) return 0;
+  for (i = 1; i < MAXT; ++i)
+    if (q->owner[i]) return 0;
+  return pthread_equal(q->owner[0], pthread_self());
+}
+
 static void *other(void *arg)
 {
   int k, st, *ok1 = (int *)arg;
@@ -92,6 +120,22 @@ int main(void)
        "two callers at once: both complete every loop");
   } else
     ok(0, "pthread_create");
+
+  {
+    int st2 = 0;
+    ok1 = started(&P, &Q, 4, N, &st, &st2);
+    ok(ok1 && !P.bad_tid && !P.conflict && st == 5 && st2 == 1,
+       "a loop started on the workers: every item once, thread numbers "
+       "below 4, the caller's own loop meanwhile on it alone, a second "
+       "start refused, status bits (%d, %d)", st, st2);
+    ok1 = 1;
+    for (k = 0; k < 2000 && ok1; ++k)
+      ok1 = started(&P, &Q, 3, 1 + k % 50, &st, &st2);
+    ok(ok1 && !P.bad_tid && !P.conflict, "2000 short started loops");
+    ok(gcuba_pool_start(1, 100, 1, item, &P) == -1 &&
+           gcuba_pool_start(4, 0, 1, item, &P) == -1,
+       "no loop started for one thread or no items");
+  }
 
   {
     pid_t pid = fork();

@@ -130,26 +130,21 @@ static void hire(int n)
   pthread_attr_destroy(&a);
 }
 
-int gcuba_pool_for(int nthreads, long long n, long long grab,
-                   gcuba_pool_fn fn, void *ctx)
+/* opens loop l for nthreads threads (the caller tid 0), the busy lock
+   held: 0, or -1 (nothing opened) when it cannot */
+static int open_loop(int nthreads, const loop *l)
 {
-  loop l;
-  long long i;
-  int st = 0, k;
-  if (grab < 1) grab = 1;
-  if ((n + grab - 1) / grab < nthreads) nthreads = (int)((n + grab - 1) / grab);
-  l.fn = fn;
-  l.ctx = ctx;
-  l.n = n;
-  l.grab = grab;
   if (nthreads < 2 || pthread_once(&once, init) ||
-      pthread_mutex_trylock(&busy)) {
-    for (i = 0; i < n; ++i) st |= fn(ctx, i, 0);
-    return st;
-  }
+      pthread_mutex_trylock(&busy))
+    return -1;
   pthread_mutex_lock(&m);
   hire(nthreads - 1);
-  job.l = l;
+  if (!nworkers) {
+    pthread_mutex_unlock(&m);
+    pthread_mutex_unlock(&busy);
+    return -1;
+  }
+  job.l = *l;
   job.next = 0;
   job.nt = nthreads;
   job.joined = job.active = job.st = 0;
@@ -157,7 +152,15 @@ int gcuba_pool_for(int nthreads, long long n, long long grab,
   __atomic_store_n(&gen, gen + 1, __ATOMIC_RELEASE);
   if (sleeping) pthread_cond_signal(&wake);
   pthread_mutex_unlock(&m);
-  st = work(&l, 0);
+  return 0;
+}
+
+/* the open loop's items left on the caller, the loop closed, the workers
+   that joined waited for, the busy lock released: the status bits */
+static int close_loop(void)
+{
+  const loop l = job.l;
+  int st = work(&l, 0), k;
   /* no item is left: close the loop and wait for those who joined */
   for (k = 0; k < SPIN && __atomic_load_n(&job.active, __ATOMIC_ACQUIRE);
        ++k)
@@ -170,3 +173,40 @@ int gcuba_pool_for(int nthreads, long long n, long long grab,
   pthread_mutex_unlock(&busy);
   return st;
 }
+
+static loop make(long long n, long long grab, gcuba_pool_fn fn, void *ctx)
+{
+  loop l;
+  l.fn = fn;
+  l.ctx = ctx;
+  l.n = n;
+  l.grab = grab < 1 ? 1 : grab;
+  return l;
+}
+
+int gcuba_pool_for(int nthreads, long long n, long long grab,
+                   gcuba_pool_fn fn, void *ctx)
+{
+  const loop l = make(n, grab, fn, ctx);
+  long long i;
+  int st = 0;
+  if ((n + l.grab - 1) / l.grab < nthreads)
+    nthreads = (int)((n + l.grab - 1) / l.grab);
+  if (open_loop(nthreads, &l)) {
+    for (i = 0; i < n; ++i) st |= fn(ctx, i, 0);
+    return st;
+  }
+  return close_loop();
+}
+
+int gcuba_pool_start(int nthreads, long long n, long long grab,
+                     gcuba_pool_fn fn, void *ctx)
+{
+  const loop l = make(n, grab, fn, ctx);
+  /* the workers' share: one fewer than asked, the caller being busy */
+  if ((n + l.grab - 1) / l.grab + 1 < nthreads)
+    nthreads = (int)((n + l.grab - 1) / l.grab) + 1;
+  return n > 0 ? open_loop(nthreads, &l) : -1;
+}
+
+int gcuba_pool_finish(void) { return close_loop(); }

@@ -7,8 +7,11 @@
    caller, unique within the loop and below nthreads, for its own
    buffers; items are taken `grab' at a time in increasing order.  One
    loop runs at a time: a loop started while another runs (another
-   thread's call) runs on its caller alone.  This file is part of
-   gcuba. */
+   thread's call) runs on its caller alone.  A loop may also be started
+   for the workers alone (gcuba_pool_start) while its caller goes on with
+   other work, and finished later by that same caller (gcuba_pool_finish),
+   which then takes the items left as thread 0; meanwhile the caller's own
+   loops run on it alone.  This file is part of gcuba. */
 #ifndef GCUBA_COMMON_POOL_H
 #define GCUBA_COMMON_POOL_H
 
@@ -23,6 +26,17 @@ typedef int (*gcuba_pool_fn)(void *ctx, long long i, int tid);
    returns the OR of the status bits */
 int gcuba_pool_for(int nthreads, long long n, long long grab,
                    gcuba_pool_fn fn, void *ctx);
+
+/* fn(ctx, i, tid) for every i in [0, n) started on up to nthreads - 1
+   workers (tid 1 ..), the caller going on: 0, or -1 when no loop was
+   started (fewer than 2 threads, no workers, or a loop running) */
+int gcuba_pool_start(int nthreads, long long n, long long grab,
+                     gcuba_pool_fn fn, void *ctx);
+
+/* the loop the calling thread started finished: the items no worker took
+   run on the caller as thread 0, the workers that joined are waited for;
+   returns the OR of the loop's status bits */
+int gcuba_pool_finish(void);
 #ifdef __cplusplus
 }
 #endif

@@ -89,6 +89,8 @@ typedef struct dreg {
   long long pre;      /* explored ahead on a thread (look.c): 1 + the
                          evaluations that took; 0 not */
   dspec *spec;        /* its cut and pieces worked out ahead, or NULL */
+  long long flight;   /* 1 + its item in the cuts being worked out while
+                         the rounds go on (look.c), 0 none */
 } dreg;
 
 /* the final phase's copies made ahead, many regions in one call of the
@@ -234,6 +236,9 @@ typedef struct divonne {
                                           taken; pieces explored ahead */
   double tahead;        /* ms in the threads' loops */
   long long nloops;     /* and their number */
+  struct dflight *fl;   /* the cuts worked out while the rounds go on */
+  long long nfly;       /* such loops */
+  double tfly;          /* ms the rounds waited for them */
   jmp_buf abort;        /* a failed evaluation ends the call (a worker:
                            its piece is explored again in its turn) */
   int fail;
@@ -318,8 +323,9 @@ void gcuba_divonne_look_ahead(divonne *d, long long j);
 void gcuba_divonne_look_free(divonne *d);
 /* the partition's rounds: the cuts of the regions of largest spread
    (component cc; the next rounds' likely) worked out ahead on the CPU
-   threads, unless the round's region has its cut already; all of them
-   dropped (the partition's end) */
+   threads, unless the round's region has its cut already; then those
+   of the next largest worked out on the other threads while the rounds
+   go on.  All of them dropped (the partition's end) */
 void gcuba_divonne_spec_ahead(divonne *d, int cc);
 void gcuba_divonne_spec_drop(divonne *d);
 

@@ -611,8 +611,9 @@ static void run(divonne *d, double *prob)
   if (d->nwork)
     gcuba_log(c, 2, "on %d threads: %lld cuts worked out ahead, %lld of "
               "them taken; %lld more pieces explored ahead; %lld loops, "
+              "%.3f s; %lld loops while the rounds went on, waited for "
               "%.3f s", d->nwork, d->nspec, d->nspec_taken, d->nlook,
-              d->nloops, d->tahead / 1e3);
+              d->nloops, d->tahead / 1e3, d->nfly, d->tfly / 1e3);
 }
 
 static void teardown(divonne *d)

@@ -28,6 +28,9 @@
 #include "divonne/divonne_int.h"
 #include "common/pool.h"
 
+typedef struct dflight dflight;
+static void settle(divonne *d);
+
 /* the partition's cuts worked out ahead: at most DIV_SPEC_PER a thread
    and DIV_SPEC_MAX in all at a time (gcuba_divonne_totals_top gives at
    most that many).  Larger loops wait less for their last items: the
@@ -131,6 +134,7 @@ void gcuba_divonne_look_ahead(divonne *d, long long j)
   for (k = j; k < d->nreg; ++k)
     if (d->reg[k] && d->reg[k]->depth >= 0 && !d->reg[k]->pre) p[n++] = k;
   nt = d->c->threads < n ? d->c->threads : (int)n;
+  settle(d); /* (the threads' copies) */
   if (workers(d, nt)) goto done;
   L.d = d;
   L.pos = p;
@@ -158,37 +162,141 @@ static int spec_item(void *ctx, long long k, int tid)
   return 0;
 }
 
-void gcuba_divonne_spec_ahead(divonne *d, int cc)
+/* The cuts worked out while the rounds go on: when a round has its cut,
+   the next largest regions' cuts are started on the workers (the pool's
+   threads but the caller), whose copies of d were taken then; the rounds
+   go on meanwhile, reading and moving nothing those cuts read or write
+   (a region is cut only once its item is done, and r->spec is read only
+   then).  A round whose region is in the batch and not done, or whose
+   cut needs the threads' copies for a loop of its own, finishes the
+   batch first, the caller taking the items left.  The cuts are those of
+   a loop in turn, so the call's bits stay the same. */
+struct dflight {
+  divonne *d;
+  dreg *r[DIV_SPEC_MAX]; /* the regions (NULL: cut since, item done) */
+  int done[DIV_SPEC_MAX]; /* set by the thread that worked item k out */
+  long long n;
+  int ndone; /* items done (atomic) */
+  int on;
+};
+
+static int fly_item(void *ctx, long long k, int tid)
+{
+  dflight *F = (dflight *)ctx;
+  divonne *w = &F->d->work[tid];
+  dreg *r = F->r[k];
+  if (setjmp(w->abort)) gcuba_divonne_spec_free(r); /* (cut in its turn) */
+  else gcuba_divonne_speculate(w, r);
+  __atomic_store_n(&F->done[k], 1, __ATOMIC_RELEASE);
+  __atomic_add_fetch(&F->ndone, 1, __ATOMIC_RELEASE);
+  return 0;
+}
+
+/* the batch in flight, if any, finished: the items left on this thread */
+static void settle(divonne *d)
+{
+  dflight *F = d->fl;
+  double t0;
+  long long k;
+  if (!F || !F->on) return;
+  t0 = gcuba_now_ms();
+  gcuba_pool_finish();
+  d->tfly += gcuba_now_ms() - t0;
+  F->on = 0;
+  for (k = 0; k < F->n; ++k) {
+    if (F->r[k]) {
+      F->r[k]->flight = 0;
+      d->nspec += F->r[k]->spec != NULL;
+    }
+  }
+}
+
+/* region r, in the batch, taken out of it when its item is done, else
+   the batch finished */
+static void land(divonne *d, dreg *r)
+{
+  dflight *F = d->fl;
+  const long long k = r->flight - 1;
+  if (!__atomic_load_n(&F->done[k], __ATOMIC_ACQUIRE)) {
+    settle(d);
+    return;
+  }
+  F->r[k] = NULL;
+  r->flight = 0;
+  d->nspec += r->spec != NULL;
+}
+
+/* the cuts of the largest regions of component cc without one started
+   on the workers, unless a batch is under way; not the round's region
+   cur (cut now: its own cut may have failed on a thread) */
+static void fly(divonne *d, int cc, const dreg *cur)
 {
   long long pos[DIV_SPEC_MAX];
-  const dreg *r = d->reg[d->tot[cc].iregion];
-  double t0;
-  int n, m, j, nt;
-  looks L;
-  if (!r || r->spec || !usable(d)) return;
-  nt = d->c->threads;
+  dflight *F = d->fl;
+  int nt = d->c->threads, n, m, j;
+  if (F && F->on) {
+    if (__atomic_load_n(&F->ndone, __ATOMIC_ACQUIRE) < F->n) return;
+    settle(d);
+  }
+  if (!F) {
+    F = d->fl = (dflight *)calloc(1, sizeof *F);
+    if (!F) return;
+    F->d = d;
+  }
   n = gcuba_divonne_totals_top(
       d, cc, nt * DIV_SPEC_PER < DIV_SPEC_MAX ? nt * DIV_SPEC_PER
                                               : DIV_SPEC_MAX, pos);
-  /* the round's region first (a block's top, the largest), then those
-     not worked out yet */
-  for (j = m = 0; j < n; ++j)
-    if (d->reg[pos[j]] && !d->reg[pos[j]]->spec) pos[m++] = pos[j];
-  if (m < 2) return;
-  if (nt > m) nt = m;
-  if (workers(d, nt)) return;
-  L.d = d;
-  L.pos = pos;
-  t0 = gcuba_now_ms();
-  gcuba_pool_for(nt, m, 1, spec_item, &L);
-  d->tahead += gcuba_now_ms() - t0;
-  ++d->nloops;
-  for (j = 0; j < m; ++j) d->nspec += d->reg[pos[j]]->spec != NULL;
+  for (j = m = 0; j < n; ++j) {
+    dreg *r = d->reg[pos[j]];
+    if (r && r != cur && !r->spec) F->r[m++] = r;
+  }
+  if (m < 1 || workers(d, nt)) return;
+  F->n = m;
+  F->ndone = 0;
+  for (j = 0; j < m; ++j) F->done[j] = 0;
+  if (gcuba_pool_start(nt, m, 1, fly_item, F)) return;
+  F->on = 1;
+  ++d->nfly;
+  for (j = 0; j < m; ++j) F->r[j]->flight = j + 1;
+}
+
+void gcuba_divonne_spec_ahead(divonne *d, int cc)
+{
+  long long pos[DIV_SPEC_MAX];
+  dreg *r = d->reg[d->tot[cc].iregion];
+  double t0;
+  int n, m, j, nt;
+  looks L;
+  if (!r || !usable(d)) return;
+  if (r->flight) land(d, r);
+  if (!r->spec) {
+    /* a loop of its own, the round's region first (a block's top, the
+       largest), then those not worked out yet */
+    settle(d);
+    nt = d->c->threads;
+    n = gcuba_divonne_totals_top(
+        d, cc, nt * DIV_SPEC_PER < DIV_SPEC_MAX ? nt * DIV_SPEC_PER
+                                                : DIV_SPEC_MAX, pos);
+    for (j = m = 0; j < n; ++j)
+      if (d->reg[pos[j]] && !d->reg[pos[j]]->spec) pos[m++] = pos[j];
+    if (m < 2) return;
+    if (nt > m) nt = m;
+    if (workers(d, nt)) return;
+    L.d = d;
+    L.pos = pos;
+    t0 = gcuba_now_ms();
+    gcuba_pool_for(nt, m, 1, spec_item, &L);
+    d->tahead += gcuba_now_ms() - t0;
+    ++d->nloops;
+    for (j = 0; j < m; ++j) d->nspec += d->reg[pos[j]]->spec != NULL;
+  }
+  fly(d, cc, r);
 }
 
 void gcuba_divonne_spec_drop(divonne *d)
 {
   long long i;
+  settle(d);
   for (i = 0; i < d->nreg; ++i)
     if (d->reg[i]) gcuba_divonne_spec_free(d->reg[i]);
 }
@@ -196,7 +304,9 @@ void gcuba_divonne_spec_drop(divonne *d)
 void gcuba_divonne_look_free(divonne *d)
 {
   int t;
-
+  settle(d);
+  free(d->fl);
+  d->fl = NULL;
   for (t = 0; t < d->nwork; ++t) {
     free(d->work[t].sx);
     free(d->work[t].wx);
