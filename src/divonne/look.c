@@ -23,6 +23,7 @@
    A piece whose evaluation fails on a thread is explored again in its
    turn, where the failure ends the call as it would have.  This file is
    part of gcuba. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "divonne/divonne_int.h"
@@ -38,7 +39,9 @@ static void settle(divonne *d);
    cuts, 3245 loops at 8 a thread and 1196 at 32, the partition 0.72 ->
    0.63 s; 8 a thread against 32 on Genz's protocol: the same time */
 #define DIV_SPEC_PER 32
-#define DIV_SPEC_MAX GCUBA_DIVONNE_TOPMAX
+#define DIV_SPEC_MAX (GCUBA_DIVONNE_TOPMAX / 2)
+/* the most worked out on the workers while the rounds go on */
+#define DIV_FLY_MAX GCUBA_DIVONNE_TOPMAX
 
 typedef struct {
   divonne *d;
@@ -173,11 +176,13 @@ static int spec_item(void *ctx, long long k, int tid)
    a loop in turn, so the call's bits stay the same. */
 struct dflight {
   divonne *d;
-  dreg *r[DIV_SPEC_MAX]; /* the regions (NULL: cut since, item done) */
-  int done[DIV_SPEC_MAX]; /* set by the thread that worked item k out */
+  dreg *r[DIV_FLY_MAX]; /* the regions (NULL: cut since, item done) */
+  int done[DIV_FLY_MAX]; /* set by the thread that worked item k out */
   long long n;
   int ndone; /* items done (atomic) */
   int on;
+  long long mark; /* the regions made before the last batch */
+  double thr;     /* the spread of the last region the last loop took */
 };
 
 static int fly_item(void *ctx, long long k, int tid)
@@ -226,30 +231,29 @@ static void land(divonne *d, dreg *r)
   d->nspec += r->spec != NULL;
 }
 
-/* the cuts of the largest regions of component cc without one started
-   on the workers, unless a batch is under way; not the round's region
-   cur (cut now: its own cut may have failed on a thread) */
-static void fly(divonne *d, int cc, const dreg *cur)
+/* d's batch (made on first use), settled when all of it is done: NULL
+   while a batch is under way (or on no memory) */
+static dflight *idle(divonne *d)
 {
-  long long pos[DIV_SPEC_MAX];
   dflight *F = d->fl;
-  int nt = d->c->threads, n, m, j;
   if (F && F->on) {
-    if (__atomic_load_n(&F->ndone, __ATOMIC_ACQUIRE) < F->n) return;
+    if (__atomic_load_n(&F->ndone, __ATOMIC_ACQUIRE) < F->n) return NULL;
     settle(d);
   }
   if (!F) {
     F = d->fl = (dflight *)calloc(1, sizeof *F);
-    if (!F) return;
+    if (!F) return NULL;
     F->d = d;
+    F->thr = -INFINITY;
   }
-  n = gcuba_divonne_totals_top(
-      d, cc, nt * DIV_SPEC_PER < DIV_SPEC_MAX ? nt * DIV_SPEC_PER
-                                              : DIV_SPEC_MAX, pos);
-  for (j = m = 0; j < n; ++j) {
-    dreg *r = d->reg[pos[j]];
-    if (r && r != cur && !r->spec) F->r[m++] = r;
-  }
+  return F;
+}
+
+/* the cuts of the m regions in F->r started on the workers */
+static void launch(divonne *d, dflight *F, int m)
+{
+  const int nt = d->c->threads;
+  int j;
   if (m < 1 || workers(d, nt)) return;
   F->n = m;
   F->ndone = 0;
@@ -260,37 +264,72 @@ static void fly(divonne *d, int cc, const dreg *cur)
   for (j = 0; j < m; ++j) F->r[j]->flight = j + 1;
 }
 
+/* the regions made since the last batch (the list's tail) that the
+   last choice would have taken (a spread of component cc at least
+   F->thr), not cur (the round's region, cut now), started on the
+   workers, unless a batch is under way.  (Choosing the largest regions
+   scans up to all of them; this, the new ones only.) */
+static void fly(divonne *d, int cc, const dreg *cur)
+{
+  dflight *F = idle(d);
+  long long i;
+  int m = 0;
+  if (!F) return;
+  for (i = d->nreg - 1; i >= 0 && m < DIV_FLY_MAX; --i) {
+    dreg *r = d->reg[i];
+    if (!r) continue;
+    if (r->serial < F->mark) break;
+    if (r != cur && !r->spec && r->spread[cc] >= F->thr) F->r[m++] = r;
+  }
+  F->mark = d->nserial;
+  launch(d, F, m);
+}
+
+/* A round whose region has no cut chooses the regions of largest
+   spread: the first DIV_SPEC_MAX at most (nt DIV_SPEC_PER) without a
+   cut, the round's region first (a block's top, the largest), are
+   worked out in a loop of all the threads, and as many after them are
+   started on the workers, to be done before the rounds come to them.
+   Between two choices the new regions that would have been chosen are
+   started when the workers are free. */
 void gcuba_divonne_spec_ahead(divonne *d, int cc)
 {
-  long long pos[DIV_SPEC_MAX];
+  long long pos[DIV_FLY_MAX];
   dreg *r = d->reg[d->tot[cc].iregion];
+  dflight *F;
   double t0;
-  int n, m, j, nt;
+  int n, m, j, nt, w;
   looks L;
   if (!r || !usable(d)) return;
   if (r->flight) land(d, r);
-  if (!r->spec) {
-    /* a loop of its own, the round's region first (a block's top, the
-       largest), then those not worked out yet */
-    settle(d);
-    nt = d->c->threads;
-    n = gcuba_divonne_totals_top(
-        d, cc, nt * DIV_SPEC_PER < DIV_SPEC_MAX ? nt * DIV_SPEC_PER
-                                                : DIV_SPEC_MAX, pos);
-    for (j = m = 0; j < n; ++j)
-      if (d->reg[pos[j]] && !d->reg[pos[j]]->spec) pos[m++] = pos[j];
-    if (m < 2) return;
-    if (nt > m) nt = m;
-    if (workers(d, nt)) return;
+  if (r->spec) {
+    fly(d, cc, r);
+    return;
+  }
+  settle(d);
+  nt = d->c->threads;
+  w = nt * DIV_SPEC_PER < DIV_SPEC_MAX ? nt * DIV_SPEC_PER : DIV_SPEC_MAX;
+  n = gcuba_divonne_totals_top(d, cc, 2 * w, pos);
+  for (j = m = 0; j < n && j < w; ++j)
+    if (d->reg[pos[j]] && !d->reg[pos[j]]->spec) pos[m++] = pos[j];
+  if (m >= 2 && !workers(d, nt < m ? nt : m)) {
     L.d = d;
     L.pos = pos;
     t0 = gcuba_now_ms();
-    gcuba_pool_for(nt, m, 1, spec_item, &L);
+    gcuba_pool_for(nt < m ? nt : m, m, 1, spec_item, &L);
     d->tahead += gcuba_now_ms() - t0;
     ++d->nloops;
     for (j = 0; j < m; ++j) d->nspec += d->reg[pos[j]]->spec != NULL;
   }
-  fly(d, cc, r);
+  if (!(F = idle(d))) return;
+  /* the last region chosen: the new ones' bar */
+  F->thr = n < 2 * w || !d->reg[pos[n - 1]] ? -INFINITY
+                                            : d->reg[pos[n - 1]]->spread[cc];
+  F->mark = d->nserial;
+  for (j = w, m = 0; j < n; ++j)
+    if (d->reg[pos[j]] && d->reg[pos[j]] != r && !d->reg[pos[j]]->spec)
+      F->r[m++] = d->reg[pos[j]];
+  launch(d, F, m);
 }
 
 void gcuba_divonne_spec_drop(divonne *d)
