@@ -3,8 +3,8 @@
    two threads in one loop, status bits OR-ed, thousands of short loops in
    a row, two callers at once (the second alone on its thread), a
    forked child that still completes its loops, and loops started for the
-   workers while the caller goes on (its own loops then on it alone) and
-   finished by it.
+   workers while the caller goes on (its own loops then on it alone,
+   items of the started one taken early) and finished by it.
    This file is part of gcuba. */
 #include <pthread.h>
 #include <string.h>
@@ -71,6 +71,9 @@ static int started(probe *p, probe *q, int nt, long long n, int *st,
   if (gcuba_pool_start(nt, n, 3, item, p)) return 0;
   again = gcuba_pool_start(nt, n, 3, item, q);
   *st2 = gcuba_pool_for(nt, 1000, 1, item, q);
+  /* the caller takes a few of the loop's items early */
+  for (i = 0; i < n % 5 && gcuba_pool_help(); ++i)
+    ;
   *st = gcuba_pool_finish();
   if (again != -1) return 0;
   for (i = 0; i < n; ++i)

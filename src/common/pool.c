@@ -34,6 +34,7 @@ static struct {
   loop l;
   long long next; /* the next item to take (atomic) */
   int nt, joined, active, open, st;
+  int helped; /* the status bits of the items the caller took early */
 } job;
 
 static void relax(void)
@@ -147,7 +148,7 @@ static int open_loop(int nthreads, const loop *l)
   job.l = *l;
   job.next = 0;
   job.nt = nthreads;
-  job.joined = job.active = job.st = 0;
+  job.joined = job.active = job.st = job.helped = 0;
   job.open = 1;
   __atomic_store_n(&gen, gen + 1, __ATOMIC_RELEASE);
   if (sleeping) pthread_cond_signal(&wake);
@@ -168,7 +169,7 @@ static int close_loop(void)
   pthread_mutex_lock(&m);
   job.open = 0;
   while (job.active > 0) pthread_cond_wait(&left, &m);
-  st |= job.st;
+  st |= job.st | job.helped;
   pthread_mutex_unlock(&m);
   pthread_mutex_unlock(&busy);
   return st;
@@ -210,3 +211,17 @@ int gcuba_pool_start(int nthreads, long long n, long long grab,
 }
 
 int gcuba_pool_finish(void) { return close_loop(); }
+
+int gcuba_pool_help(void)
+{
+  const loop l = job.l;
+  const long long i0 = __atomic_fetch_add(&job.next, l.grab,
+                                          __ATOMIC_RELAXED);
+  long long i;
+  if (i0 >= l.n) return 0;
+  for (i = i0; i < l.n && i < i0 + l.grab; ++i)
+    job.helped |= l.fn(l.ctx, i, 0);
+  return 1;
+}
+
+void gcuba_pool_relax(void) { relax(); }

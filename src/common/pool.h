@@ -37,6 +37,14 @@ int gcuba_pool_start(int nthreads, long long n, long long grab,
    run on the caller as thread 0, the workers that joined are waited for;
    returns the OR of the loop's status bits */
 int gcuba_pool_finish(void);
+
+/* while the loop the calling thread started runs: the next items (a
+   grab) taken on the caller as thread 0, their status bits kept for
+   gcuba_pool_finish; 1, or 0 when no item was left */
+int gcuba_pool_help(void);
+
+/* a pause in a thread's busy wait */
+void gcuba_pool_relax(void);
 #ifdef __cplusplus
 }
 #endif

@@ -376,7 +376,7 @@ void gcuba_divonne_totals_round(divonne *d, long long i, const dreg *parent,
 void gcuba_divonne_totals_compact(divonne *d);
 /* the places of the k (at most GCUBA_DIVONNE_TOPMAX) regions of largest
    spread (component cc), the largest first: their number */
-#define GCUBA_DIVONNE_TOPMAX 1024
+#define GCUBA_DIVONNE_TOPMAX 2048
 int gcuba_divonne_totals_top(const divonne *d, int cc, int k,
                              long long *pos);
 /* the holes of a lazy partition closed (the regions keep their order);

@@ -24,6 +24,7 @@
    turn, where the failure ends the call as it would have.  This file is
    part of gcuba. */
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "divonne/divonne_int.h"
@@ -32,16 +33,12 @@
 typedef struct dflight dflight;
 static void settle(divonne *d);
 
-/* the partition's cuts worked out ahead: at most DIV_SPEC_PER a thread
-   and DIV_SPEC_MAX in all at a time (gcuba_divonne_totals_top gives at
-   most that many).  Larger loops wait less for their last items: the
-   8-D Gaussian at 1e-6 (maxeval 2e7) on 2 threads of an EPYC, 43,738
-   cuts, 3245 loops at 8 a thread and 1196 at 32, the partition 0.72 ->
-   0.63 s; 8 a thread against 32 on Genz's protocol: the same time */
-#define DIV_SPEC_PER 32
-#define DIV_SPEC_MAX (GCUBA_DIVONNE_TOPMAX / 2)
-/* the most worked out on the workers while the rounds go on */
+/* the window of the partition's cuts worked out ahead: DIV_FLY_PER a
+   thread, at most DIV_FLY_MAX; of them at most GCUBA_MAXTHREADS_SPEC in
+   a loop of their own */
+#define DIV_FLY_PER 128
 #define DIV_FLY_MAX GCUBA_DIVONNE_TOPMAX
+#define GCUBA_MAXTHREADS_SPEC 256
 
 typedef struct {
   divonne *d;
@@ -165,15 +162,22 @@ static int spec_item(void *ctx, long long k, int tid)
   return 0;
 }
 
-/* The cuts worked out while the rounds go on: when a round has its cut,
-   the next largest regions' cuts are started on the workers (the pool's
-   threads but the caller), whose copies of d were taken then; the rounds
-   go on meanwhile, reading and moving nothing those cuts read or write
-   (a region is cut only once its item is done, and r->spec is read only
-   then).  A round whose region is in the batch and not done, or whose
-   cut needs the threads' copies for a loop of its own, finishes the
-   batch first, the caller taking the items left.  The cuts are those of
-   a loop in turn, so the call's bits stay the same. */
+/* The cuts worked out while the rounds go on.  A choice of the regions
+   of largest spread (gcuba_divonne_totals_top: a scan of up to all of
+   them) takes a window of DIV_FLY_PER a thread: the first of them
+   without a cut, one a thread and the round's region first, are worked
+   out in a loop of all the threads (when the round's region has none),
+   and the rest are started on the workers (the pool's threads but the
+   caller), whose copies of d are taken then.  The rounds go on
+   meanwhile, reading and moving nothing those cuts read or write (a
+   region is cut only once its item is done, and its spec is read only
+   then).  A round whose region is still being worked out waits for that
+   item alone; one whose region has no cut while the workers are busy
+   cuts it on this thread.  When the workers are free, the regions made
+   since the last batch that the last choice would have taken (a spread
+   of at least its last one's) are started, and once the rounds have
+   taken half a window, a new choice is made.  The cuts are those a
+   loop in turn makes, so the call's bits stay the same. */
 struct dflight {
   divonne *d;
   dreg *r[DIV_FLY_MAX]; /* the regions (NULL: cut since, item done) */
@@ -181,8 +185,9 @@ struct dflight {
   long long n;
   int ndone; /* items done (atomic) */
   int on;
-  long long mark; /* the regions made before the last batch */
-  double thr;     /* the spread of the last region the last loop took */
+  long long mark;   /* the regions made before the last batch */
+  double thr;       /* the spread of the last region chosen */
+  long long chosen; /* the round of the last choice */
 };
 
 static int fly_item(void *ctx, long long k, int tid)
@@ -216,15 +221,20 @@ static void settle(divonne *d)
   }
 }
 
-/* region r, in the batch, taken out of it when its item is done, else
-   the batch finished */
+/* region r, in the batch, taken out of it once its item is done (this
+   thread taking the batch's next items meanwhile) */
 static void land(divonne *d, dreg *r)
 {
   dflight *F = d->fl;
   const long long k = r->flight - 1;
   if (!__atomic_load_n(&F->done[k], __ATOMIC_ACQUIRE)) {
-    settle(d);
-    return;
+    const double t0 = gcuba_now_ms();
+    long long spin = 0;
+    while (!__atomic_load_n(&F->done[k], __ATOMIC_ACQUIRE))
+      if (gcuba_pool_help()) continue;
+      else if (++spin < 4096) gcuba_pool_relax();
+      else sched_yield();
+    d->tfly += gcuba_now_ms() - t0;
   }
   F->r[k] = NULL;
   r->flight = 0;
@@ -265,16 +275,12 @@ static void launch(divonne *d, dflight *F, int m)
 }
 
 /* the regions made since the last batch (the list's tail) that the
-   last choice would have taken (a spread of component cc at least
-   F->thr), not cur (the round's region, cut now), started on the
-   workers, unless a batch is under way.  (Choosing the largest regions
-   scans up to all of them; this, the new ones only.) */
-static void fly(divonne *d, int cc, const dreg *cur)
+   last choice would have taken, not cur (the round's region, cut now),
+   started on the workers */
+static void fly(divonne *d, dflight *F, int cc, const dreg *cur)
 {
-  dflight *F = idle(d);
   long long i;
   int m = 0;
-  if (!F) return;
   for (i = d->nreg - 1; i >= 0 && m < DIV_FLY_MAX; --i) {
     dreg *r = d->reg[i];
     if (!r) continue;
@@ -285,51 +291,57 @@ static void fly(divonne *d, int cc, const dreg *cur)
   launch(d, F, m);
 }
 
-/* A round whose region has no cut chooses the regions of largest
-   spread: the first DIV_SPEC_MAX at most (nt DIV_SPEC_PER) without a
-   cut, the round's region first (a block's top, the largest), are
-   worked out in a loop of all the threads, and as many after them are
-   started on the workers, to be done before the rounds come to them.
-   Between two choices the new regions that would have been chosen are
-   started when the workers are free. */
-void gcuba_divonne_spec_ahead(divonne *d, int cc)
+/* the window's size: DIV_FLY_PER a thread */
+static int window(const divonne *d)
 {
-  long long pos[DIV_FLY_MAX];
-  dreg *r = d->reg[d->tot[cc].iregion];
-  dflight *F;
-  double t0;
-  int n, m, j, nt, w;
-  looks L;
-  if (!r || !usable(d)) return;
-  if (r->flight) land(d, r);
-  if (r->spec) {
-    fly(d, cc, r);
-    return;
+  const int nt = d->c->threads;
+  return nt * DIV_FLY_PER < DIV_FLY_MAX ? nt * DIV_FLY_PER : DIV_FLY_MAX;
+}
+
+/* a choice (F idle): the round's region cur has no cut (first: a loop
+   of its own) or has one */
+static void choose(divonne *d, dflight *F, int cc, const dreg *cur,
+                   int first)
+{
+  long long pos[DIV_FLY_MAX], now[GCUBA_MAXTHREADS_SPEC];
+  const int w = window(d);
+  int nt = d->c->threads, n, m = 0, j, k = 0;
+  n = gcuba_divonne_totals_top(d, cc, w, pos);
+  F->thr = n < w || !d->reg[pos[n - 1]] ? -INFINITY
+                                        : d->reg[pos[n - 1]]->spread[cc];
+  F->mark = d->nserial;
+  F->chosen = d->iter;
+  if (nt > GCUBA_MAXTHREADS_SPEC) nt = GCUBA_MAXTHREADS_SPEC;
+  for (j = 0; j < n; ++j) {
+    dreg *r = d->reg[pos[j]];
+    if (!r || r->spec) continue;
+    if (first && k < nt) now[k++] = pos[j];
+    else if (r != cur) F->r[m++] = r;
   }
-  settle(d);
-  nt = d->c->threads;
-  w = nt * DIV_SPEC_PER < DIV_SPEC_MAX ? nt * DIV_SPEC_PER : DIV_SPEC_MAX;
-  n = gcuba_divonne_totals_top(d, cc, 2 * w, pos);
-  for (j = m = 0; j < n && j < w; ++j)
-    if (d->reg[pos[j]] && !d->reg[pos[j]]->spec) pos[m++] = pos[j];
-  if (m >= 2 && !workers(d, nt < m ? nt : m)) {
+  if (k >= 2 && !workers(d, k)) {
+    looks L;
+    const double t0 = gcuba_now_ms();
     L.d = d;
-    L.pos = pos;
-    t0 = gcuba_now_ms();
-    gcuba_pool_for(nt < m ? nt : m, m, 1, spec_item, &L);
+    L.pos = now;
+    gcuba_pool_for(k, k, 1, spec_item, &L);
     d->tahead += gcuba_now_ms() - t0;
     ++d->nloops;
-    for (j = 0; j < m; ++j) d->nspec += d->reg[pos[j]]->spec != NULL;
+    for (j = 0; j < k; ++j) d->nspec += d->reg[now[j]]->spec != NULL;
   }
-  if (!(F = idle(d))) return;
-  /* the last region chosen: the new ones' bar */
-  F->thr = n < 2 * w || !d->reg[pos[n - 1]] ? -INFINITY
-                                            : d->reg[pos[n - 1]]->spread[cc];
-  F->mark = d->nserial;
-  for (j = w, m = 0; j < n; ++j)
-    if (d->reg[pos[j]] && d->reg[pos[j]] != r && !d->reg[pos[j]]->spec)
-      F->r[m++] = d->reg[pos[j]];
   launch(d, F, m);
+}
+
+void gcuba_divonne_spec_ahead(divonne *d, int cc)
+{
+  dreg *r = d->reg[d->tot[cc].iregion];
+  dflight *F;
+  if (!r || !usable(d)) return;
+  if (r->flight) land(d, r);
+  /* (a batch under way: a region without a cut is cut in its turn) */
+  if (!(F = idle(d))) return;
+  if (!r->spec) choose(d, F, cc, r, 1);
+  else if (2 * (d->iter - F->chosen) >= window(d)) choose(d, F, cc, r, 0);
+  else fly(d, F, cc, r);
 }
 
 void gcuba_divonne_spec_drop(divonne *d)
