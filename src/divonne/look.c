@@ -30,15 +30,28 @@
 #include "divonne/divonne_int.h"
 #include "common/pool.h"
 
-typedef struct dflight dflight;
-static void settle(divonne *d);
-
 /* the window of the partition's cuts worked out ahead: DIV_FLY_PER a
    thread, at most DIV_FLY_MAX; of them at most GCUBA_MAXTHREADS_SPEC in
    a loop of their own */
 #define DIV_FLY_PER 128
 #define DIV_FLY_MAX GCUBA_DIVONNE_TOPMAX
 #define GCUBA_MAXTHREADS_SPEC 256
+
+/* the cuts being worked out while the rounds go on (below) */
+typedef struct dflight {
+  divonne *d;
+  dreg *r[DIV_FLY_MAX]; /* the regions (NULL: cut since, item done) */
+  int done[DIV_FLY_MAX]; /* set by the thread that worked item k out */
+  long long n;
+  int ndone; /* items done (atomic) */
+  int on;
+  long long mark;   /* the regions made before the last batch */
+  double thr;       /* the spread of the last region chosen */
+  long long chosen; /* the round of the last choice */
+  int stop;         /* the items not yet begun are dropped (atomic) */
+} dflight;
+static void settle(divonne *d);
+static dflight *idle(divonne *d);
 
 typedef struct {
   divonne *d;
@@ -134,7 +147,8 @@ void gcuba_divonne_look_ahead(divonne *d, long long j)
   for (k = j; k < d->nreg; ++k)
     if (d->reg[k] && d->reg[k]->depth >= 0 && !d->reg[k]->pre) p[n++] = k;
   nt = d->c->threads < n ? d->c->threads : (int)n;
-  settle(d); /* (the threads' copies) */
+  /* (the threads' copies: not while cuts are being worked out) */
+  if (d->fl && d->fl->on && !idle(d)) goto done;
   if (workers(d, nt)) goto done;
   L.d = d;
   L.pos = p;
@@ -178,31 +192,23 @@ static int spec_item(void *ctx, long long k, int tid)
    of at least its last one's) are started, and once the rounds have
    taken half a window, a new choice is made.  The cuts are those a
    loop in turn makes, so the call's bits stay the same. */
-struct dflight {
-  divonne *d;
-  dreg *r[DIV_FLY_MAX]; /* the regions (NULL: cut since, item done) */
-  int done[DIV_FLY_MAX]; /* set by the thread that worked item k out */
-  long long n;
-  int ndone; /* items done (atomic) */
-  int on;
-  long long mark;   /* the regions made before the last batch */
-  double thr;       /* the spread of the last region chosen */
-  long long chosen; /* the round of the last choice */
-};
 
 static int fly_item(void *ctx, long long k, int tid)
 {
   dflight *F = (dflight *)ctx;
   divonne *w = &F->d->work[tid];
   dreg *r = F->r[k];
-  if (setjmp(w->abort)) gcuba_divonne_spec_free(r); /* (cut in its turn) */
-  else gcuba_divonne_speculate(w, r);
+  if (!__atomic_load_n(&F->stop, __ATOMIC_RELAXED)) {
+    if (setjmp(w->abort)) gcuba_divonne_spec_free(r); /* (cut in its turn) */
+    else gcuba_divonne_speculate(w, r);
+  }
   __atomic_store_n(&F->done[k], 1, __ATOMIC_RELEASE);
   __atomic_add_fetch(&F->ndone, 1, __ATOMIC_RELEASE);
   return 0;
 }
 
-/* the batch in flight, if any, finished: the items left on this thread */
+/* the batch in flight, if any, finished: the items left on this thread
+   (or dropped, when F->stop is set) */
 static void settle(divonne *d)
 {
   dflight *F = d->fl;
@@ -266,7 +272,7 @@ static void launch(divonne *d, dflight *F, int m)
   int j;
   if (m < 1 || workers(d, nt)) return;
   F->n = m;
-  F->ndone = 0;
+  F->ndone = F->stop = 0;
   for (j = 0; j < m; ++j) F->done[j] = 0;
   if (gcuba_pool_start(nt, m, 1, fly_item, F)) return;
   F->on = 1;
@@ -347,6 +353,7 @@ void gcuba_divonne_spec_ahead(divonne *d, int cc)
 void gcuba_divonne_spec_drop(divonne *d)
 {
   long long i;
+  if (d->fl) __atomic_store_n(&d->fl->stop, 1, __ATOMIC_RELAXED);
   settle(d);
   for (i = 0; i < d->nreg; ++i)
     if (d->reg[i]) gcuba_divonne_spec_free(d->reg[i]);
@@ -355,6 +362,7 @@ void gcuba_divonne_spec_drop(divonne *d)
 void gcuba_divonne_look_free(divonne *d)
 {
   int t;
+  if (d->fl) __atomic_store_n(&d->fl->stop, 1, __ATOMIC_RELAXED);
   settle(d);
   free(d->fl);
   d->fl = NULL;
