@@ -323,9 +323,9 @@ void gcuba_divonne_look_ahead(divonne *d, long long j);
 void gcuba_divonne_look_free(divonne *d);
 /* the partition's rounds: the cuts of the regions of largest spread
    (component cc; the next rounds' likely) worked out ahead on the CPU
-   threads, unless the round's region has its cut already; then those
-   of the next largest worked out on the other threads while the rounds
-   go on.  All of them dropped (the partition's end) */
+   threads, a window at a time: the round's own region, when it has no
+   cut, in a loop of all of them, the rest on the workers while the
+   rounds go on.  All of them dropped (the partition's end) */
 void gcuba_divonne_spec_ahead(divonne *d, int cc);
 void gcuba_divonne_spec_drop(divonne *d);
 

@@ -31,11 +31,11 @@
 #include "common/pool.h"
 
 /* the window of the partition's cuts worked out ahead: DIV_FLY_PER a
-   thread, at most DIV_FLY_MAX; of them at most GCUBA_MAXTHREADS_SPEC in
+   thread, at most DIV_FLY_MAX; of them at most DIV_NOW_MAX in
    a loop of their own */
 #define DIV_FLY_PER 128
 #define DIV_FLY_MAX GCUBA_DIVONNE_TOPMAX
-#define GCUBA_MAXTHREADS_SPEC 256
+#define DIV_NOW_MAX 256
 
 /* the cuts being worked out while the rounds go on (below) */
 typedef struct dflight {
@@ -309,7 +309,7 @@ static int window(const divonne *d)
 static void choose(divonne *d, dflight *F, int cc, const dreg *cur,
                    int first)
 {
-  long long pos[DIV_FLY_MAX], now[GCUBA_MAXTHREADS_SPEC];
+  long long pos[DIV_FLY_MAX], now[DIV_NOW_MAX];
   const int w = window(d);
   int nt = d->c->threads, n, m = 0, j, k = 0;
   n = gcuba_divonne_totals_top(d, cc, w, pos);
@@ -317,7 +317,7 @@ static void choose(divonne *d, dflight *F, int cc, const dreg *cur,
                                         : d->reg[pos[n - 1]]->spread[cc];
   F->mark = d->nserial;
   F->chosen = d->iter;
-  if (nt > GCUBA_MAXTHREADS_SPEC) nt = GCUBA_MAXTHREADS_SPEC;
+  if (nt > DIV_NOW_MAX) nt = DIV_NOW_MAX;
   for (j = 0; j < n; ++j) {
     dreg *r = d->reg[pos[j]];
     if (!r || r->spec) continue;
