@@ -116,6 +116,16 @@ static int workers(divonne *d, int nt)
   return 0;
 }
 
+/* a loop of nt threads over n items, its time and count kept */
+static void timed(divonne *d, int nt, long long n, gcuba_pool_fn fn,
+                  looks *L)
+{
+  const double t0 = gcuba_now_ms();
+  gcuba_pool_for(nt, n, 1, fn, L);
+  d->tahead += gcuba_now_ms() - t0;
+  ++d->nloops;
+}
+
 static int item(void *ctx, long long k, int tid)
 {
   looks *L = (looks *)ctx;
@@ -132,10 +142,10 @@ static int item(void *ctx, long long k, int tid)
 void gcuba_divonne_look_ahead(divonne *d, long long j)
 {
   long long pos[64], *p = pos, n = 0, k;
-  double t0;
   looks L;
   int nt;
-  if (!usable(d)) return;
+  /* (the threads' copies: not while cuts are being worked out) */
+  if (!usable(d) || (d->fl && d->fl->on && !idle(d))) return;
   for (k = j; k < d->nreg; ++k)
     if (d->reg[k] && d->reg[k]->depth >= 0 && !d->reg[k]->pre) ++n;
   if (n < 2) return;
@@ -147,16 +157,10 @@ void gcuba_divonne_look_ahead(divonne *d, long long j)
   for (k = j; k < d->nreg; ++k)
     if (d->reg[k] && d->reg[k]->depth >= 0 && !d->reg[k]->pre) p[n++] = k;
   nt = d->c->threads < n ? d->c->threads : (int)n;
-  /* (the threads' copies: not while cuts are being worked out) */
-  if (d->fl && d->fl->on && !idle(d)) goto done;
   if (workers(d, nt)) goto done;
   L.d = d;
   L.pos = p;
-
-  t0 = gcuba_now_ms();
-  gcuba_pool_for(nt, n, 1, item, &L);
-  d->tahead += gcuba_now_ms() - t0;
-  ++d->nloops;
+  timed(d, nt, n, item, &L);
   for (k = 0; k < n; ++k) d->nlook += d->reg[p[k]]->pre != 0;
 done:
   if (p != pos) free(p);
@@ -326,12 +330,9 @@ static void choose(divonne *d, dflight *F, int cc, const dreg *cur,
   }
   if (k >= 2 && !workers(d, k)) {
     looks L;
-    const double t0 = gcuba_now_ms();
     L.d = d;
     L.pos = now;
-    gcuba_pool_for(k, k, 1, spec_item, &L);
-    d->tahead += gcuba_now_ms() - t0;
-    ++d->nloops;
+    timed(d, k, k, spec_item, &L);
     for (j = 0; j < k; ++j) d->nspec += d->reg[now[j]]->spec != NULL;
   }
   launch(d, F, m);
