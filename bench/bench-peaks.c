@@ -183,11 +183,10 @@ int main(int argc, char **argv)
             }
             ++t.nfalse;
             if (rel / eps > t.worst) t.worst = rel / eps;
-            if (show)
-              printf("  false: %s %dD instance %d (seed %llu): c", kind_names[k],
-                     d, i, seed);
             if (show) {
               int j;
+              printf("  false: %s %dD instance %d (seed %llu): c",
+                     kind_names[k], d, i, seed);
               for (j = 0; j < d; ++j) printf(" %.17g", p[i].c[j]);
               printf(" w %.17g at %g: %.17g +- %.3g, true %.17g (%.2f x "
                      "epsrel), neval %lld\n", p[i].w, eps, I[i], E[i], truth,
