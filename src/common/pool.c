@@ -1,7 +1,7 @@
 /* src/common/pool.c -- the CPU threads' work sharing (common/pool.h):
    persistent workers, created when a loop first asks for them, that poll
-   for a new loop a moment, yield their CPU a while, and then sleep on a
-   condition variable.  A loop is joined under the mutex while it is open; the caller
+   for a new loop a moment, yield their CPU a while (as many of them as
+   the last loop needed), and then sleep on a condition variable.  A loop is joined under the mutex while it is open; the caller
    closes it when it finds no item left and waits only for the workers
    that joined.  This file is part of gcuba. */
 #include <pthread.h>
@@ -11,9 +11,20 @@
 /* a worker waiting for a loop polls SPIN times, then yields its CPU up
    to YIELDS times (on a loaded machine the others run meanwhile), then
    sleeps; the caller waiting for the workers polls SPIN times, then
-   sleeps */
-#define SPIN 200
-#define YIELDS 2000
+   sleeps.  Only as many workers yield as the last loop had threads, and
+   a loop a worker is not needed in does not renew its polls and yields:
+   on a 16-core host, 2000 yields renewed for every worker at every loop
+   spent 4-6 times the call's wall time in CPU time on Genz's protocol
+   (gVegas and gDivonne at 16 threads), for no gain in wall time.  The
+   macros are there for measurements (bench/RESULTS.md). */
+#ifndef GCUBA_POOL_SPIN
+#define GCUBA_POOL_SPIN 200
+#endif
+#ifndef GCUBA_POOL_YIELDS
+#define GCUBA_POOL_YIELDS 200
+#endif
+#define SPIN GCUBA_POOL_SPIN
+#define YIELDS GCUBA_POOL_YIELDS
 #define MAXWORKERS 1023
 
 static pthread_mutex_t busy = PTHREAD_MUTEX_INITIALIZER; /* a loop runs */
@@ -23,6 +34,8 @@ static pthread_cond_t left = PTHREAD_COND_INITIALIZER;  /* a worker left */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static unsigned long gen; /* loops opened (polled without m) */
 static int nworkers, sleeping;
+static int lastnt; /* the threads the last loop opened was for */
+static unsigned long born[MAXWORKERS]; /* gen when worker i was hired */
 
 typedef struct {
   gcuba_pool_fn fn;
@@ -61,17 +74,27 @@ static int work(const loop *l, int tid)
 
 static void *worker(void *arg)
 {
-  unsigned long seen = (unsigned long)(size_t)arg;
+  const int idx = (int)(size_t)arg;
+  unsigned long seen;
+  /* polls and yields spent since this worker last took part in a loop:
+     loops it is not needed in do not renew them */
+  int spun = 0, yielded = 0;
+  pthread_mutex_lock(&m);
+  seen = born[idx];
+  pthread_mutex_unlock(&m);
   for (;;) {
     loop l;
-    int k, tid, st;
-    for (k = 0; k < SPIN && __atomic_load_n(&gen, __ATOMIC_ACQUIRE) == seen;
-         ++k)
+    int tid, st;
+    for (; spun < SPIN && __atomic_load_n(&gen, __ATOMIC_ACQUIRE) == seen;
+         ++spun)
       relax();
-    for (k = 0; k < YIELDS &&
-                __atomic_load_n(&gen, __ATOMIC_ACQUIRE) == seen;
-         ++k)
-      sched_yield();
+    /* only as many workers yield as the last loop had: those a run of
+       small loops leaves out sleep (a loop that needs them wakes them) */
+    if (idx + 1 < __atomic_load_n(&lastnt, __ATOMIC_RELAXED))
+      for (; yielded < YIELDS &&
+             __atomic_load_n(&gen, __ATOMIC_ACQUIRE) == seen;
+           ++yielded)
+        sched_yield();
     pthread_mutex_lock(&m);
     while (gen == seen) {
       ++sleeping;
@@ -83,6 +106,7 @@ static void *worker(void *arg)
       pthread_mutex_unlock(&m);
       continue;
     }
+    spun = yielded = 0;
     tid = ++job.joined;
     __atomic_add_fetch(&job.active, 1, __ATOMIC_RELAXED);
     l = job.l;
@@ -125,7 +149,8 @@ static void hire(int n)
   pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
   while (nworkers < n) {
     pthread_t t;
-    if (pthread_create(&t, &a, worker, (void *)(size_t)gen)) break;
+    born[nworkers] = gen;
+    if (pthread_create(&t, &a, worker, (void *)(size_t)nworkers)) break;
     ++nworkers;
   }
   pthread_attr_destroy(&a);
@@ -150,6 +175,7 @@ static int open_loop(int nthreads, const loop *l)
   job.nt = nthreads;
   job.joined = job.active = job.st = job.helped = 0;
   job.open = 1;
+  __atomic_store_n(&lastnt, nthreads, __ATOMIC_RELAXED);
   __atomic_store_n(&gen, gen + 1, __ATOMIC_RELEASE);
   if (sleeping) pthread_cond_signal(&wake);
   pthread_mutex_unlock(&m);
