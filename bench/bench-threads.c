@@ -8,7 +8,9 @@
      short:   --calls 2-D gCuhre calls (key 13, epsrel 1e-10, a smooth
               product of oscillator-like factors, a parameter per call)
               on 1, 2 and all threads, on an idle machine and with one
-              busy process per core beside them: calls per second.
+              busy process per core beside them: calls per second, and
+              the CPU seconds the process spent per second (cpu/wall:
+              what its waiting threads cost the machine).
    Host integrands only (the CPU backend, whatever the build).
    Usage: bench-threads [--cost MS] [--calls N] [--threads LIST]
                         [--only costly|short]
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -122,10 +125,22 @@ static void costly(const int *th, int nth)
   cores(-1);
 }
 
-/* n calls on t threads: calls per second; fails counted */
-static double short_calls(int n, int t, int *nfail)
+/* this process's CPU time (all its threads, user and system; not its
+   children's) in seconds */
+static double cpu_s(void)
 {
-  double t0 = now();
+  struct rusage u;
+  if (getrusage(RUSAGE_SELF, &u)) return 0;
+  return u.ru_utime.tv_sec + 1e-6 * u.ru_utime.tv_usec + u.ru_stime.tv_sec +
+         1e-6 * u.ru_stime.tv_usec;
+}
+
+/* n calls on t threads: calls per second; fails counted, and in *cpu the
+   CPU seconds the process spent per second of the calls (its threads'
+   polls, yields and work; 1 when one thread did everything) */
+static double short_calls(int n, int t, int *nfail, double *cpu)
+{
+  double t0 = now(), c0 = cpu_s(), wall;
   int i;
   cores(t);
   *nfail = 0;
@@ -138,8 +153,10 @@ static double short_calls(int n, int t, int *nfail)
              &P);
     *nfail += fail != 0;
   }
+  wall = now() - t0;
+  *cpu = (cpu_s() - c0) / wall;
   cores(-1);
-  return n / (now() - t0);
+  return n / wall;
 }
 
 static void shorts(int ncalls)
@@ -151,7 +168,7 @@ static void shorts(int ncalls)
   th[2] = ncpu > 2 ? (int)ncpu : 0;
   printf("# short calls: %d gCuhre calls, 2-D, key 13, epsrel 1e-10, "
          "epsabs 1e-12, LAST; %ld CPUs\n", ncalls, ncpu);
-  printf("load        threads  calls/s  fails\n");
+  printf("load        threads  calls/s  fails  cpu/wall\n");
   for (busy = 0; busy <= 1; ++busy) {
     pid_t pids[1024];
     long np = 0, p;
@@ -165,11 +182,11 @@ static void shorts(int ncalls)
       }
     for (k = 0; k < 3; ++k) {
       int nfail;
-      double r;
+      double r, cpu;
       if (!th[k]) continue;
-      r = short_calls(ncalls, th[k], &nfail);
-      printf("%-12s %7d %8.1f %6d\n", busy ? "busy" : "idle", th[k], r,
-             nfail);
+      r = short_calls(ncalls, th[k], &nfail, &cpu);
+      printf("%-12s %7d %8.1f %6d %9.2f\n", busy ? "busy" : "idle", th[k],
+             r, nfail, cpu);
       fflush(stdout);
     }
     for (p = 0; p < np; ++p) {
