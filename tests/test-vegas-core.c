@@ -3,9 +3,9 @@
    moments, correlations), stratification and cube numbering, the importance
    map and its Jacobian, the per-cube estimate, grid refinement (variance
    reduction on a peaked integrand, robustness with empty or extreme bins,
-   shared grid, the same bits on OpenMP threads), rebinning, the
-   chi-square probability (closed forms, quantiles, Cuba's convention)
-   and the combination of iterations.
+   shared grid, the same bits on OpenMP threads), rebinning and the bin
+   sums' fixed point.  The chi-square probability and the combination of
+   iterations: test-vegas-combine.c; Sobol points: test-vegas-sobol.c.
    This file is part of gcuba. */
 #include <math.h>
 #include <string.h>
@@ -14,7 +14,6 @@
 #include "gcuba/detail/vegas.h"
 #include "vegas/grid.h"
 #include "common/chisq.h"
-#include "vegas/sobol.h"
 
 #define PI 3.14159265358979323846
 #define NBMAX 512
@@ -839,268 +838,6 @@ static void test_epow(void)
      "of their errors", jl);
 }
 
-/* ------------------------------------------------------------ chisq */
-
-static void test_chisq(void)
-{
-  static const double xs[] = { 1e-6, 0.01, 0.5, 1, 2, 3.7, 5, 10, 30, 80 };
-  static const struct { double x; int k; double p; } tab[] = {
-    { 3.8414588206941244691, 1, 0.95 },
-    { 5.9914645471079802105, 2, 0.95 },
-    { 11.07049769351635188, 5, 0.95 },
-    { 18.307038053275144003, 10, 0.95 },
-    { 23.209251158954357102, 10, 0.99 },
-    { 3.9402991361190600947, 10, 0.05 },
-    { 0.45493642311957275194, 1, 0.5 },
-    { 0.11483180189911703915, 3, 0.01 },
-    { 124.34211340400407469, 100, 0.95 },
-    { 1074.6794488034409643, 1000, 0.95 },
-    /* P values computed with mpmath at 40 digits */
-    { 1000, 1000, 0.50594714617076035805 },
-    { 1100, 1000, 0.98538559187370480595 },
-    { 900, 1000, 0.010717238091289741557 },
-    { 5200, 5000, 0.97618100197925934549 },
-    { 10, 3, 0.9814338645369567667 },
-    { 0.1, 7, 2.3114187985968838217e-6 },
-    { 50, 25, 0.99786884808089682335 },
-    { 200, 150, 0.99602681402917838867 },
-    { 1e-5, 1, 0.0025231283168055979416 },
-    { 100000, 100000, 0.50059470810479331139 },
-    { 100500, 100000, 0.86814518839661622151 },
-  };
-  double dmax = 0, qmax = 0, x, p, prev;
-  int i, good = 1;
-
-  for (i = 0; i < (int)(sizeof xs / sizeof *xs); ++i) {
-    x = xs[i];
-    dmax = fmax(dmax, fabs(gcuba_chisq_prob(x, 2) - (1 - exp(-x / 2))));
-    dmax = fmax(dmax, fabs(gcuba_chisq_prob(x, 1) - erf(sqrt(x / 2))));
-    dmax = fmax(dmax, fabs(gcuba_chisq_prob(x, 3) - (erf(sqrt(x / 2)) -
-                sqrt(2 * x / PI) * exp(-x / 2))));
-    dmax = fmax(dmax, fabs(gcuba_chisq_prob(x, 4) -
-                (1 - exp(-x / 2) * (1 + x / 2))));
-    qmax = fmax(qmax, fabs(gcuba_chisq_q(x, 2) / exp(-x / 2) - 1));
-  }
-  ok(dmax < 1e-13, "ndof 1-4 closed forms (P = 1 - exp(-x/2) for 2): "
-     "max dev %.1e", dmax);
-  ok(qmax < 1e-12, "upper tail exp(-x/2) for ndof 2, relative %.1e", qmax);
-  dmax = 0;
-  for (i = 0; i < (int)(sizeof tab / sizeof *tab); ++i)
-    dmax = fmax(dmax, fabs(gcuba_chisq_prob(tab[i].x, tab[i].k) - tab[i].p));
-  ok(dmax < 1e-10, "tabulated quantiles and reference values: max dev %.1e",
-     dmax);
-  ok(fabs(gcuba_chisq_q(60, 10) / 3.6243009520614880262e-9 - 1) < 1e-10,
-     "far tail Q(chi2 60, ndof 10) = 3.62e-9");
-
-  /* the quantile inverts the CDF: -2 ln(1 - p) for 2 degrees of freedom,
-     tabulated values for others, and the round trip */
-  dmax = fabs(gcuba_chisq_quantile(0.05, 2) / (-2 * log(0.95)) - 1);
-  for (i = 0; i < (int)(sizeof tab / sizeof *tab); ++i)
-    dmax = fmax(dmax, fabs(gcuba_chisq_quantile(tab[i].p, tab[i].k) /
-                               tab[i].x - 1));
-  ok(dmax < 1e-10, "chi^2 quantiles of the table: max relative dev %.1e",
-     dmax);
-  good = 1;
-  for (i = 1; i <= 60; ++i)
-    for (p = 0.01; p < 1; p += 0.07) {
-      const double x = gcuba_chisq_quantile(p, i);
-      if (!(fabs(gcuba_chisq_prob(x, i) - p) < 1e-12)) good = 0;
-    }
-  ok(good && gcuba_chisq_quantile(0, 3) == 0 &&
-         isnan(gcuba_chisq_quantile(1, 3)) &&
-         isnan(gcuba_chisq_quantile(0.5, 0)),
-     "quantile round trip for 1..60 degrees; p = 0 gives 0, p = 1 or no "
-     "degree NaN");
-
-  /* Cuba's convention: prob -> 1 for chi^2 >> ndof (inconsistent) */
-  ok(gcuba_chisq_prob(100, 10) > 0.999 && gcuba_chisq_prob(1, 10) < 0.001,
-     "prob near 1 means large chi^2");
-  ok(gcuba_chisq_prob(3, 0) == -999 && gcuba_chisq_prob(3, -1) == -999 &&
-     gcuba_chisq_prob(0, 5) == 0 && gcuba_chisq_prob(-1, 5) == 0 &&
-     gcuba_chisq_prob(HUGE_VAL, 5) == 1 && gcuba_chisq_prob(1e9, 5) == 1,
-     "edge cases: ndof 0 -> -999, chi2 <= 0 -> 0, huge -> 1");
-  prev = -1;
-  for (i = 0; i <= 400; ++i) {
-    p = gcuba_chisq_prob(i * 0.1, 7);
-    if (p < prev || p < 0 || p > 1) good = 0;
-    prev = p;
-  }
-  ok(good, "prob non-decreasing in chi2, within [0,1]");
-}
-
-/* ---------------------------------------------------------- combine */
-
-static void test_combine(void)
-{
-  gcuba_vegas_combine_t c;
-  double I, E, X, P, v, s = 0, si = 0, m, x2;
-  int nd, i, good = 1;
-
-  gcuba_vegas_combine_init(&c);
-  gcuba_vegas_combine_add(&c, 1.0, 0.01, 1000);
-  gcuba_vegas_combine_result(&c, 0, &I, &E, &X, &nd, &P);
-  ok(I == 1 && close_rel(E, 0.1, 1e-15) && X == 0 && nd == 0 && P == -999,
-     "one iteration: I, its error, chi2 0, ndof 0, prob -999");
-  gcuba_vegas_combine_add(&c, 1.2, 0.04, 1000);
-  gcuba_vegas_combine_add(&c, 0.9, 0.01, 1000);
-  /* w = 100, 25, 100: I = 220/225 = 44/45, error 1/15,
-     chi2 = 100 (1/45)^2 + 25 (2/9)^2 + 100 (7/90)^2 = 17/9 */
-  gcuba_vegas_combine_result(&c, 0, &I, &E, &X, &nd, &P);
-  ok(close_rel(I, 44.0 / 45, 1e-14) && close_rel(E, 1.0 / 15, 1e-14),
-     "weighted mean %.15f, error %.15f", I, E);
-  ok(close_rel(X, 17.0 / 9, 1e-13) && nd == 2 &&
-     close_rel(P, 1 - exp(-17.0 / 18), 1e-12),
-     "chi2 %.15f on %d dof, prob %.12f", X, nd, P);
-  gcuba_vegas_combine_result(&c, 1, &I, &E, &X, &nd, &P);
-  ok(I == 0.9 && close_rel(E, 0.1, 1e-15) && close_rel(X, 17.0 / 9, 1e-13) &&
-     nd == 2, "last-iteration flag: I and error of the last, chi2 as before");
-
-  /* large common offset: shifted sums match a two-pass computation */
-  gcuba_vegas_combine_init(&c);
-  for (i = 0; i < 10; ++i) {
-    double Ii = 1e8 + sin(3.0 * i), vi = 0.5 + 0.1 * i;
-    gcuba_vegas_combine_add(&c, Ii, vi, 1e6);
-    s += 1 / vi;
-    si += Ii / vi;
-  }
-  m = si / s;
-  x2 = 0;
-  for (i = 0; i < 10; ++i)
-    x2 += sq(1e8 + sin(3.0 * i) - m) / (0.5 + 0.1 * i);
-  gcuba_vegas_combine_result(&c, 0, &I, &E, &X, &nd, &P);
-  ok(close_rel(I, m, 1e-15) && close_rel(E, 1 / sqrt(s), 1e-14) &&
-     close_rel(X, x2, 1e-6) && nd == 9,
-     "offset 1e8: chi2 %.10f vs two-pass %.10f", X, x2);
-
-  /* zero variance: Cuba's floor 2^-104/(calls-1), finite result */
-  gcuba_vegas_combine_init(&c);
-  gcuba_vegas_combine_add(&c, 2.0, 0.0, 1001);
-  gcuba_vegas_combine_add(&c, 2.0, 0.0, 1001);
-  gcuba_vegas_combine_result(&c, 0, &I, &E, &X, &nd, &P);
-  v = ldexp(1.0, -104) / 1000;
-  ok(I == 2 && close_rel(E, sqrt(v / 2), 1e-14) && X == 0 && P == 0,
-     "zero variance floored as in Cuba: error %.3e", E);
-
-  /* empty */
-  gcuba_vegas_combine_init(&c);
-  gcuba_vegas_combine_result(&c, 0, &I, &E, &X, &nd, &P);
-  good = I == 0 && E == 0 && X == 0 && nd == -1 && P == -999;
-  ok(good, "no iteration: zeros, ndof -1");
-}
-
-/* Sobol points (seed 0): the first points of the first three axes as
-   published for Joe and Kuo's numbers (Gray-code order; scipy's
-   unscrambled Sobol gives the same), and on every one of the 1024 axes
-   the net property that every table entry must give: points 0 .. 2^m - 1
-   take each of the values k / 2^m once (m = 10), and so do points
-   2^m .. 2^(m+1) - 1 */
-static void test_sobol(void)
-{
-  static const double first[8][3] = {
-      {0, 0, 0},         {0.5, 0.5, 0.5},     {0.75, 0.25, 0.25},
-      {0.25, 0.75, 0.75}, {0.375, 0.375, 0.625}, {0.875, 0.875, 0.125},
-      {0.625, 0.125, 0.875}, {0.125, 0.625, 0.375}};
-  static uint64_t v[GCUBA_SOBOL_MAXDIM * GCUBA_SOBOL_BITS];
-  static unsigned char seen[2][1024];
-  int i, a, bad = 0, badnet = 0, badodd = 0;
-  double worst = 0;
-  ok(gcuba_sobol_dirs(0, v) < 0 && gcuba_sobol_dirs(1025, v) < 0 &&
-     gcuba_sobol_dirs(GCUBA_SOBOL_MAXDIM, v) == 0,
-     "Sobol direction numbers for 1 to %d axes", GCUBA_SOBOL_MAXDIM);
-  {
-    /* the shared table: the same numbers, one table for every ndim */
-    const uint64_t *t5 = gcuba_sobol_table(5), *tm =
-        gcuba_sobol_table(GCUBA_SOBOL_MAXDIM);
-    static uint64_t w[5 * GCUBA_SOBOL_BITS];
-    gcuba_sobol_dirs(5, w);
-    ok(t5 && t5 == tm && !gcuba_sobol_table(0) &&
-           !gcuba_sobol_table(GCUBA_SOBOL_MAXDIM + 1) &&
-           !memcmp(t5, w, sizeof w) && !memcmp(tm, v, sizeof v),
-       "the shared Sobol table holds gcuba_sobol_dirs' numbers for 5 and "
-       "%d axes, NULL outside 1..%d", GCUBA_SOBOL_MAXDIM, GCUBA_SOBOL_MAXDIM);
-  }
-  for (i = 0; i < 8; ++i)
-    for (a = 0; a < 3; ++a) {
-      double u = gcuba_vegas_sobol(v + a * 64, (uint64_t)i);
-      double e = fabs(u - first[i][a]);
-      if (e > worst) worst = e;
-      if (!(u > 0 && u < 1)) ++bad;
-    }
-  ok(worst <= 0x1p-52 && !bad,
-     "Sobol points 0-7 of axes 1-3 as published (largest difference "
-     "%.3g, the half-step 2^-53 of the open interval)", worst);
-  for (a = 0; a < GCUBA_SOBOL_MAXDIM; ++a) {
-    int b;
-    /* direction number b is m_(b+1) 2^(63-b) with m odd */
-    for (b = 0; b < 64; ++b)
-      if (!((v[a * 64 + b] >> (63 - b)) & 1) ||
-          (b < 63 && (v[a * 64 + b] & ((1ull << (63 - b)) - 1))))
-        ++badodd;
-    memset(seen, 0, sizeof seen);
-    for (i = 0; i < 2048; ++i) {
-      double u = gcuba_vegas_sobol(v + a * 64, (uint64_t)i);
-      int k = (int)(u * 1024);
-      if (k >= 0 && k < 1024) seen[i >> 10][k]++;
-    }
-    for (i = 0; i < 1024; ++i)
-      if (seen[0][i] != 1 || seen[1][i] != 1) {
-        ++badnet;
-        break;
-      }
-  }
-  ok(!badodd && !badnet, "all %d axes: odd direction numbers (%d bad), "
-     "blocks of 1024 points stratified (%d axes bad)",
-     GCUBA_SOBOL_MAXDIM, badodd, badnet);
-  /* the walk (gcuba_vegas_sobol_step, the CPU sampler's) gives every
-     point's bits, also across carries into high bits and from 2^40 on */
-  {
-    static const uint64_t start[3] = {1, 1023, (1ull << 40) - 5};
-    int s, nbad = 0;
-    for (s = 0; s < 3; ++s)
-      for (a = 0; a < GCUBA_SOBOL_MAXDIM; a += 97) {
-        uint64_t q = start[s], x = gcuba_vegas_sobol_bits(v + a * 64, q);
-        for (i = 0; i < 3000; ++i, ++q) {
-          if (x != gcuba_vegas_sobol_bits(v + a * 64, q) ||
-              gcuba_vegas_sobol_value(x) != gcuba_vegas_sobol(v + a * 64, q))
-            ++nbad;
-          x = gcuba_vegas_sobol_step(v + a * 64, x, q);
-        }
-      }
-    ok(nbad == 0, "Sobol walk: 3000 consecutive points from 1, 1023 and "
-       "2^40 - 5 on every 97th axis, the bits of each point (%d bad)", nbad);
-  }
-  /* gcuba_vegas_y with Sobol: point qoff + sample + 1, no strata */
-  {
-    gcuba_vegas_strat_t st;
-    double y[3];
-    int c[3] = {1, 1, 1};
-    gcuba_vegas_strat(1000, 3, 0, &st);
-    gcuba_vegas_y(0, 0, v, 5, &st, 1, c, y);
-    ok(fabs(y[0] - 0.125) <= 0x1p-52 && fabs(y[1] - 0.625) <= 0x1p-52 &&
-       fabs(y[2] - 0.375) <= 0x1p-52,
-       "quasi-random y of sample 1 after 5 earlier samples: Sobol point 7 "
-       "(%g %g %g), whatever the cube", y[0], y[1], y[2]);
-  }
-  /* the variance of independent samples from the cube terms */
-  {
-    double k[3], F[4] = {1, 2, 4, 7}, s1 = 0, s2 = 0, ip, vp, I, V, m = 0,
-                  ss = 0;
-    for (i = 0; i < 4; ++i) {
-      s1 += F[i];
-      s2 += F[i] * F[i];
-      m += F[i] / 4;
-    }
-    for (i = 0; i < 4; ++i) ss += (F[i] - m) * (F[i] - m);
-    gcuba_vegas_cube_k_iid(4, k);
-    gcuba_vegas_cube_estimate_k(s1, s2, k, &ip, &vp);
-    I = ip;
-    V = gcuba_vegas_iid_var(vp, I, 4);
-    ok(fabs(I - m) <= 1e-15 && fabs(V - ss / 3 / 4) <= 1e-14,
-       "independent-sample variance: I %.15g (%.15g), Var %.15g (%.15g)", I,
-       m, V, ss / 12);
-  }
-}
-
 /* the bin sums' fixed point: splitting with the factor 2^E
    (gcuba_vegas_fx_split_p, the CPU backend's) gives the bits of
    gcuba_vegas_fx_split for every q and E the sums use (q 2^E < 2^126),
@@ -1147,7 +884,6 @@ int main(void)
   plan(0);
   test_fixed_point();
   test_rng();
-  test_sobol();
   test_strat();
   test_plan();
   test_map();
@@ -1156,7 +892,5 @@ int main(void)
   test_refine();
   test_refine_par();
   test_resize();
-  test_chisq();
-  test_combine();
   return done();
 }
