@@ -1,9 +1,10 @@
 /* src/common/pool.c -- the CPU threads' work sharing (common/pool.h):
    persistent workers, created when a loop first asks for them, that poll
    for a new loop a moment, yield their CPU a while (as many of them as
-   the last loop needed), and then sleep on a condition variable.  A loop is joined under the mutex while it is open; the caller
-   closes it when it finds no item left and waits only for the workers
-   that joined.  This file is part of gcuba. */
+   the last loop needed), and then sleep on a condition variable.  A
+   loop is joined under the mutex while it is open; the caller closes it
+   when it finds no item left and waits only for the workers that
+   joined.  This file is part of gcuba. */
 #include <pthread.h>
 #include <sched.h>
 #include "common/pool.h"
@@ -14,7 +15,7 @@
    sleeps.  Only as many workers yield as the last loop had threads, and
    a loop a worker is not needed in does not renew its polls and yields:
    on a 16-core host, 2000 yields renewed for every worker at every loop
-   spent 4-6 times the call's wall time in CPU time on Genz's protocol
+   spent 6-9 times the call's wall time in CPU time on Genz's protocol
    (gVegas and gDivonne at 16 threads), for no gain in wall time.  The
    macros are there for measurements (bench/RESULTS.md). */
 #ifndef GCUBA_POOL_SPIN
@@ -35,7 +36,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static unsigned long gen; /* loops opened (polled without m) */
 static int nworkers, sleeping;
 static int lastnt; /* the threads the last loop opened was for */
-static unsigned long born[MAXWORKERS]; /* gen when worker i was hired */
+static int started; /* workers started: the next one's number */
 
 typedef struct {
   gcuba_pool_fn fn;
@@ -74,14 +75,11 @@ static int work(const loop *l, int tid)
 
 static void *worker(void *arg)
 {
-  const int idx = (int)(size_t)arg;
-  unsigned long seen;
+  unsigned long seen = (unsigned long)(size_t)arg;
+  const int idx = __atomic_fetch_add(&started, 1, __ATOMIC_RELAXED);
   /* polls and yields spent since this worker last took part in a loop:
      loops it is not needed in do not renew them */
   int spun = 0, yielded = 0;
-  pthread_mutex_lock(&m);
-  seen = born[idx];
-  pthread_mutex_unlock(&m);
   for (;;) {
     loop l;
     int tid, st;
@@ -134,7 +132,7 @@ static void child(void)
   m = mi;
   wake = ci;
   left = ci;
-  nworkers = sleeping = 0;
+  nworkers = sleeping = started = 0;
   job.open = job.active = 0;
 }
 
@@ -149,8 +147,7 @@ static void hire(int n)
   pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
   while (nworkers < n) {
     pthread_t t;
-    born[nworkers] = gen;
-    if (pthread_create(&t, &a, worker, (void *)(size_t)nworkers)) break;
+    if (pthread_create(&t, &a, worker, (void *)(size_t)gen)) break;
     ++nworkers;
   }
   pthread_attr_destroy(&a);
