@@ -109,9 +109,22 @@ static int alloc_arrays(gpu *t, darrays *a, long long cap)
   return 0;
 }
 
+/* the widths parked by gcuba_cz_set_widths and gcuba_cz_to_doubles */
+void gcuba_cz_drop_parked(gpu *t)
+{
+  int i;
+  for (i = 0; i < 2; ++i) {
+    if (t->pw[i]) cudaFree(t->pw[i]);
+    if (t->pwk[i]) cudaFree(t->pwk[i]);
+    t->pw[i] = NULL;
+    t->pwk[i] = NULL;
+  }
+}
+
 /* the region store and everything sized by its capacity */
 void gcuba_cz_free_store(gpu *t)
 {
+  gcuba_cz_drop_parked(t);
   gcuba_cz_free_arrays(&t->a);
   gcuba_cz_free_arrays(&t->b);
   cudaFree(t->pavg);
@@ -521,23 +534,11 @@ fail:
   return NULL;
 }
 
-/* the initial divisions per axis (powers of two: log2 in k), by value (no
-   device copy) */
+/* blocks of threads for n items */
 unsigned gcuba_cz_nblocks(long long n, int threads)
 {
   long long b = (n + threads - 1) / threads;
   return (unsigned)(b < 1 ? 1 : b);
-}
-
-/* The width representation wd (darrays) of a store with no live leaves
-   (a call starting or loading): the arrays reallocated when it changes;
-   0 or a fail code */
-int gcuba_cz_set_widths(gpu *t, int wd)
-{
-  if (t->wd == wd) return 0;
-  gcuba_cz_free_store(t);
-  t->wd = wd;
-  return 0;
 }
 
 /* exponent widths to doubles, in place of wk */
@@ -547,35 +548,90 @@ __global__ void k_widths(long long n, const unsigned short *wk, double *w)
   if (j < n) w[j] = ldexp(1.0, -(int)wk[j]);
 }
 
+/* The widths of the store's a and b (cap leaves; b where it is
+   allocated) held in form wd (darrays), the n live leaves of a converted
+   when wd is 1: the other form's arrays parked, not freed, and this
+   form's taken from where they were parked, or allocated.  A sweep of
+   calls of which some cut (gcuba/detail/cut.h) thus frees and allocates
+   nothing, where each switch back cost the whole store (cudaFree waits
+   for the device).  0 or a fail code, the store as it was. */
+static int widths_as(gpu *t, int wd, long long n)
+{
+  const size_t nw = (size_t)t->cap * t->ndim;
+  const size_t each = wd ? sizeof(double) : sizeof(unsigned short);
+  const int hasb = t->b.w != NULL || t->b.wk != NULL;
+  void *na = wd ? (void *)t->pw[0] : (void *)t->pwk[0];
+  void *nb = wd ? (void *)t->pw[1] : (void *)t->pwk[1];
+  int fa = 0;
+  if (!na) {
+    CK(cudaMalloc(&na, each * nw));
+    fa = 1;
+  }
+  if (hasb && !nb && cudaMalloc(&nb, each * nw) != cudaSuccess) {
+    if (fa) cudaFree(na);
+    (void)cudaGetLastError();
+    return GCUBA_CK(t->c, cudaErrorMemoryAllocation);
+  }
+  if (!hasb && nb) { /* (a distributed store has no b) */
+    cudaFree(nb);
+    nb = NULL;
+  }
+  if (wd && n > 0) {
+    const long long m = n * t->ndim;
+    k_widths<<<gcuba_cz_nblocks(m, 256), 256, 0, t->stream>>>(
+        m, t->a.wk, (double *)na);
+    if (GCUBA_CK_LAUNCH(t->c, "k_widths")) {
+      if (fa) cudaFree(na);
+      if (nb && nb != (void *)t->pw[1]) cudaFree(nb);
+      return t->c->fail;
+    }
+  }
+  if (wd) {
+    t->pwk[0] = t->a.wk;
+    t->pwk[1] = t->b.wk;
+    t->pw[0] = t->pw[1] = NULL;
+    t->a.wk = t->b.wk = NULL;
+    t->a.w = (double *)na;
+    t->b.w = (double *)nb;
+  } else {
+    t->pw[0] = t->a.w;
+    t->pw[1] = t->b.w;
+    t->pwk[0] = t->pwk[1] = NULL;
+    t->a.w = t->b.w = NULL;
+    t->a.wk = (unsigned short *)na;
+    t->b.wk = (unsigned short *)nb;
+  }
+  t->wd = wd;
+  return 0;
+}
+
+/* The width representation wd (darrays) of a store with no live leaves
+   (a call starting or loading); 0 or a fail code */
+int gcuba_cz_set_widths(gpu *t, int wd)
+{
+  if (t->wd == wd) return 0;
+  if (t->cap > 0 && !t->dist) return widths_as(t, wd, 0);
+  gcuba_cz_free_store(t);
+  t->wd = wd;
+  return 0;
+}
+
 /* the leaves' widths from exponents to doubles (the call's first split
    after its scan found a feature: gcuba/detail/cut.h); 0 or a fail code */
 int gcuba_cz_to_doubles(gpu *t)
 {
-  const long long cap = t->cap, nw = t->n * t->ndim;
-  double *wa = NULL, *wb = NULL;
   if (t->wd) return 0;
-  if (cap > 0) {
-    CK(cudaMalloc(&wa, sizeof(double) * cap * t->ndim));
-    if (t->b.wk && cudaMalloc(&wb, sizeof(double) * cap * t->ndim)) {
-      cudaFree(wa);
-      return GCUBA_CK(t->c, cudaErrorMemoryAllocation);
-    }
-    if (nw > 0) {
-      k_widths<<<gcuba_cz_nblocks(nw, 256), 256, 0, t->stream>>>(nw, t->a.wk, wa);
-      CKL("k_widths");
-    }
-    CK(cudaStreamSynchronize(t->stream));
+  if (t->cap > 0) {
+    const int rc = widths_as(t, 1, t->n);
+    if (rc) return rc;
   }
-  cudaFree(t->a.wk);
-  cudaFree(t->b.wk);
-  t->a.wk = t->b.wk = NULL;
-  t->a.w = wa;
-  t->b.w = wb;
   t->wd = 1;
   gcuba_log(t->c, 2, "region widths as doubles from here on (cuts)");
   return 0;
 }
 
+/* the initial divisions per axis (powers of two: log2 in k), by value (no
+   device copy) */
 struct dndiv {
   int n[GCUBA_RULE_MAXDIM], k[GCUBA_RULE_MAXDIM];
 };

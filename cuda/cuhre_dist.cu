@@ -473,6 +473,7 @@ int gcuba_cz_convert_dist(gpu *t)
   t->a = t->b;
   t->b = sw;
   gcuba_cz_free_arrays(&t->b);
+  gcuba_cz_drop_parked(t); /* (sized for a and b) */
   cudaFree(t->xs);
   t->xs = NULL;
   t->xscap = 0;

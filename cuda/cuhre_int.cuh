@@ -232,6 +232,10 @@ typedef struct {
   unsigned long long *stail;
   hostbuf sh;
   int wd; /* widths as doubles (darrays) */
+  double *pw[2];          /* the other form's widths of a and b, [cap * */
+  unsigned short *pwk[2]; /* ndim], parked for the next switch (NULL:
+                             none): a sweep of calls of which some cut
+                             allocates nothing (gcuba_cz_set_widths) */
 } gpu;
 
 /* hx: the maxima at HX_MAX, the sums of eval, hist and apply after */
@@ -414,6 +418,7 @@ int gcuba_cz_cut_search_block(gpu *t, long long nj, unsigned long long *nev);
 gcuba_cutmap gcuba_cz_cutmap(const gpu *t);
 dclassify gcuba_cz_dcl(const gcuba_call *c, const gcuba_classify *cl);
 int gcuba_cz_eval(void *ctx, double *sumavg, double *sumerr);
+void gcuba_cz_drop_parked(gpu *t);
 void gcuba_cz_free_arrays(darrays *a);
 void gcuba_cz_free_store(gpu *t);
 int gcuba_cz_gather_rec(gpu *t, int n);

@@ -2,29 +2,88 @@
    a parameter struct copied to the device (gcuba_userdata_size), a host
    pointer refused without a size, concurrent calls from several host
    threads (each with its own stream) giving the answers of sequential
-   calls.  Built with the nvcc-built suite.  This file is part of gcuba. */
+   calls, the cached device context switching between the two forms of
+   its regions' widths as calls cut or not.  Built with the nvcc-built
+   suite.  This file is part of gcuba. */
 #include <math.h>
 #include <pthread.h>
 #include <string.h>
 #include "tap.h"
+#include "capture.h"
 #include "suite.h"
 #include "gpu.h"
 
 typedef struct {
   int family, d, fail;
   double integral, error;
+  double eps;      /* 0: 1e-6 */
+  int flags;
+  long long neval;
 } job;
 
 static void *work(void *arg)
 {
   job *j = (job *)arg;
   int nregions;
-  long long neval;
   double prob;
-  llgCuhre(j->d, 1, suite_family(j->family, 1), NULL, 1, 1e-6, 1e-20, 0, 0,
-           2000000000LL, 0, NULL, NULL, &nregions, &neval, &j->fail,
-           &j->integral, &j->error, &prob);
+  if (j->eps == 0) j->eps = 1e-6;
+  llgCuhre(j->d, 1, suite_family(j->family, 1), NULL, 1, j->eps, 1e-20,
+           j->flags, 0, 2000000000LL, 0, NULL, NULL, &nregions, &j->neval,
+           &j->fail, &j->integral, &j->error, &prob);
   return NULL;
+}
+
+/* One shape (5-D), calls that cut (f6: the scan finds its steps, and the
+   widths turn to doubles, said at verbosity 2) and calls that do not
+   (f4), in turn on the context the last call left: each gives the bits
+   of the same call on a fresh context (after gcuba_release), the width
+   arrays of one form parked while the other's are in use. */
+static void widths_switch(void)
+{
+  static const int seq[5] = {6, 4, 6, 6, 4};
+  const char *log = "test-cuhre-gpu.log";
+  job fresh[2], j;
+  char buf[1 << 16];
+  int i, k, same = 1, honest = 1, cuts = 1, save;
+  for (k = 0; k < 2; ++k) {
+    gcuba_release();
+    memset(&fresh[k], 0, sizeof fresh[k]);
+    fresh[k].family = k ? 4 : 6;
+    fresh[k].d = 5;
+    fresh[k].eps = k ? 1e-6 : 1e-4;
+    fresh[k].flags = 2; /* verbosity 2: the switch said */
+    save = capture_begin(log);
+    work(&fresh[k]);
+    capture_end(save, log, buf, sizeof buf);
+  }
+  for (i = 0; i < 5; ++i) {
+    const job *f = &fresh[seq[i] == 4];
+    const double truth = suite_cases[seq[i] == 4 ? 4 : 8].truth;
+    memset(&j, 0, sizeof j);
+    j.family = seq[i];
+    j.d = 5;
+    j.eps = f->eps;
+    j.flags = 2;
+    save = capture_begin(log);
+    work(&j);
+    capture_end(save, log, buf, sizeof buf);
+    if (j.fail != f->fail || j.neval != f->neval ||
+        j.integral != f->integral || j.error != f->error) {
+      diag("call %d (f%d): fail %d neval %lld %.17g +- %.3g; fresh: fail %d "
+           "neval %lld %.17g +- %.3g", i, seq[i], j.fail, j.neval,
+           j.integral, j.error, f->fail, f->neval, f->integral, f->error);
+      same = 0;
+    }
+    if (j.fail == 0 && !(fabs(j.integral - truth) <= j.eps * fabs(truth)))
+      honest = 0;
+    if ((strstr(buf, "region widths as doubles") != NULL) != (seq[i] == 6))
+      cuts = 0;
+  }
+  ok(cuts, "f6 5D cuts (widths as doubles), f4 5D does not");
+  ok(same, "calls that cut and calls that do not, in turn on one cached "
+     "context: the bits of fresh calls (fail, neval, integral, error)");
+  ok(honest, "and every fail = 0 within its tolerance");
+  gcuba_release();
 }
 
 int main(void)
@@ -53,6 +112,7 @@ int main(void)
   ok(fail == GCUBA_FAIL_PARAM,
      "a host userdata pointer without a size is refused: fail %d", fail);
 
+  widths_switch();
   for (i = 0; i < 4; ++i) work(&seq[i]);
   memcpy(par, seq, sizeof par);
   for (i = 0; i < 4; ++i) pthread_create(&th[i], NULL, work, &par[i]);
