@@ -58,6 +58,7 @@ static void widths_switch(void)
   }
   for (i = 0; i < 5; ++i) {
     const job *f = &fresh[seq[i] == 4];
+    /* suite_cases[4] is f4 5D, suite_cases[8] f6 5D */
     const double truth = suite_cases[seq[i] == 4 ? 4 : 8].truth;
     memset(&j, 0, sizeof j);
     j.family = seq[i];
