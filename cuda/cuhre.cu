@@ -173,6 +173,8 @@ static int alloc_marks(gpu *t, long long cap)
   return 0;
 }
 
+static void room_for(gpu *t, long long bytes);
+
 /* The distributed store: room for n leaves, nothing kept (its callers
    have no live leaves, or have packed them into xs, which stays: the
    other members read it). */
@@ -182,6 +184,7 @@ int gcuba_cz_reserve_dist(gpu *t, long long n)
   /* (a member may hold no leaf: its buffers exist all the same) */
   if (t->cap > 0 && n <= t->cap) return 0;
   gcuba_cz_free_store(t);
+  room_for(t, cap * region_bytes(t->ndim, t->ncomp, 1));
   if (alloc_arrays(t, &t->a, cap)) return t->c->fail;
   CK(cudaMalloc(&t->pavg, sizeof(double) * (cap / 2 + 1) * t->ncomp));
   CK(cudaMalloc(&t->perr, sizeof(double) * (cap / 2 + 1) * t->ncomp));
@@ -217,6 +220,7 @@ int gcuba_cz_reserve(gpu *t, long long n)
   }
   if (n <= t->cap) return 0;
   cap = grown(t, n);
+  room_for(t, cap * region_bytes(t->ndim, t->ncomp, 0));
   memset(&na, 0, sizeof na);
   if (alloc_arrays(t, &na, cap)) {
     gcuba_cz_free_arrays(&na);
@@ -295,18 +299,23 @@ static void release(gpu *t)
   free(t);
 }
 
-/* One idle context per device is kept with its device buffers after a
-   call, so that the next call of the same shape (device, ndim, ncomp)
-   starts without allocating: a sweep of short calls pays cudaMalloc
-   once.  Concurrent calls on one device allocate their own.
-   gcuba_release() frees them. */
+/* Up to CACHE_KEEP idle contexts per device are kept with their device
+   buffers after a call, most recently used first, so that the next call
+   of the same shape (device, ndim, ncomp) starts without allocating: a
+   sweep of short calls pays cudaMalloc once, and so do programs whose
+   calls alternate between a few shapes (2-D and 4-D calls in turn).
+   Their memory counts as free for a new call's limit (create), and a
+   store that grows into it frees them first (room_for).  Concurrent
+   calls on one device allocate their own.  gcuba_release() frees them. */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-#define CACHE_SLOTS 16 /* one per device, for calls on several GPUs */
-static gpu *cache[CACHE_SLOTS];
+#define CACHE_SLOTS 16 /* devices, for calls on several GPUs */
+#define CACHE_KEEP 3   /* idle contexts per device */
+static gpu *cache[CACHE_SLOTS][CACHE_KEEP];
 
 static void destroy(void *ctx)
 {
   gpu *t = (gpu *)ctx, *old = NULL;
+  int k;
   if (!t) return;
   if (t->stream && cudaStreamSynchronize(t->stream) != cudaSuccess) {
     release(t); /* a broken context is not kept */
@@ -318,41 +327,105 @@ static void destroy(void *ctx)
     release(t);
     return;
   }
+  /* first in its device's list; the least recently used one beyond
+     CACHE_KEEP goes */
   pthread_mutex_lock(&cache_lock);
-  old = cache[t->dev];
-  cache[t->dev] = t;
+  old = cache[t->dev][CACHE_KEEP - 1];
+  for (k = CACHE_KEEP - 1; k > 0; --k)
+    cache[t->dev][k] = cache[t->dev][k - 1];
+  cache[t->dev][0] = t;
   pthread_mutex_unlock(&cache_lock);
-  if (old) release(old);
+  release(old);
 }
 
+/* the idle context of this shape on dev, taken out of the list */
 static gpu *take_cached(int dev, int ndim, int ncomp)
 {
-  gpu *t;
+  gpu *t = NULL, **l;
+  int k;
   if (dev < 0 || dev >= CACHE_SLOTS) return NULL;
   pthread_mutex_lock(&cache_lock);
-  t = cache[dev];
-  if (t && t->dev == dev && t->ndim == ndim && t->ncomp == ncomp)
-    cache[dev] = NULL;
-  else
-    t = NULL;
+  l = cache[dev];
+  for (k = 0; k < CACHE_KEEP; ++k)
+    if (l[k] && l[k]->ndim == ndim && l[k]->ncomp == ncomp) {
+      t = l[k];
+      for (; k < CACHE_KEEP - 1; ++k) l[k] = l[k + 1];
+      l[CACHE_KEEP - 1] = NULL;
+      break;
+    }
   pthread_mutex_unlock(&cache_lock);
   return t;
+}
+
+/* device bytes a context's store holds, near enough: the leaves and
+   what their capacity sizes, the parked widths, the send records */
+static long long held_bytes(const gpu *t)
+{
+  return t->cap * (region_bytes(t->ndim, t->ncomp, t->dist) +
+                   10LL * t->ndim) +
+         t->xscap * (long long)t->rbytes;
+}
+
+/* the device bytes dev's idle contexts hold */
+static long long idle_bytes(int dev)
+{
+  long long b = 0;
+  int k;
+  if (dev < 0 || dev >= CACHE_SLOTS) return 0;
+  pthread_mutex_lock(&cache_lock);
+  for (k = 0; k < CACHE_KEEP; ++k)
+    if (cache[dev][k]) b += held_bytes(cache[dev][k]);
+  pthread_mutex_unlock(&cache_lock);
+  return b;
+}
+
+/* Before t's store takes `bytes' more: the idle contexts of its device,
+   least recently used first, freed while what is free falls short (their
+   memory counted as free when the call's limit was set).  Nothing is
+   asked of the device when none is idle. */
+static void room_for(gpu *t, long long bytes)
+{
+  for (;;) {
+    gpu *old = NULL;
+    size_t freeb = 0, totalb = 0;
+    int k;
+    if (t->dev < 0 || t->dev >= CACHE_SLOTS) return;
+    pthread_mutex_lock(&cache_lock);
+    for (k = CACHE_KEEP - 1; k >= 0 && !old; --k) old = cache[t->dev][k];
+    pthread_mutex_unlock(&cache_lock);
+    if (!old) return;
+    if (cudaMemGetInfo(&freeb, &totalb) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return; /* the allocation will say what is wrong */
+    }
+    /* CUB's temporaries and the rest: as create's 85% */
+    if ((double)freeb * 0.85 >= (double)bytes) return;
+    old = NULL;
+    pthread_mutex_lock(&cache_lock);
+    for (k = CACHE_KEEP - 1; k >= 0 && !old; --k)
+      if ((old = cache[t->dev][k])) cache[t->dev][k] = NULL;
+    pthread_mutex_unlock(&cache_lock);
+    if (!old) return;
+    gcuba_log(t->c, 2, "an idle device context freed for the store");
+    release(old);
+  }
 }
 
 extern "C" void gcuba_vegas_cuda_release(void);
 
 extern "C" void gcuba_cuda_release(void)
 {
-  gpu *t[CACHE_SLOTS];
-  int i;
+  gpu *t[CACHE_SLOTS * CACHE_KEEP];
+  int i, k;
   gcuba_vegas_cuda_release();
   pthread_mutex_lock(&cache_lock);
-  for (i = 0; i < CACHE_SLOTS; ++i) {
-    t[i] = cache[i];
-    cache[i] = NULL;
-  }
+  for (i = 0; i < CACHE_SLOTS; ++i)
+    for (k = 0; k < CACHE_KEEP; ++k) {
+      t[i * CACHE_KEEP + k] = cache[i][k];
+      cache[i][k] = NULL;
+    }
   pthread_mutex_unlock(&cache_lock);
-  for (i = 0; i < CACHE_SLOTS; ++i) release(t[i]);
+  for (i = 0; i < CACHE_SLOTS * CACHE_KEEP; ++i) release(t[i]);
 }
 
 /* The rule's points as offsets, dimension-major (see cuhre_kernels.cuh):
@@ -461,12 +534,14 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
                                                      cudaStreamNonBlocking)))
     goto fail;
   if (GCUBA_CK(c, cudaMemGetInfo(&freeb, &totalb))) goto fail;
-  /* leave room for CUB's temporaries and the rest: 85% of what is free,
-     plus what this context holds already */
+  /* leave room for CUB's temporaries and the rest: 85% of what is free
+     and what the device's idle contexts hold (room_for frees them when
+     the store grows into it), plus what this context holds already */
   /* a collective call may distribute its store: its room is sized for
      that (the replicated store takes two thirds of it) */
   per = region_bytes(t->ndim, t->ncomp, c->coll != NULL);
-  fit = (long long)(0.85 * (double)freeb / per) + t->cap;
+  fit = (long long)(0.85 * ((double)freeb + (double)idle_bytes(dev)) / per) +
+        t->cap;
   if (fit > (1LL << 31) - 2) fit = (1LL << 31) - 2; /* CUB's int counts */
   if (*maxregions > fit) *maxregions = fit;
   t->maxregions = *maxregions;

@@ -336,9 +336,9 @@ int gcuba_last_devices(void);
 /* Number of usable CUDA devices (0 without CUDA, driver or device). */
 int gcuba_device_count(void);
 
-/* Frees the device memory gcuba keeps between calls (an idle gCuhre
-   region store and up to three idle gVegas samplers per device, reused by
-   later calls of the same shape so that short calls do not pay for
+/* Frees the device memory gcuba keeps between calls (up to three idle
+   gCuhre region stores and three idle gVegas samplers per device, reused
+   by later calls of the same shape so that short calls do not pay for
    cudaMalloc).  Safe to call at any time. */
 void gcuba_release(void);
 

@@ -3,7 +3,8 @@
    pointer refused without a size, concurrent calls from several host
    threads (each with its own stream) giving the answers of sequential
    calls, the cached device context switching between the two forms of
-   its regions' widths as calls cut or not.  Built with the nvcc-built
+   its regions' widths as calls cut or not, an idle context kept per
+   shape for calls that alternate between shapes.  Built with the nvcc-built
    suite.  This file is part of gcuba. */
 #include <math.h>
 #include <pthread.h>
@@ -87,6 +88,64 @@ static void widths_switch(void)
   gcuba_release();
 }
 
+/* Two shapes in turn (f4 in 2-D and 4-D): each keeps its own idle
+   context, so only the first call of each shape allocates a region store
+   (said at verbosity 2), and every call gives the bits of the same call
+   on a fresh context. */
+static void shapes_alternate(void)
+{
+  static const int seq[5] = {2, 4, 2, 4, 2};
+  const char *log = "test-cuhre-gpu.log";
+  job fresh[2], j;
+  char buf[1 << 16];
+  int i, k, same = 1, honest = 1, allocs = 1, save;
+  for (k = 0; k < 2; ++k) {
+    gcuba_release();
+    memset(&fresh[k], 0, sizeof fresh[k]);
+    fresh[k].family = 4;
+    fresh[k].d = k ? 4 : 2;
+    fresh[k].eps = 1e-7;
+    fresh[k].flags = 2;
+    save = capture_begin(log);
+    work(&fresh[k]);
+    capture_end(save, log, buf, sizeof buf);
+  }
+  gcuba_release();
+  for (i = 0; i < 5; ++i) {
+    const job *f = &fresh[seq[i] == 4];
+    /* f4 is exp(-625 |x - 1/2|^2): (sqrt(pi) / 25)^d */
+    const double truth = pow(sqrt(M_PI) / 25, seq[i]);
+    memset(&j, 0, sizeof j);
+    j.family = 4;
+    j.d = seq[i];
+    j.eps = f->eps;
+    j.flags = 2;
+    save = capture_begin(log);
+    work(&j);
+    capture_end(save, log, buf, sizeof buf);
+    if (j.fail != f->fail || j.neval != f->neval ||
+        j.integral != f->integral || j.error != f->error) {
+      diag("call %d (%d-D): fail %d neval %lld %.17g +- %.3g; fresh: fail "
+           "%d neval %lld %.17g +- %.3g", i, seq[i], j.fail, j.neval,
+           j.integral, j.error, f->fail, f->neval, f->integral, f->error);
+      same = 0;
+    }
+    if (!(j.fail == 0 && fabs(j.integral - truth) <= j.eps * truth))
+      honest = 0;
+    if ((strstr(buf, "device region store") != NULL) != (i < 2)) {
+      diag("call %d (%d-D): a store allocated: %s", i, seq[i],
+           strstr(buf, "device region store") ? "yes" : "no");
+      allocs = 0;
+    }
+  }
+  ok(allocs, "2-D and 4-D calls in turn: only the first of each shape "
+     "allocates a region store");
+  ok(same, "and each gives the bits of a fresh call (fail, neval, integral, "
+     "error)");
+  ok(honest, "and converges within its tolerance");
+  gcuba_release();
+}
+
 int main(void)
 {
   struct suite_param p = {3.0, 2};
@@ -114,6 +173,7 @@ int main(void)
      "a host userdata pointer without a size is refused: fail %d", fail);
 
   widths_switch();
+  shapes_alternate();
   for (i = 0; i < 4; ++i) work(&seq[i]);
   memcpy(par, seq, sizeof par);
   for (i = 0; i < 4; ++i) pthread_create(&th[i], NULL, work, &par[i]);
