@@ -311,6 +311,42 @@ static double probe_floor(const gcuba_rule *r, int which)
   }
 }
 
+/* The GPU kernel takes the probes one axis per lane
+   (gcuba_rule_probe_axis) and keeps the largest departure, the lowest
+   axis among equals: the same floor and axis as gcuba_rule_probe_err's
+   loop, checked here on steps at 0.97 half-widths along axes a and b of
+   heights ha and hb (equal heights: the lower axis), whose axis is
+   expect (-1: no floor). */
+static int probe_lanes_agree(const gcuba_rule *r, int a, double ha, int b,
+                             double hb, int expect)
+{
+  double f[4096], u[GCUBA_RULE_MAXDIM], best = -1, fl, pl;
+  long p, np = r->npoints + r->nprobe;
+  int d, axis = -1, kbest = -1;
+  for (p = 0; p < np; ++p) {
+    gcuba_rule_point(r, p, u);
+    f[p] = 1 + (u[a] > 0.97 ? ha : 0) + (u[b] > 0.97 ? hb : 0);
+  }
+  fl = gcuba_rule_probe_err(r, f[0], f + 1, 1, f + r->npoints, 1, 2.0,
+                            &axis);
+  for (d = 0; d < r->nprobe / 2; ++d) {
+    const double v =
+        gcuba_rule_probe_axis(r, d, f[0], f + 1, 1, f + r->npoints, 1);
+    if (v > best || (v == best && d < kbest)) {
+      best = v;
+      kbest = d;
+    }
+  }
+  pl = best > 0 ? 2.0 * r->strip * best : 0;
+  if (pl != fl || (fl > 0 && kbest != axis) || (fl > 0) != (expect >= 0) ||
+      (fl > 0 && axis != expect)) {
+    diag("ndim %d steps on %d (%g), %d (%g): loop %g axis %d, lanes %g "
+         "axis %d", r->ndim, a, ha, b, hb, fl, axis, pl, kbest);
+    return 0;
+  }
+  return 1;
+}
+
 static void check_probes(void)
 {
   static const int cfg[][2] = {{7, 2}, {7, 5}, {9, 4}, {9, 8}};
@@ -336,6 +372,17 @@ static void check_probes(void)
   ok(good, "probes: no floor for a quartic or exp along the axes; a step "
      "or a kink at 0.97 half-widths (beyond every rule point) gets vol x "
      "strip x departure and names its axis");
+  good = 1;
+  for (i = 0; i < sizeof cfg / sizeof cfg[0]; ++i) {
+    const int n = cfg[i][1];
+    gcuba_rule_init(&r, n, cfg[i][0]);
+    good &= probe_lanes_agree(&r, n - 1, 1, 0, 1, 0); /* equal: axis 0 */
+    good &= probe_lanes_agree(&r, 0, 0.5, n - 1, 2, n - 1); /* larger */
+    good &= probe_lanes_agree(&r, n - 1, 3, n - 1, 0, n - 1);
+    good &= probe_lanes_agree(&r, 0, 0, 0, 0, -1); /* no step */
+  }
+  ok(good, "probes one axis per lane (the GPU kernel's reduction) give "
+     "the loop's floor and axis, the lowest axis among equal steps");
   gcuba_rule_init(&r, 3, 11);
   good = r.nprobe == 0;
   gcuba_rule_init(&r, 2, 13);

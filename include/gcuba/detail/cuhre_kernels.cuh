@@ -245,6 +245,15 @@ __device__ __forceinline__ int gcuba_cuhre_region(
       }
       gcuba_warp_argmax(&v, &kd);
       gcuba_warp_argmax(&wv, &kw);
+      /* the boundary probes, one axis per lane (gcuba_rule_probe_err's
+         largest departure, the lowest axis among equals) */
+      double pd = -1;
+      int kp = lane;
+      if (a.nprobe) {
+        if (lane < a.nprobe / 2)
+          pd = gcuba_rule_probe_axis(r, lane, fax[0], fax + 1, 1, fpr, 1);
+        gcuba_warp_argmax(&pd, &kp);
+      }
       if (lane == 0) {
         double vol = 1, er;
         int flags;
@@ -257,13 +266,11 @@ __device__ __forceinline__ int gcuba_cuhre_region(
                            : 0,
                        &flags);
         int ax = (v > 0 ? kd : kw) | flags;
-        if (a.nprobe) {
-          int pax = ax;
-          const double pe = gcuba_rule_probe_err(r, fax[0], fax + 1, 1, fpr,
-                                                 1, vol, &pax);
+        if (a.nprobe && pd > 0) {
+          const double pe = vol * r->strip * pd;
           if (pe > er) {
             er = pe;
-            ax = pax;
+            ax = kp;
           }
         }
         a.avg[i] = vol * q[0];

@@ -425,44 +425,60 @@ GCUBA_RULE_FN void gcuba_rule_apply(const gcuba_rule *r, int ncomp,
    x2 = 0.019 in 5D was claimed with a 20% error). */
 #define GCUBA_PROBE_KAPPA 0.25
 #define GCUBA_PROBE_KAPPA4 16
+/* axis d's part: the largest departure of its two probes that shows a
+   feature (the probe at +pu first), or 0.  The GPU kernel takes the axes
+   on lanes of a warp (gcuba/detail/cuhre_kernels.cuh), the largest one
+   and the lowest axis among equals, as gcuba_rule_probe_err does in
+   turn. */
+GCUBA_RULE_FN double gcuba_rule_probe_axis(const gcuba_rule *r, int d,
+  double fcentre, const double *faxis, long stride, const double *fprobe,
+  long pstride)
+{
+  const double *f1 = faxis + (long)(2 * d) * stride;
+  const double *f2 = f1 + (long)(2 * r->ndim) * stride;
+  double v[5], lo, hi, big = 0, fd, worst = 0;
+  int j;
+  v[0] = fcentre;
+  v[1] = f1[0];
+  v[2] = f1[stride];
+  v[3] = f2[0];
+  v[4] = f2[stride];
+  lo = hi = v[0];
+  for (j = 0; j < 5; ++j) {
+    if (v[j] < lo) lo = v[j];
+    if (v[j] > hi) hi = v[j];
+    if (fabs(v[j]) > big) big = fabs(v[j]);
+  }
+  fd = gcuba_rule_fourthdiff_strided(r, d, fcentre, faxis, stride);
+  for (j = 0; j < 2; ++j) {
+    /* at -pu the quartic's weights are mirrored: +a <-> -a */
+    double pred = j == 0
+      ? r->pw[0] * v[0] + r->pw[1] * v[1] + r->pw[2] * v[2] +
+        r->pw[3] * v[3] + r->pw[4] * v[4]
+      : r->pw[0] * v[0] + r->pw[1] * v[2] + r->pw[2] * v[1] +
+        r->pw[3] * v[4] + r->pw[4] * v[3];
+    double fp = fprobe[(long)(2 * d + j) * pstride];
+    double dev = fabs(fp - pred);
+    if (fabs(fp) > big) big = fabs(fp);
+    if (dev > 1e-12 * big && dev > worst &&
+        (dev > GCUBA_PROBE_KAPPA * (hi - lo) ||
+         dev > GCUBA_PROBE_KAPPA4 * fd))
+      worst = dev;
+  }
+  return worst;
+}
 GCUBA_RULE_FN double gcuba_rule_probe_err(const gcuba_rule *r,
   double fcentre, const double *faxis, long stride, const double *fprobe,
   long pstride, double vol, int *axis)
 {
   double worst = 0;
-  int d, j;
+  int d;
   for (d = 0; d < r->nprobe / 2; ++d) {
-    const double *f1 = faxis + (long)(2 * d) * stride;
-    const double *f2 = f1 + (long)(2 * r->ndim) * stride;
-    double v[5], lo, hi, big = 0, fd;
-    v[0] = fcentre;
-    v[1] = f1[0];
-    v[2] = f1[stride];
-    v[3] = f2[0];
-    v[4] = f2[stride];
-    lo = hi = v[0];
-    for (j = 0; j < 5; ++j) {
-      if (v[j] < lo) lo = v[j];
-      if (v[j] > hi) hi = v[j];
-      if (fabs(v[j]) > big) big = fabs(v[j]);
-    }
-    fd = gcuba_rule_fourthdiff_strided(r, d, fcentre, faxis, stride);
-    for (j = 0; j < 2; ++j) {
-      /* at -pu the quartic's weights are mirrored: +a <-> -a */
-      double pred = j == 0
-        ? r->pw[0] * v[0] + r->pw[1] * v[1] + r->pw[2] * v[2] +
-          r->pw[3] * v[3] + r->pw[4] * v[4]
-        : r->pw[0] * v[0] + r->pw[1] * v[2] + r->pw[2] * v[1] +
-          r->pw[3] * v[4] + r->pw[4] * v[3];
-      double fp = fprobe[(long)(2 * d + j) * pstride];
-      double dev = fabs(fp - pred);
-      if (fabs(fp) > big) big = fabs(fp);
-      if (dev > 1e-12 * big && dev > worst &&
-          (dev > GCUBA_PROBE_KAPPA * (hi - lo) ||
-           dev > GCUBA_PROBE_KAPPA4 * fd)) {
-        worst = dev;
-        *axis = d;
-      }
+    const double dev = gcuba_rule_probe_axis(r, d, fcentre, faxis, stride,
+                                             fprobe, pstride);
+    if (dev > worst) {
+      worst = dev;
+      *axis = d;
     }
   }
   return vol * r->strip * worst;
