@@ -89,12 +89,12 @@ static int reserve_leaves(bpipe *P, int k, long long n)
   }
   free_leaves(a);
   P->cap[k] = 0;
-  CK(cudaMalloc(&a->lo, sizeof(double) * cap * P->ndim));
-  CK(cudaMalloc(&a->w, sizeof(double) * cap * P->ndim));
-  CK(cudaMalloc(&a->avg, sizeof(double) * cap * P->ncomp));
-  CK(cudaMalloc(&a->err, sizeof(double) * cap * P->ncomp));
-  CK(cudaMalloc(&a->dims, sizeof(int) * cap * P->ncomp));
-  CK(cudaMalloc(&a->own, sizeof(int) * cap));
+  CK(gcuba_cuda_malloc(&a->lo, sizeof(double) * cap * P->ndim));
+  CK(gcuba_cuda_malloc(&a->w, sizeof(double) * cap * P->ndim));
+  CK(gcuba_cuda_malloc(&a->avg, sizeof(double) * cap * P->ncomp));
+  CK(gcuba_cuda_malloc(&a->err, sizeof(double) * cap * P->ncomp));
+  CK(gcuba_cuda_malloc(&a->dims, sizeof(int) * cap * P->ncomp));
+  CK(gcuba_cuda_malloc(&a->own, sizeof(int) * cap));
   P->cap[k] = cap;
   return 0;
 }
@@ -109,8 +109,8 @@ static int reserve_pairs(bpipe *P, long long n)
   cudaFree(P->perr);
   P->pavg = P->perr = NULL;
   P->pcap = 0;
-  CK(cudaMalloc(&P->pavg, sizeof(double) * cap * P->ncomp));
-  CK(cudaMalloc(&P->perr, sizeof(double) * cap * P->ncomp));
+  CK(gcuba_cuda_malloc(&P->pavg, sizeof(double) * cap * P->ncomp));
+  CK(gcuba_cuda_malloc(&P->perr, sizeof(double) * cap * P->ncomp));
   P->pcap = cap;
   return 0;
 }
@@ -129,10 +129,10 @@ static int reserve_marks(bpipe *P, long long n)
   P->cax = P->sidx = NULL;
   P->cq = NULL;
   P->scap = 0;
-  CK(cudaMalloc(&P->cls, cap));
-  CK(cudaMalloc(&P->cax, sizeof(int) * cap));
-  CK(cudaMalloc(&P->sidx, sizeof(int) * cap));
-  CK(cudaMalloc(&P->cq, sizeof(double) * cap));
+  CK(gcuba_cuda_malloc(&P->cls, cap));
+  CK(gcuba_cuda_malloc(&P->cax, sizeof(int) * cap));
+  CK(gcuba_cuda_malloc(&P->sidx, sizeof(int) * cap));
+  CK(gcuba_cuda_malloc(&P->cq, sizeof(double) * cap));
   P->scap = cap;
   return 0;
 }
@@ -153,13 +153,13 @@ static int reserve_boxes(bpipe *P, long long n)
   P->slo = P->sw = P->scut = P->sjump = NULL;
   P->sax = P->sfound = P->sown = NULL;
   P->bcap = 0;
-  CK(cudaMalloc(&P->slo, sizeof(double) * cap * P->ndim));
-  CK(cudaMalloc(&P->sw, sizeof(double) * cap * P->ndim));
-  CK(cudaMalloc(&P->scut, sizeof(double) * cap));
-  CK(cudaMalloc(&P->sjump, sizeof(double) * cap));
-  CK(cudaMalloc(&P->sax, sizeof(int) * cap));
-  CK(cudaMalloc(&P->sfound, sizeof(int) * cap));
-  CK(cudaMalloc(&P->sown, sizeof(int) * cap));
+  CK(gcuba_cuda_malloc(&P->slo, sizeof(double) * cap * P->ndim));
+  CK(gcuba_cuda_malloc(&P->sw, sizeof(double) * cap * P->ndim));
+  CK(gcuba_cuda_malloc(&P->scut, sizeof(double) * cap));
+  CK(gcuba_cuda_malloc(&P->sjump, sizeof(double) * cap));
+  CK(gcuba_cuda_malloc(&P->sax, sizeof(int) * cap));
+  CK(gcuba_cuda_malloc(&P->sfound, sizeof(int) * cap));
+  CK(gcuba_cuda_malloc(&P->sown, sizeof(int) * cap));
   P->bcap = cap;
   return 0;
 }
@@ -250,6 +250,7 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
   slot = n0 + (n0 & 1);
   /* a leaf of one partition, half its pair's parents, its scratch */
   P.per = 16 * ndim + 20 * nc + 4 + 8 * nc + 17;
+  gcuba_cuda_trim(); /* the waves take what is free */
   if (GCUBA_CK(c, cudaMemGetInfo(&freeb, &totalb))) return c->fail;
   P.mem = MEM_SHARE * (double)freeb;
 
@@ -272,22 +273,22 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
 
   if (GCUBA_CK(c, cudaStreamCreateWithFlags(&P.stream,
                                             cudaStreamNonBlocking)) ||
-      GCUBA_CK(c, cudaMalloc(&drule, sizeof r)) ||
+      GCUBA_CK(c, gcuba_cuda_malloc(&drule, sizeof r)) ||
       GCUBA_CK(c, cudaMemcpy(drule, &r, sizeof r, cudaMemcpyHostToDevice)) ||
       gcuba_cuhre_points(c, &r, &du, &ustride) ||
       gcuba_device_userdata(c, c->ud.p, c->ud.bytes,
                             " (or a nonzero userstride)", &duser, &ucopy,
                             &ucap, P.stream) ||
-      GCUBA_CK(c, cudaMalloc(&st, sizeof *st * (size_t)n)) ||
-      GCUBA_CK(c, cudaMalloc(&dres, sizeof(double) * (2 * nres + BWHY * n) +
+      GCUBA_CK(c, gcuba_cuda_malloc(&st, sizeof *st * (size_t)n)) ||
+      GCUBA_CK(c, gcuba_cuda_malloc(&dres, sizeof(double) * (2 * nres + BWHY * n) +
                                         chib)) ||
-      GCUBA_CK(c, cudaMalloc(&dll, sizeof(long long) * (2 * n + 1))) ||
-      GCUBA_CK(c, cudaMalloc(&dint, sizeof(int) * 3 * (size_t)n)) ||
-      GCUBA_CK(c, cudaMalloc(&nev, sizeof *nev * (size_t)n)) ||
-      GCUBA_CK(c, cudaMalloc(&act[0], sizeof(int) * (size_t)n)) ||
-      GCUBA_CK(c, cudaMalloc(&act[1], sizeof(int) * (size_t)n)) ||
-      GCUBA_CK(c, cudaMalloc(&kn, sizeof(long long) * 4 * (n + 1))) ||
-      GCUBA_CK(c, cudaMalloc(&temp, tempbytes)) ||
+      GCUBA_CK(c, gcuba_cuda_malloc(&dll, sizeof(long long) * (2 * n + 1))) ||
+      GCUBA_CK(c, gcuba_cuda_malloc(&dint, sizeof(int) * 3 * (size_t)n)) ||
+      GCUBA_CK(c, gcuba_cuda_malloc(&nev, sizeof *nev * (size_t)n)) ||
+      GCUBA_CK(c, gcuba_cuda_malloc(&act[0], sizeof(int) * (size_t)n)) ||
+      GCUBA_CK(c, gcuba_cuda_malloc(&act[1], sizeof(int) * (size_t)n)) ||
+      GCUBA_CK(c, gcuba_cuda_malloc(&kn, sizeof(long long) * 4 * (n + 1))) ||
+      GCUBA_CK(c, gcuba_cuda_malloc(&temp, tempbytes)) ||
       GCUBA_CK(c, cudaMallocHost(&hx, sizeof(long long) * 3))) {
     rc = c->fail;
     goto done;

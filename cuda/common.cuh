@@ -21,6 +21,25 @@ int gcuba_cuda_check(gcuba_call *c, cudaError_t e, const char *what,
 #define GCUBA_CK_LAUNCH(c, what) \
   gcuba_cuda_check((c), cudaPeekAtLastError(), what, __FILE__, __LINE__)
 
+/* device.cu: cudaMalloc, and when the device is out of memory the idle
+   contexts that the backends keep between calls (gcuba_release's) on the
+   current device freed and the allocation tried once more, so that memory
+   gcuba holds for later calls never makes a call fail.  Every device
+   allocation of the backends goes through it. */
+cudaError_t gcuba_cuda_malloc_v(void **p, size_t n);
+template <class T>
+static inline cudaError_t gcuba_cuda_malloc(T **p, size_t n)
+{
+  return gcuba_cuda_malloc_v((void **)p, n);
+}
+/* device.cu: the idle contexts of the current device freed (the
+   pipelines of the batches, which size their waves by the memory free,
+   call it first); how many.  cuhre.cu, vegas.cu: each one's, of device
+   dev. */
+int gcuba_cuda_trim(void);
+int gcuba_cuhre_cuda_trim(int dev);
+int gcuba_vegas_cuda_trim(int dev);
+
 /* device.cu: userdata as the kernels see it (NULL, the caller's device or
    managed pointer, or a copy of bytes bytes in *copy, grown to *cap);
    0 or a fail code */

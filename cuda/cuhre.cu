@@ -98,14 +98,14 @@ void gcuba_cz_free_arrays(darrays *a)
 
 static int alloc_arrays(gpu *t, darrays *a, long long cap)
 {
-  CK(cudaMalloc(&a->lo, sizeof(double) * cap * t->ndim));
+  CK(gcuba_cuda_malloc(&a->lo, sizeof(double) * cap * t->ndim));
   if (t->wd)
-    CK(cudaMalloc(&a->w, sizeof(double) * cap * t->ndim));
+    CK(gcuba_cuda_malloc(&a->w, sizeof(double) * cap * t->ndim));
   else
-    CK(cudaMalloc(&a->wk, sizeof(unsigned short) * cap * t->ndim));
-  CK(cudaMalloc(&a->avg, sizeof(double) * cap * t->ncomp));
-  CK(cudaMalloc(&a->err, sizeof(double) * cap * t->ncomp));
-  CK(cudaMalloc(&a->dims, sizeof(int) * cap * t->ncomp));
+    CK(gcuba_cuda_malloc(&a->wk, sizeof(unsigned short) * cap * t->ndim));
+  CK(gcuba_cuda_malloc(&a->avg, sizeof(double) * cap * t->ncomp));
+  CK(gcuba_cuda_malloc(&a->err, sizeof(double) * cap * t->ncomp));
+  CK(gcuba_cuda_malloc(&a->dims, sizeof(int) * cap * t->ncomp));
   return 0;
 }
 
@@ -165,11 +165,11 @@ static long long grown(const gpu *t, long long n)
    their scan (one more than the leaves), CUB's temporaries */
 static int alloc_marks(gpu *t, long long cap)
 {
-  CK(cudaMalloc(&t->cls, cap + 1));
-  CK(cudaMalloc(&t->mark, sizeof(long long) * (cap + 1)));
-  CK(cudaMalloc(&t->pos, sizeof(long long) * (cap + 1)));
+  CK(gcuba_cuda_malloc(&t->cls, cap + 1));
+  CK(gcuba_cuda_malloc(&t->mark, sizeof(long long) * (cap + 1)));
+  CK(gcuba_cuda_malloc(&t->pos, sizeof(long long) * (cap + 1)));
   t->tempbytes = scan_bytes(cap + 1);
-  CK(cudaMalloc(&t->dtemp, t->tempbytes));
+  CK(gcuba_cuda_malloc(&t->dtemp, t->tempbytes));
   return 0;
 }
 
@@ -186,10 +186,10 @@ int gcuba_cz_reserve_dist(gpu *t, long long n)
   gcuba_cz_free_store(t);
   room_for(t, cap * region_bytes(t->ndim, t->ncomp, 1));
   if (alloc_arrays(t, &t->a, cap)) return t->c->fail;
-  CK(cudaMalloc(&t->pavg, sizeof(double) * (cap / 2 + 1) * t->ncomp));
-  CK(cudaMalloc(&t->perr, sizeof(double) * (cap / 2 + 1) * t->ncomp));
+  CK(gcuba_cuda_malloc(&t->pavg, sizeof(double) * (cap / 2 + 1) * t->ncomp));
+  CK(gcuba_cuda_malloc(&t->perr, sizeof(double) * (cap / 2 + 1) * t->ncomp));
   if (alloc_marks(t, cap)) return t->c->fail;
-  CK(cudaMalloc(&t->xr, (size_t)t->rbytes * cap));
+  CK(gcuba_cuda_malloc(&t->xr, (size_t)t->rbytes * cap));
   t->xrcap = cap;
   t->cap = cap;
   gcuba_log(t->c, 2, "device region store: %lld regions", cap);
@@ -203,7 +203,7 @@ int gcuba_cz_reserve_xs(gpu *t)
   cudaFree(t->xs);
   t->xs = NULL;
   t->xscap = 0;
-  CK(cudaMalloc(&t->xs, (size_t)t->rbytes * t->cap));
+  CK(gcuba_cuda_malloc(&t->xs, (size_t)t->rbytes * t->cap));
   t->xscap = t->cap;
   return 0;
 }
@@ -243,8 +243,8 @@ int gcuba_cz_reserve(gpu *t, long long n)
     CK(cudaMemcpyAsync(na.dims, t->a.dims, sizeof(int) * keep * t->ncomp,
                        cudaMemcpyDeviceToDevice, t->stream));
   }
-  CK(cudaMalloc(&np2, sizeof(double) * (cap / 2 + 1) * t->ncomp));
-  CK(cudaMalloc(&ne2, sizeof(double) * (cap / 2 + 1) * t->ncomp));
+  CK(gcuba_cuda_malloc(&np2, sizeof(double) * (cap / 2 + 1) * t->ncomp));
+  CK(gcuba_cuda_malloc(&ne2, sizeof(double) * (cap / 2 + 1) * t->ncomp));
   if (keep > t->nold && t->haveparents) {
     size_t pb = sizeof(double) * ((keep - t->nold) / 2) * t->ncomp;
     CK(cudaMemcpyAsync(np2, t->pavg, pb, cudaMemcpyDeviceToDevice,
@@ -411,6 +411,21 @@ static void room_for(gpu *t, long long bytes)
   }
 }
 
+int gcuba_cuhre_cuda_trim(int dev)
+{
+  gpu *t[CACHE_KEEP];
+  int k, n = 0;
+  if (dev < 0 || dev >= CACHE_SLOTS) return 0;
+  pthread_mutex_lock(&cache_lock);
+  for (k = 0; k < CACHE_KEEP; ++k) {
+    if ((t[k] = cache[dev][k])) ++n;
+    cache[dev][k] = NULL;
+  }
+  pthread_mutex_unlock(&cache_lock);
+  for (k = 0; k < CACHE_KEEP; ++k) release(t[k]);
+  return n;
+}
+
 extern "C" void gcuba_vegas_cuda_release(void);
 
 extern "C" void gcuba_cuda_release(void)
@@ -446,7 +461,7 @@ int gcuba_cuhre_points(gcuba_call *c, const gcuba_rule *r, double **du,
     gcuba_rule_point(r, p, u);
     for (d = 0; d < r->ndim; ++d) h[(size_t)d * *ustride + p] = u[d];
   }
-  if (GCUBA_CK(c, cudaMalloc(du, sizeof(double) * n)) ||
+  if (GCUBA_CK(c, gcuba_cuda_malloc(du, sizeof(double) * n)) ||
       GCUBA_CK(c, cudaMemcpy(*du, h, sizeof(double) * n,
                              cudaMemcpyHostToDevice)))
     rc = c->fail;
@@ -556,14 +571,14 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
     gcuba_cz_free_store(t);
   }
   if (fresh &&
-      (GCUBA_CK(c, cudaMalloc(&t->drule, sizeof *r)) ||
-       GCUBA_CK(c, cudaMalloc(&t->dsum, RES_BYTES)) ||
-       GCUBA_CK(c, cudaMalloc(&t->dticket, sizeof(unsigned int))) ||
+      (GCUBA_CK(c, gcuba_cuda_malloc(&t->drule, sizeof *r)) ||
+       GCUBA_CK(c, gcuba_cuda_malloc(&t->dsum, RES_BYTES)) ||
+       GCUBA_CK(c, gcuba_cuda_malloc(&t->dticket, sizeof(unsigned int))) ||
        GCUBA_CK(c, cudaMemsetAsync(t->dticket, 0, sizeof(unsigned int),
                                    t->stream)) ||
-       GCUBA_CK(c, cudaMalloc(&t->dstatus, sizeof(int))) ||
+       GCUBA_CK(c, gcuba_cuda_malloc(&t->dstatus, sizeof(int))) ||
        GCUBA_CK(c, cudaMallocHost(&t->hbuf, RES_BYTES)) ||
-       GCUBA_CK(c, cudaMalloc(&t->dxpart,
+       GCUBA_CK(c, gcuba_cuda_malloc(&t->dxpart,
                               sizeof(x128) * RED_BLOCKS *
                                   (2 * GCUBA_CUHRE_GPU_MAXCOMP + 2))) ||
        GCUBA_CK(c, cudaEventCreate(&t->ev[0])) ||
@@ -593,9 +608,9 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
   }
   t->rule = *r;
   if (c->ndim == 1 && !t->dx &&
-      (GCUBA_CK(c, cudaMalloc(&t->dx, sizeof(double) * GK_CHUNK *
+      (GCUBA_CK(c, gcuba_cuda_malloc(&t->dx, sizeof(double) * GK_CHUNK *
                                           gcuba_rule_nevals(r))) ||
-       GCUBA_CK(c, cudaMalloc(&t->df, sizeof(double) * GK_CHUNK *
+       GCUBA_CK(c, gcuba_cuda_malloc(&t->df, sizeof(double) * GK_CHUNK *
                                           gcuba_rule_nevals(r) * c->ncomp))))
     goto fail;
   if (GCUBA_CK(c, cudaMemcpyAsync(t->drule, r, sizeof *r,
@@ -639,10 +654,10 @@ static int widths_as(gpu *t, int wd, long long n)
   void *nb = wd ? (void *)t->pw[1] : (void *)t->pwk[1];
   int fa = 0;
   if (!na) {
-    CK(cudaMalloc(&na, each * nw));
+    CK(gcuba_cuda_malloc(&na, each * nw));
     fa = 1;
   }
-  if (hasb && !nb && cudaMalloc(&nb, each * nw) != cudaSuccess) {
+  if (hasb && !nb && gcuba_cuda_malloc(&nb, each * nw) != cudaSuccess) {
     if (fa) cudaFree(na);
     (void)cudaGetLastError();
     return GCUBA_CK(t->c, cudaErrorMemoryAllocation);

@@ -88,7 +88,7 @@ int gcuba_cz_cut_buffers(gpu *t)
 {
   const size_t m = GCUBA_CUT_MAXSEARCH;
   if (t->sbuf) return 0;
-  CK(cudaMalloc(&t->sbuf, cut_bytes(t)));
+  CK(gcuba_cuda_malloc(&t->sbuf, cut_bytes(t)));
   t->stail = (unsigned long long *)t->sbuf;
   t->slo = (double *)(t->stail + 2);
   t->sw = t->slo + m * t->ndim;

@@ -477,9 +477,9 @@ int gcuba_cz_convert_dist(gpu *t)
   cudaFree(t->xs);
   t->xs = NULL;
   t->xscap = 0;
-  CK(cudaMalloc(&t->xs, (size_t)t->rbytes * t->cap));
+  CK(gcuba_cuda_malloc(&t->xs, (size_t)t->rbytes * t->cap));
   t->xscap = t->cap;
-  CK(cudaMalloc(&t->xr, (size_t)t->rbytes * t->cap));
+  CK(gcuba_cuda_malloc(&t->xr, (size_t)t->rbytes * t->cap));
   t->xrcap = t->cap;
   t->gn = t->gnold = t->n;
   t->gfirst = s1;

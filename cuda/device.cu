@@ -157,6 +157,24 @@ int gcuba_cuda_check(gcuba_call *c, cudaError_t e, const char *what,
                     line);
 }
 
+int gcuba_cuda_trim(void)
+{
+  int dev;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return gcuba_cuhre_cuda_trim(dev) + gcuba_vegas_cuda_trim(dev);
+}
+
+cudaError_t gcuba_cuda_malloc_v(void **p, size_t n)
+{
+  cudaError_t e = cudaMalloc(p, n);
+  if (e != cudaErrorMemoryAllocation) return e;
+  (void)cudaGetLastError();
+  return gcuba_cuda_trim() ? cudaMalloc(p, n) : e;
+}
+
 /* userdata as the kernels see it: NULL stays NULL; a pointer the device
    can dereference (device or managed memory) is passed unchanged; a host
    pointer is copied (bytes bytes, on stream) into *copy, which is reused
@@ -194,7 +212,7 @@ int gcuba_device_userdata(gcuba_call *c, void *u, size_t bytes,
     if ((rc = GCUBA_CK(c, cudaFree(*copy)))) return rc;
     *copy = NULL;
     *cap = 0;
-    if ((rc = GCUBA_CK(c, cudaMalloc(copy, bytes)))) return rc;
+    if ((rc = GCUBA_CK(c, gcuba_cuda_malloc(copy, bytes)))) return rc;
     *cap = bytes;
   }
   if ((rc = GCUBA_CK(c, cudaMemcpyAsync(*copy, u, bytes,

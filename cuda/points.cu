@@ -96,7 +96,7 @@ static void *create(gcuba_call *c, int *fail)
   t->ncomp = c->ncomp;
   if (GCUBA_CK(c, cudaStreamCreateWithFlags(&t->stream,
                                             cudaStreamNonBlocking)) ||
-      GCUBA_CK(c, cudaMalloc(&t->status, sizeof(int))) ||
+      GCUBA_CK(c, gcuba_cuda_malloc(&t->status, sizeof(int))) ||
       GCUBA_CK(c, cudaMemsetAsync(t->status, 0, sizeof(int), t->stream)) ||
       GCUBA_CK(c, cudaMallocHost(&t->h_status, sizeof(int))) ||
       gcuba_device_userdata(c, c->ud.p, c->ud.bytes, "", &t->ud, &t->udcopy,
@@ -139,8 +139,8 @@ static int reserve(sctx *t, long long n)
   cudaFree(t->f);
   t->x = t->f = NULL;
   t->cap = 0;
-  if ((rc = GCUBA_CK(c, cudaMalloc(&t->x, sizeof(double) * n * t->ndim))) ||
-      (rc = GCUBA_CK(c, cudaMalloc(&t->f, sizeof(double) * n * t->ncomp))))
+  if ((rc = GCUBA_CK(c, gcuba_cuda_malloc(&t->x, sizeof(double) * n * t->ndim))) ||
+      (rc = GCUBA_CK(c, gcuba_cuda_malloc(&t->f, sizeof(double) * n * t->ncomp))))
     return rc;
   t->cap = n;
   return 0;
@@ -301,7 +301,7 @@ static int grow(sctx *t, void **buf, size_t *cap, size_t n)
   cudaFree(*buf);
   *buf = NULL;
   *cap = 0;
-  if ((rc = GCUBA_CK(c, cudaMalloc(buf, 2 * n)))) return rc;
+  if ((rc = GCUBA_CK(c, gcuba_cuda_malloc(buf, 2 * n)))) return rc;
   *cap = 2 * n;
   return 0;
 }

@@ -110,7 +110,7 @@ static int take(dsv *d, size_t dn, size_t hn, size_t *od, size_t *oh)
     cudaFree(d->scr);
     d->scr = NULL;
     d->scap = 0;
-    if ((rc = GCUBA_CK(c, cudaMalloc(&d->scr, sizeof(double) * cap))))
+    if ((rc = GCUBA_CK(c, gcuba_cuda_malloc(&d->scr, sizeof(double) * cap))))
       return rc;
     d->scap = cap;
   }
@@ -499,7 +499,7 @@ static int share(void *dp, void *bp, int nset, const long long *ends,
     cudaFree(d->side);
     d->side = NULL;
     d->sidecap = 0;
-    if ((rc = GCUBA_CK(c, cudaMalloc(&d->side, sizeof(int) * 2 * cap))))
+    if ((rc = GCUBA_CK(c, gcuba_cuda_malloc(&d->side, sizeof(int) * 2 * cap))))
       return rc;
     d->sidecap = cap;
   }
@@ -510,7 +510,7 @@ static int share(void *dp, void *bp, int nset, const long long *ends,
     cudaFree(d->cub);
     d->cub = NULL;
     d->cubcap = 0;
-    if ((rc = GCUBA_CK(c, cudaMalloc(&d->cub, tb)))) return rc;
+    if ((rc = GCUBA_CK(c, gcuba_cuda_malloc(&d->cub, tb)))) return rc;
     d->cubcap = tb;
   }
   tb = d->cubcap;
@@ -788,7 +788,7 @@ static void *create(void *pctx, const uint64_t *sobol, uint64_t seed,
     goto bad;
   if (sobol) {
     const size_t bytes = sizeof(uint64_t) * 64 * (size_t)d->nd;
-    if ((*fail = GCUBA_CK(c, cudaMalloc(&d->sobol, bytes))) ||
+    if ((*fail = GCUBA_CK(c, gcuba_cuda_malloc(&d->sobol, bytes))) ||
         (*fail = GCUBA_CK(c, cudaMemcpy(d->sobol, sobol, bytes,
                                         cudaMemcpyHostToDevice))))
       goto bad;

@@ -109,6 +109,21 @@ extern "C" void gcuba_vegas_cuda_release(void)
   for (i = 0; i < CACHE_SLOTS * CACHE_KEEP; ++i) release(t[i]);
 }
 
+int gcuba_vegas_cuda_trim(int dev)
+{
+  struct vctx *t[CACHE_KEEP];
+  int k, n = 0;
+  if (dev < 0 || dev >= CACHE_SLOTS) return 0;
+  pthread_mutex_lock(&cache_lock);
+  for (k = 0; k < CACHE_KEEP; ++k) {
+    if ((t[k] = cache[dev][k])) ++n;
+    cache[dev][k] = NULL;
+  }
+  pthread_mutex_unlock(&cache_lock);
+  for (k = 0; k < CACHE_KEEP; ++k) release(t[k]);
+  return n;
+}
+
 static void destroy(void *ctx)
 {
   struct vctx *t = (struct vctx *)ctx, *old;
@@ -201,21 +216,21 @@ static int allocate(struct vctx *t)
   t->io_bytes = t->o_cnt + sizeof(ull);
   if ((rc = GCUBA_CK(c, cudaStreamCreateWithFlags(&t->stream,
                                                   cudaStreamNonBlocking))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->io, t->io_bytes))) ||
+      (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->io, t->io_bytes))) ||
       (rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_io, t->io_bytes))) ||
       (rc = GCUBA_CK(c, cudaMemset(t->io, 0, t->io_bytes))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->sobol,
+      (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->sobol,
                                    sizeof(ull) * 64 * t->ndim))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->part,
+      (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->part,
                                    sizeof(double) * 2 * nc * t->partcap))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->t1,
+      (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->t1,
                                    sizeof(double) * 2 * nc * t->t1cap))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->t2,
+      (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->t2,
                                    sizeof(double) * 2 * nc * t->t2cap))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->fj,
+      (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->fj,
                                    sizeof(double) * t->fjcap))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->hi, sizeof(ull) * cells))) ||
-      (rc = GCUBA_CK(c, cudaMalloc((void **)&t->lo, sizeof(ull) * cells))))
+      (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->hi, sizeof(ull) * cells))) ||
+      (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->lo, sizeof(ull) * cells))))
     return rc;
   memset(t->h_io, 0, t->io_bytes);
   t->qw = (double *)(t->io + t->o_qw);
@@ -231,10 +246,10 @@ static int allocate(struct vctx *t)
   t->h_status = (int *)(t->h_io + t->o_status);
   t->h_d = (double *)(t->h_io + t->o_d);
   if (t->sthreads &&
-      ((rc = GCUBA_CK(c, cudaMalloc((void **)&t->scratch,
+      ((rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->scratch,
                                     sizeof(double) * t->sthreads *
                                         (t->ndim + 7 * nc)))) ||
-       (rc = GCUBA_CK(c, cudaMalloc((void **)&t->iscratch,
+       (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->iscratch,
                                     sizeof(int) * t->sthreads * t->ndim)))))
     return rc;
   gcuba_log(c, 2, "CUDA sampler: %d SMs, slices of up to %lld chunks and "
@@ -316,7 +331,7 @@ int gcuba_vc_dgrow(struct vctx *t, void **p, long long *cap, long long n,
   *p = NULL;
   *cap = 0;
   {
-    const int rc = GCUBA_CK(t->c, cudaMalloc(p, sz * (size_t)m));
+    const int rc = GCUBA_CK(t->c, gcuba_cuda_malloc(p, sz * (size_t)m));
     if (rc) return rc;
   }
   *cap = m;

@@ -301,7 +301,7 @@ static int place_grid(pipe *P, member *m)
     P->gsize = need;
     P->gfree = (int *)malloc(sizeof(int) * (size_t)P->nslots);
     if (!P->gfree) return gcuba_fail(P->c, GCUBA_FAIL_NOMEM, "pipeline");
-    if ((rc = GCUBA_CK(P->c, cudaMalloc((void **)&P->gstore,
+    if ((rc = GCUBA_CK(P->c, gcuba_cuda_malloc((void **)&P->gstore,
                                         sizeof(double) * need *
                                             (size_t)P->nslots))))
       return rc;
@@ -313,7 +313,7 @@ static int place_grid(pipe *P, member *m)
     m->dg = P->gstore + (size_t)m->gslot * P->gsize;
   } else {
     m->gslot = -1;
-    if ((rc = GCUBA_CK(P->c, cudaMalloc((void **)&m->dg,
+    if ((rc = GCUBA_CK(P->c, gcuba_cuda_malloc((void **)&m->dg,
                                         sizeof(double) * need))))
       return rc;
   }
@@ -740,6 +740,7 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
     rc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "pipeline");
     goto done;
   }
+  gcuba_cuda_trim(); /* the waves take what is free */
   if ((rc = GCUBA_CK(c, cudaGetDevice(&dev))) ||
       (rc = GCUBA_CK(c, cudaMemGetInfo(&freeb, &totalb))) ||
       (rc = GCUBA_CK(c, cudaDeviceGetAttribute(
@@ -765,7 +766,7 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
       rc = gcuba_fail(c, GCUBA_FAIL_NOMEM, "Sobol direction numbers");
       goto done;
     }
-    if ((rc = GCUBA_CK(c, cudaMalloc((void **)&P.sobol,
+    if ((rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&P.sobol,
                                      sizeof(ull) * 64 * P.ndim))) ||
         (rc = GCUBA_CK(c, cudaMemcpy(P.sobol, h, sizeof(ull) * 64 * P.ndim,
                                      cudaMemcpyHostToDevice))))
