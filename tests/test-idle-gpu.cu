@@ -70,8 +70,9 @@ static int vegas(double *integral, double *error)
   int fail;
   long long neval;
   double prob;
-  llgVegas(3, 1, gauss, NULL, 1, 1e-3, 1e-30, 0, 0, 0, 10000000LL, 100000LL,
-           0, 1000, 0, NULL, NULL, &neval, &fail, integral, error, &prob);
+  llgVegas(3, 1, gauss, NULL, 1, 1e-3, 1e-30, 0, 0, 0, 10000000LL,
+           100000LL, 0, 1000, 0, NULL, NULL, &neval, &fail, integral, error,
+           &prob);
   return fail;
 }
 
