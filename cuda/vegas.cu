@@ -229,8 +229,10 @@ static int allocate(struct vctx *t)
                                    sizeof(double) * 2 * nc * t->t2cap))) ||
       (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->fj,
                                    sizeof(double) * t->fjcap))) ||
-      (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->hi, sizeof(ull) * cells))) ||
-      (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->lo, sizeof(ull) * cells))))
+      (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->hi,
+                                          sizeof(ull) * cells))) ||
+      (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->lo,
+                                          sizeof(ull) * cells))))
     return rc;
   memset(t->h_io, 0, t->io_bytes);
   t->qw = (double *)(t->io + t->o_qw);

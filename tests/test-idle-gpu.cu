@@ -4,7 +4,8 @@
    device is taken by the test itself, and a gVegas call that needs more
    than is left still runs (its allocation frees the idle contexts and is
    tried again) and gives the right answer; then a gCuhre call of
-   another shape, whose store grows into the idle one's memory.  This file is part of gcuba. */
+   another shape, whose store grows into the idle one's memory.
+   This file is part of gcuba. */
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
