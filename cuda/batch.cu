@@ -280,8 +280,9 @@ extern "C" int gcuba_cuhre_batch_gpu(gcuba_call *c, int n, size_t stride,
                             " (or a nonzero userstride)", &duser, &ucopy,
                             &ucap, P.stream) ||
       GCUBA_CK(c, gcuba_cuda_malloc(&st, sizeof *st * (size_t)n)) ||
-      GCUBA_CK(c, gcuba_cuda_malloc(&dres, sizeof(double) * (2 * nres + BWHY * n) +
-                                        chib)) ||
+      GCUBA_CK(c, gcuba_cuda_malloc(&dres, sizeof(double) *
+                                               (2 * nres + BWHY * n) +
+                                           chib)) ||
       GCUBA_CK(c, gcuba_cuda_malloc(&dll, sizeof(long long) * (2 * n + 1))) ||
       GCUBA_CK(c, gcuba_cuda_malloc(&dint, sizeof(int) * 3 * (size_t)n)) ||
       GCUBA_CK(c, gcuba_cuda_malloc(&nev, sizeof *nev * (size_t)n)) ||

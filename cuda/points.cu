@@ -139,8 +139,10 @@ static int reserve(sctx *t, long long n)
   cudaFree(t->f);
   t->x = t->f = NULL;
   t->cap = 0;
-  if ((rc = GCUBA_CK(c, gcuba_cuda_malloc(&t->x, sizeof(double) * n * t->ndim))) ||
-      (rc = GCUBA_CK(c, gcuba_cuda_malloc(&t->f, sizeof(double) * n * t->ncomp))))
+  if ((rc = GCUBA_CK(c, gcuba_cuda_malloc(&t->x,
+                                          sizeof(double) * n * t->ndim))) ||
+      (rc = GCUBA_CK(c, gcuba_cuda_malloc(&t->f,
+                                          sizeof(double) * n * t->ncomp))))
     return rc;
   t->cap = n;
   return 0;

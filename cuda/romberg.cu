@@ -131,9 +131,12 @@ static void *create(gcuba_call *c, int *fail)
   if (GCUBA_CK(c, cudaStreamCreateWithFlags(&t->stream,
                                             cudaStreamNonBlocking)) ||
       GCUBA_CK(c, gcuba_cuda_malloc(&t->x, sizeof(double) * t->block)) ||
-      GCUBA_CK(c, gcuba_cuda_malloc(&t->f, sizeof(double) * t->block * t->ncomp)) ||
-      GCUBA_CK(c, gcuba_cuda_malloc(&t->t1, sizeof(double) * ng * 2 * t->ncomp)) ||
-      GCUBA_CK(c, gcuba_cuda_malloc(&t->t2, sizeof(double) * ng * 2 * t->ncomp)) ||
+      GCUBA_CK(c, gcuba_cuda_malloc(&t->f, sizeof(double) * t->block *
+                                               t->ncomp)) ||
+      GCUBA_CK(c, gcuba_cuda_malloc(&t->t1,
+                                    sizeof(double) * ng * 2 * t->ncomp)) ||
+      GCUBA_CK(c, gcuba_cuda_malloc(&t->t2,
+                                    sizeof(double) * ng * 2 * t->ncomp)) ||
       GCUBA_CK(c, gcuba_cuda_malloc(&t->status, sizeof(int))) ||
       GCUBA_CK(c, cudaMemsetAsync(t->status, 0, sizeof(int), t->stream)) ||
       GCUBA_CK(c, cudaMallocHost(&t->h_sums,
