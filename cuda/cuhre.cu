@@ -579,8 +579,8 @@ static void *create(gcuba_call *c, const gcuba_rule *r, long long *maxregions,
        GCUBA_CK(c, gcuba_cuda_malloc(&t->dstatus, sizeof(int))) ||
        GCUBA_CK(c, cudaMallocHost(&t->hbuf, RES_BYTES)) ||
        GCUBA_CK(c, gcuba_cuda_malloc(&t->dxpart,
-                              sizeof(x128) * RED_BLOCKS *
-                                  (2 * GCUBA_CUHRE_GPU_MAXCOMP + 2))) ||
+                                     sizeof(x128) * RED_BLOCKS *
+                                         (2 * GCUBA_CUHRE_GPU_MAXCOMP + 2))) ||
        GCUBA_CK(c, cudaEventCreate(&t->ev[0])) ||
        GCUBA_CK(c, cudaEventCreate(&t->ev[1]))))
     goto fail;

@@ -220,15 +220,18 @@ static int allocate(struct vctx *t)
       (rc = GCUBA_CK(c, cudaMallocHost((void **)&t->h_io, t->io_bytes))) ||
       (rc = GCUBA_CK(c, cudaMemset(t->io, 0, t->io_bytes))) ||
       (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->sobol,
-                                   sizeof(ull) * 64 * t->ndim))) ||
+                                          sizeof(ull) * 64 * t->ndim))) ||
       (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->part,
-                                   sizeof(double) * 2 * nc * t->partcap))) ||
+                                          sizeof(double) * 2 * nc *
+                                              t->partcap))) ||
       (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->t1,
-                                   sizeof(double) * 2 * nc * t->t1cap))) ||
+                                          sizeof(double) * 2 * nc *
+                                              t->t1cap))) ||
       (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->t2,
-                                   sizeof(double) * 2 * nc * t->t2cap))) ||
+                                          sizeof(double) * 2 * nc *
+                                              t->t2cap))) ||
       (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->fj,
-                                   sizeof(double) * t->fjcap))) ||
+                                          sizeof(double) * t->fjcap))) ||
       (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->hi,
                                           sizeof(ull) * cells))) ||
       (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->lo,
@@ -249,10 +252,11 @@ static int allocate(struct vctx *t)
   t->h_d = (double *)(t->h_io + t->o_d);
   if (t->sthreads &&
       ((rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->scratch,
-                                    sizeof(double) * t->sthreads *
-                                        (t->ndim + 7 * nc)))) ||
+                                           sizeof(double) * t->sthreads *
+                                               (t->ndim + 7 * nc)))) ||
        (rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&t->iscratch,
-                                    sizeof(int) * t->sthreads * t->ndim)))))
+                                           sizeof(int) * t->sthreads *
+                                               t->ndim)))))
     return rc;
   gcuba_log(c, 2, "CUDA sampler: %d SMs, slices of up to %lld chunks and "
             "%lld samples, %lld scratch threads", t->nsm, t->partcap,

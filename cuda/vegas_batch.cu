@@ -302,8 +302,8 @@ static int place_grid(pipe *P, member *m)
     P->gfree = (int *)malloc(sizeof(int) * (size_t)P->nslots);
     if (!P->gfree) return gcuba_fail(P->c, GCUBA_FAIL_NOMEM, "pipeline");
     if ((rc = GCUBA_CK(P->c, gcuba_cuda_malloc((void **)&P->gstore,
-                                        sizeof(double) * need *
-                                            (size_t)P->nslots))))
+                                               sizeof(double) * need *
+                                                   (size_t)P->nslots))))
       return rc;
     for (i = 0; i < P->nslots; ++i) P->gfree[i] = P->nslots - 1 - i;
     P->ngfree = P->nslots;
@@ -314,7 +314,7 @@ static int place_grid(pipe *P, member *m)
   } else {
     m->gslot = -1;
     if ((rc = GCUBA_CK(P->c, gcuba_cuda_malloc((void **)&m->dg,
-                                        sizeof(double) * need))))
+                                               sizeof(double) * need))))
       return rc;
   }
   m->gnb = nb;
@@ -767,7 +767,7 @@ extern "C" int gcuba_vegas_batch_gpu(gcuba_call *c, gcuba_call *calls, int n,
       goto done;
     }
     if ((rc = GCUBA_CK(c, gcuba_cuda_malloc((void **)&P.sobol,
-                                     sizeof(ull) * 64 * P.ndim))) ||
+                                            sizeof(ull) * 64 * P.ndim))) ||
         (rc = GCUBA_CK(c, cudaMemcpy(P.sobol, h, sizeof(ull) * 64 * P.ndim,
                                      cudaMemcpyHostToDevice))))
       goto done;
