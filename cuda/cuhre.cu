@@ -430,17 +430,9 @@ extern "C" void gcuba_vegas_cuda_release(void);
 
 extern "C" void gcuba_cuda_release(void)
 {
-  gpu *t[CACHE_SLOTS * CACHE_KEEP];
-  int i, k;
+  int dev;
   gcuba_vegas_cuda_release();
-  pthread_mutex_lock(&cache_lock);
-  for (i = 0; i < CACHE_SLOTS; ++i)
-    for (k = 0; k < CACHE_KEEP; ++k) {
-      t[i * CACHE_KEEP + k] = cache[i][k];
-      cache[i][k] = NULL;
-    }
-  pthread_mutex_unlock(&cache_lock);
-  for (i = 0; i < CACHE_SLOTS * CACHE_KEEP; ++i) release(t[i]);
+  for (dev = 0; dev < CACHE_SLOTS; ++dev) gcuba_cuhre_cuda_trim(dev);
 }
 
 /* The rule's points as offsets, dimension-major (see cuhre_kernels.cuh):

@@ -95,20 +95,6 @@ static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
 #define CACHE_KEEP 3   /* idle contexts per device */
 static struct vctx *cache[CACHE_SLOTS][CACHE_KEEP];
 
-extern "C" void gcuba_vegas_cuda_release(void)
-{
-  struct vctx *t[CACHE_SLOTS * CACHE_KEEP];
-  int i, k;
-  pthread_mutex_lock(&cache_lock);
-  for (i = 0; i < CACHE_SLOTS; ++i)
-    for (k = 0; k < CACHE_KEEP; ++k) {
-      t[i * CACHE_KEEP + k] = cache[i][k];
-      cache[i][k] = NULL;
-    }
-  pthread_mutex_unlock(&cache_lock);
-  for (i = 0; i < CACHE_SLOTS * CACHE_KEEP; ++i) release(t[i]);
-}
-
 int gcuba_vegas_cuda_trim(int dev)
 {
   struct vctx *t[CACHE_KEEP];
@@ -122,6 +108,12 @@ int gcuba_vegas_cuda_trim(int dev)
   pthread_mutex_unlock(&cache_lock);
   for (k = 0; k < CACHE_KEEP; ++k) release(t[k]);
   return n;
+}
+
+extern "C" void gcuba_vegas_cuda_release(void)
+{
+  int dev;
+  for (dev = 0; dev < CACHE_SLOTS; ++dev) gcuba_vegas_cuda_trim(dev);
 }
 
 static void destroy(void *ctx)
