@@ -39,6 +39,9 @@ static inline cudaError_t gcuba_cuda_malloc(T **p, size_t n)
 int gcuba_cuda_trim(void);
 int gcuba_cuhre_cuda_trim(int dev);
 int gcuba_vegas_cuda_trim(int dev);
+/* the devices whose idle contexts cuhre.cu and vegas.cu keep (calls on
+   several GPUs); gcuba_cuda_release (device.cu) trims each */
+#define GCUBA_CUDA_CACHE_SLOTS 16
 
 /* device.cu: userdata as the kernels see it (NULL, the caller's device or
    managed pointer, or a copy of bytes bytes in *copy, grown to *cap);

@@ -308,7 +308,7 @@ static void release(gpu *t)
    store that grows into it frees them first (room_for).  Concurrent
    calls on one device allocate their own.  gcuba_release() frees them. */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-#define CACHE_SLOTS 16 /* devices, for calls on several GPUs */
+#define CACHE_SLOTS GCUBA_CUDA_CACHE_SLOTS
 #define CACHE_KEEP 3   /* idle contexts per device */
 static gpu *cache[CACHE_SLOTS][CACHE_KEEP];
 
@@ -424,15 +424,6 @@ int gcuba_cuhre_cuda_trim(int dev)
   pthread_mutex_unlock(&cache_lock);
   for (k = 0; k < CACHE_KEEP; ++k) release(t[k]);
   return n;
-}
-
-extern "C" void gcuba_vegas_cuda_release(void);
-
-extern "C" void gcuba_cuda_release(void)
-{
-  int dev;
-  gcuba_vegas_cuda_release();
-  for (dev = 0; dev < CACHE_SLOTS; ++dev) gcuba_cuhre_cuda_trim(dev);
 }
 
 /* The rule's points as offsets, dimension-major (see cuhre_kernels.cuh):

@@ -167,6 +167,15 @@ int gcuba_cuda_trim(void)
   return gcuba_cuhre_cuda_trim(dev) + gcuba_vegas_cuda_trim(dev);
 }
 
+void gcuba_cuda_release(void)
+{
+  int dev;
+  for (dev = 0; dev < GCUBA_CUDA_CACHE_SLOTS; ++dev) {
+    gcuba_vegas_cuda_trim(dev);
+    gcuba_cuhre_cuda_trim(dev);
+  }
+}
+
 cudaError_t gcuba_cuda_malloc_v(void **p, size_t n)
 {
   cudaError_t e = cudaMalloc(p, n);

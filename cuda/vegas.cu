@@ -88,10 +88,10 @@ static void release(struct vctx *t)
    bin buffers hold nbmax bins from the start), instead of freeing and
    allocating every buffer mid-call.  Each context holds about 200 MB,
    more with adaptive stratification (doc/vegas.md).  Concurrent calls on
-   one device allocate their own.  gcuba_vegas_cuda_release() frees
-   them. */
+   one device allocate their own.  gcuba_release() frees them
+   (gcuba_vegas_cuda_trim). */
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-#define CACHE_SLOTS 16 /* devices, for calls on several GPUs */
+#define CACHE_SLOTS GCUBA_CUDA_CACHE_SLOTS
 #define CACHE_KEEP 3   /* idle contexts per device */
 static struct vctx *cache[CACHE_SLOTS][CACHE_KEEP];
 
@@ -108,12 +108,6 @@ int gcuba_vegas_cuda_trim(int dev)
   pthread_mutex_unlock(&cache_lock);
   for (k = 0; k < CACHE_KEEP; ++k) release(t[k]);
   return n;
-}
-
-extern "C" void gcuba_vegas_cuda_release(void)
-{
-  int dev;
-  for (dev = 0; dev < CACHE_SLOTS; ++dev) gcuba_vegas_cuda_trim(dev);
 }
 
 static void destroy(void *ctx)
