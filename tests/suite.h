@@ -52,6 +52,7 @@ struct suite_mix {
 #define SUITE_MIX_BELOW 0 /* x < c ? 1 : w */
 #define SUITE_MIX_ABOVE 1 /* x > c ? 1 : w */
 #define SUITE_MIX_KINK 2  /* |x - c| + w */
+#define SUITE_MIX_PEAK 3  /* 1 / (1 + ((x - c) / w)^2) */
 
 /* the true value of fmix for p */
 static inline double suite_mix_truth(const struct suite_mix *p)
@@ -62,6 +63,7 @@ static inline double suite_mix_truth(const struct suite_mix *p)
     const double c = p->c[i], w = p->w;
     v *= p->kind[i] == SUITE_MIX_BELOW   ? c + w * (1 - c)
          : p->kind[i] == SUITE_MIX_ABOVE ? 1 - c + w * c
+         : p->kind[i] == SUITE_MIX_PEAK  ? w * (atan((1 - c) / w) + atan(c / w))
                                          : (c * c + (1 - c) * (1 - c)) / 2 + w;
   }
   return v;

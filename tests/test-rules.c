@@ -558,7 +558,7 @@ static void check_split(const expanded *e, int key)
         for (p = r->set[s].first; p < r->set[s].first + r->set[s].npts; ++p)
           setsum[s] += one[p];
       }
-      gcuba_rule_combine(r, setsum, 1, 0, &a1, &e1);
+      gcuba_rule_combine(r, setsum, 1, 0, 0, &a1, &e1);
       for (i = 0; i < 4 * n; ++i) fax[i] = one[1 + i];
       for (k = 0; k < n; ++k) {
         double v = gcuba_rule_fourthdiff(r, k, one[0], fax);

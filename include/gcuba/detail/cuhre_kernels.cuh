@@ -63,11 +63,13 @@ struct gcuba_cuhre_launch {
 
 /* shared memory of one warp, in doubles: per-lane set sums
    [nsets][ncomp][33], set sums [nsets][ncomp], f at the centre and the
-   axis points [ncomp][1 + 4 ndim], centre and half-width [2 ndim], f at
-   the probes [ncomp][2 ndim] */
+   axis points [ncomp][gcuba_rule_naxis(ndim)], centre and half-width
+   [2 ndim], f at the probes [ncomp][2 ndim] */
 __host__ __device__ static inline size_t gcuba_cuhre_warp_doubles(int ndim, int ncomp, int nsets)
 {
-  return (size_t)ncomp * (34 * (size_t)nsets + 1 + 6 * ndim) + 2 * ndim;
+  return (size_t)ncomp *
+             (34 * (size_t)nsets + gcuba_rule_naxis(ndim) + 2 * ndim) +
+         2 * ndim;
 }
 
 static inline size_t gcuba_cuhre_smem(int ndim, int ncomp, int nsets)
@@ -122,7 +124,7 @@ __device__ __forceinline__ int gcuba_cuhre_region(
 {
   const gcuba_rule *r = a.rule;
   const int ndim = NDIM > 0 ? NDIM : a.ndim, ncomp = NC == 1 ? 1 : a.ncomp;
-  const int nsets = a.nsets, np = a.npoints, nax = 1 + 4 * ndim;
+  const int nsets = a.nsets, np = a.npoints, nax = gcuba_rule_naxis(ndim);
   const int lane = threadIdx.x & 31;
   const int t = (warp - warp0) * 32 + lane;
   const size_t area = gcuba_cuhre_warp_doubles(ndim, ncomp, nsets);
@@ -245,6 +247,14 @@ __device__ __forceinline__ int gcuba_cuhre_region(
       }
       gcuba_warp_argmax(&v, &kd);
       gcuba_warp_argmax(&wv, &kw);
+      /* the axis lines' guard, one axis per lane (gcuba_rule_line_guard;
+         r->nline is the same in every lane; only the 3-D rule has
+         lines, gcuba_rule_naxis) */
+      double line = 0;
+      if ((NDIM == 0 || NDIM == 3) && r->nline)
+        line = gcuba_warp_max(
+            lane < ndim ? gcuba_rule_line_axis(r, lane, fax[0], fax + 1, 1)
+                        : 0);
       /* the boundary probes, one axis per lane (gcuba_rule_probe_err's
          largest departure, the lowest axis among equals) */
       double pd = -1;
@@ -264,7 +274,7 @@ __device__ __forceinline__ int gcuba_cuhre_region(
                            ? gcuba_rule_trusted(a.perr[(i - a.pfirst) / 2],
                                                 vol, ndim)
                            : 0,
-                       &flags);
+                       line, &flags);
         int ax = (v > 0 ? kd : kw) | flags;
         if (a.nprobe && pd > 0) {
           const double pe = vol * r->strip * pd;
@@ -293,6 +303,7 @@ __device__ __forceinline__ int gcuba_cuhre_region(
                 ? gcuba_rule_trusted(
                       a.perr[(i - a.pfirst) / 2 * ncomp + c], vol, ndim)
                 : 0,
+            gcuba_rule_line_guard(r, fax[c * nax], fax + c * nax + 1, 1),
             &a.avg[i * ncomp + c], &a.err[i * ncomp + c]);
         a.dims[i * ncomp + c] =
             gcuba_rule_splitdim(r, fax[c * nax], fax + c * nax + 1, 1,

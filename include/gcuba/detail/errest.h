@@ -98,12 +98,16 @@
    region 1/4 wide is not asymptotic for a peak 0.06 wide.  At 8^-ndim
    one is, 1.2x off, with 8% more evaluations; at 16^-ndim none, but a
    4-D oscillatory product at 1e-12 runs to maxeval 1e7.
+   line: the axis lines' guard (gcuba_rule_line_guard, 0 for none); when
+   it exceeds e_2 an axis line shows content the null values missed, and
+   the fast-decay branch is not taken (the bridge or Cuba's c2 max(e_k)
+   instead).
    *flags gets GCUBA_RULE_DECAYS when r < 1 (unset when an e_k is 0 with
    a larger one below it: no ratio), and GCUBA_RULE_LOOSE as above. */
 #define GCUBA_RULE_BRIDGE_MAX 0.5
 #define GCUBA_RULE_FAST_MIN 0.05
 GCUBA_RULE_FN double gcuba_rule_nullerr(const gcuba_rule *r,
-  const double *e, int trusted, int *flags)
+  const double *e, int trusted, double line, int *flags)
 {
   const double *c = r->errcoeff;
   const int deep = (trusted & GCUBA_TRUST_DEEP) != 0,
@@ -111,7 +115,7 @@ GCUBA_RULE_FN double gcuba_rule_nullerr(const gcuba_rule *r,
   double m = e[0] > e[1] ? e[0] : e[1];
   if (e[2] > m) m = e[2];
   *flags = trusted ? GCUBA_RULE_LOOSE : 0;
-  if (c[0] * e[0] <= e[1] && c[0] * e[1] <= e[2]) {
+  if (c[0] * e[0] <= e[1] && c[0] * e[1] <= e[2] && !(line > e[1])) {
     *flags = GCUBA_RULE_DECAYS;
     if ((deep || slack) && r->degree >= 9 && e[1] > 0 && e[2] > 0) {
       const double q0 = e[0] / e[1], q1 = e[1] / e[2];
@@ -127,7 +131,7 @@ GCUBA_RULE_FN double gcuba_rule_nullerr(const gcuba_rule *r,
     const double q0 = e[0] / e[1], q1 = e[1] / e[2];
     const double rr = q0 > q1 ? q0 : q1, lo = 1 / c[0];
     *flags |= GCUBA_RULE_DECAYS;
-    if (trusted && rr <= GCUBA_RULE_BRIDGE_MAX && r->degree <= 11)
+    if (trusted && rr > lo && rr <= GCUBA_RULE_BRIDGE_MAX && r->degree <= 11)
       return (c[1] + (c[2] - c[1]) * (rr - lo) / (1 - lo)) * rr * rr * e[2];
   }
   return c[2] * m;
