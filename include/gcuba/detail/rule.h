@@ -365,10 +365,11 @@ GCUBA_RULE_FN int gcuba_rule_widest(int ndim, const double *width)
    Over the 29,791 dyadic boxes of that Lorentzian (per-axis levels 0 to
    4, one rule application each), boxes underestimated more than 3 times
    64 -> 7 (worst 1245 -> 131 times); bench-peaks --dims 3, five seeds:
-   false claims 3 -> 1 for 0.1-0.3 % more evaluations.  The
-   axis line's value (0 when it does not flag) for axis d; fcentre,
-   faxis, stride as in gcuba_rule_fourthdiff_strided, faxis holding the
-   axis points of sets 1 .. nline. */
+   false claims 3 -> 1 for 0.2-0.5 % more evaluations (bench/RESULTS.md).
+   gcuba_rule_line_axis: axis d's value, GCUBA_RULE_LINE_CAL8 D8 where it
+   flags, else 0; fcentre, faxis, stride as in
+   gcuba_rule_fourthdiff_strided, faxis holding the axis points of sets
+   1 .. nline. */
 #define GCUBA_RULE_LINE_CAL8 0.335161
 GCUBA_RULE_FN double gcuba_rule_line_axis(const gcuba_rule *r, int d,
   double fcentre, const double *faxis, long stride)
@@ -377,9 +378,11 @@ GCUBA_RULE_FN double gcuba_rule_line_axis(const gcuba_rule *r, int d,
   int j;
   for (j = 0; j < 4; ++j) {
     const long k = (long)(r->set[1 + j].first - 1 + 2 * d) * stride;
-    d8 += r->lw8[1 + 2 * j] * faxis[k] + r->lw8[2 + 2 * j] * faxis[k + stride];
+    d8 += r->lw8[1 + 2 * j] * faxis[k]
+      + r->lw8[2 + 2 * j] * faxis[k + stride];
     if (j < 3)
-      d6 += r->lw6[1 + 2 * j] * faxis[k] + r->lw6[2 + 2 * j] * faxis[k + stride];
+      d6 += r->lw6[1 + 2 * j] * faxis[k]
+        + r->lw6[2 + 2 * j] * faxis[k + stride];
   }
   d8 = fabs(d8);
   return r->nline && r->errcoeff[0] * d8 > fabs(d6)
