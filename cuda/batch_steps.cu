@@ -348,7 +348,8 @@ __global__ void __launch_bounds__(BBLOCK) k_split(gcuba_bargs g)
     s->nkeep = s->nsplit = s->nsearch = 0;
     if (kind == GCUBA_CUHRE_SPLITALL) gcuba_cuhre_split_all(&s->cl);
     else if (kind == GCUBA_CUHRE_PLAN)
-      gcuba_cuhre_relative(&v, !g.relfinish, g.epsrel, g.epsabs, &s->cl);
+      gcuba_cuhre_relative(&v, !g.relfinish, g.degree, g.epsrel, g.epsabs,
+                           &s->cl);
     else if (s->code == BRUN)
       finish(g, s, b, kind);
     s->cl.budget = s->budget;
@@ -394,7 +395,8 @@ __global__ void __launch_bounds__(BBLOCK) k_split(gcuba_bargs g)
       if (s->cl.relfinish &&
           gcuba_cuhre_relfinish_lower(&v, e) < nc) {
         s->relfrac = v.relfrac;
-        gcuba_cuhre_relative(&v, !g.relfinish, g.epsrel, g.epsabs, &s->cl);
+        gcuba_cuhre_relative(&v, !g.relfinish, g.degree, g.epsrel, g.epsabs,
+                           &s->cl);
         again = 1;
       } else {
         gcuba_cuhre_plan p;

@@ -43,7 +43,7 @@ static inline double suite_box_truth(const struct suite_box *p)
 }
 
 /* fmix's parameters (suite.inc): a product over the first n coordinates
-   of steps and kinks, each at its own point */
+   of steps, kinks and peaks, each at its own point */
 struct suite_mix {
   double c[8], w;
   int kind[8]; /* SUITE_MIX_* */
@@ -53,6 +53,7 @@ struct suite_mix {
 #define SUITE_MIX_ABOVE 1 /* x > c ? 1 : w */
 #define SUITE_MIX_KINK 2  /* |x - c| + w */
 #define SUITE_MIX_PEAK 3  /* 1 / (1 + ((x - c) / w)^2) */
+#define SUITE_MIX_GAUSS 4 /* exp(-((x - c) / w)^2) */
 
 /* the true value of fmix for p */
 static inline double suite_mix_truth(const struct suite_mix *p)
@@ -64,7 +65,9 @@ static inline double suite_mix_truth(const struct suite_mix *p)
     v *= p->kind[i] == SUITE_MIX_BELOW   ? c + w * (1 - c)
          : p->kind[i] == SUITE_MIX_ABOVE ? 1 - c + w * c
          : p->kind[i] == SUITE_MIX_PEAK  ? w * (atan((1 - c) / w) + atan(c / w))
-                                         : (c * c + (1 - c) * (1 - c)) / 2 + w;
+         : p->kind[i] == SUITE_MIX_GAUSS
+             ? 0.5 * sqrt(acos(-1.0)) * w * (erf((1 - c) / w) + erf(c / w))
+             : (c * c + (1 - c) * (1 - c)) / 2 + w;
   }
   return v;
 }

@@ -128,7 +128,7 @@ long long gcuba_cuhre_max_regions(const gcuba_call *c, int device,
 static void relative_part(const cuhre *t, gcuba_classify *cl)
 {
   gcuba_cuhre_relative(&t->st, (t->c->flags & GCUBA_NORELFINISH) != 0,
-                       t->c->epsrel, t->c->epsabs, cl);
+                       t->rule.degree, t->c->epsrel, t->c->epsabs, cl);
 }
 
 /* Thresholds of a planned iteration (gcuba/detail/cuhre_policy.h): the
