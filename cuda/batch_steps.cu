@@ -395,8 +395,8 @@ __global__ void __launch_bounds__(BBLOCK) k_split(gcuba_bargs g)
       if (s->cl.relfinish &&
           gcuba_cuhre_relfinish_lower(&v, e) < nc) {
         s->relfrac = v.relfrac;
-        gcuba_cuhre_relative(&v, !g.relfinish, g.degree, g.epsrel, g.epsabs,
-                           &s->cl);
+        gcuba_cuhre_relative(&v, !g.relfinish, g.degree, g.epsrel,
+                             g.epsabs, &s->cl);
         again = 1;
       } else {
         gcuba_cuhre_plan p;

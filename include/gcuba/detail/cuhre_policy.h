@@ -529,20 +529,20 @@ GCUBA_HD static inline void gcuba_cuhre_split_all(gcuba_classify *cl)
 /* The relative part of relative-error finishing, in units of the
    threshold, for the rule of `degree'.  The relative test gives a leaf a
    share of the tolerance in proportion to its integral, and on a peak one
-   leaf holds much of it: with the degree 9 rule (4-12 D) the false claims
-   left on random peaks (bench/bench-peaks, seed 1: 8 of 9,453 claims, up
-   to 1.96 times the tolerance) came each from one or two leaves by the
-   peak, one to four widths across, that finished at their first
-   classification with 5-15 % of the tolerance, their null values falling
-   off by chance and their estimates 7-16 times below their true errors.
-   At a quarter of the threshold they are split instead: no false claim
-   on seeds 1 and 2, and fewer evaluations (the finished leaves no longer
-   take the tolerance early, which lowered the threshold for the rest of
-   the run).  The absolute part (epsabs times the leaf's volume) keeps
-   the whole threshold: a leaf's volume share does not gather on a peak,
-   and 4-D products at epsrel = epsabs = 1e-12 (bench/bench-floor), where
-   it decides, took more evaluations with a quarter of it.  The degree 11
-   rule starts its threshold lower instead (gcuba_cuhre_relfrac0). */
+   leaf holds much of it: with the degree 9 rule (key 0 from 4-D up, or key
+   9) the false claims left on random peaks (bench/bench-peaks, seed 1: 8
+   of 9,453 claims, up to 1.96 times the tolerance) came each from one or
+   two leaves by the peak, one to four widths across, that finished at
+   their first classification with 5-15 % of the tolerance, their null
+   values falling off by chance and their estimates 7-16 times below their
+   true errors.  At a quarter of the threshold they are split instead: no
+   false claim on seeds 1 and 2, and fewer evaluations (the finished leaves
+   no longer take the tolerance early, which lowered the threshold for the
+   rest of the run).  The absolute part (epsabs times the leaf's volume)
+   keeps the whole threshold: a leaf's volume share does not gather on a
+   peak, and 4-D products at epsrel = epsabs = 1e-12 (bench/bench-floor),
+   where it decides, took more evaluations with a quarter of it.  The degree
+   11 rule starts its threshold lower instead (gcuba_cuhre_relfrac0). */
 #ifndef GCUBA_CUHRE_RELSHARE_DEG9
 #define GCUBA_CUHRE_RELSHARE_DEG9 0.25
 #endif
