@@ -81,7 +81,8 @@ struct gcuba_integrand {
 typedef const struct gcuba_integrand *gintegrand_t;
 
 /* Flag bits.  Bits 0-31 have Cuba's meaning:
-     bits 0-1  verbosity 0..3 (GCUBAVERBOSE may raise it, as CUBAVERBOSE)
+     bits 0-1  verbosity 0..3 (GCUBAVERBOSE may raise it, as CUBAVERBOSE);
+               at 3 gCuhre also lists each region it evaluates, as Cuba
      bit 2     Cuba: use only the last set of samples.  gcuba's Cuhre
                always returns the final total with its honest error, so
                for gCuhre this bit changes nothing (doc/gcuba.md);
@@ -89,7 +90,8 @@ typedef const struct gcuba_integrand *gintegrand_t;
      bit 3     Vegas: no smoothing of the importance function
      bit 4     keep the state file after a successful run
      bit 5     Vegas: reset the state from the state file, keep the grid
-     bit 7     Cuhre: print the regions at verbosity 3
+     bit 7     Cuba's Mathematica interface: return the regions;
+               accepted, no effect
      bits 8-23 Cuba's random-number-generator level: accepted and ignored
                (gcuba draws from Philox, see doc/gcuba.md)
    gcuba's own bits sit above them, at 24-30. */

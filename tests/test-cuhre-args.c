@@ -1,15 +1,18 @@
 /* tests/test-cuhre-args.c -- every Cuhre argument does what Cuba
    documents: ncomp > 1, nvec batches of a host function, mineval,
    maxeval (neval exact, within maxeval plus one bisection), keys,
-   flags bits (LAST, GCUBA_NORELFINISH on a sign-changing integrand),
-   llgCuhre = gCuhre, thread-count independence, backend selection.
-   This file is part of gcuba. */
+   flags bits (LAST, GCUBA_NORELFINISH on a sign-changing integrand;
+   verbosity 3 lists the regions), llgCuhre = gCuhre, thread-count
+   independence, backend selection.  This file is part of gcuba. */
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tap.h"
 #include "suite.h"
 #include "gpu.h"
+#include "capture.h"
 
 static int maxbatch, ncalls;
 
@@ -80,6 +83,87 @@ static int same(const result *a, const result *b, int ncomp)
          !memcmp(a->error, b->error, sizeof(double) * ncomp);
 }
 
+/* Verbosity 3 lists every region as it is evaluated (Cuba's layout).
+   The regions of the listing that no later one splits (a child starts at
+   its parent's lower corner and is narrower along one axis only) must be
+   the call's nregions, tile the unit cube, and add up to its integral and
+   error.  Returns the number of regions listed, -1 when the listing does
+   not parse. */
+#define LIST_MAX 20000
+static double list_lo[LIST_MAX][3], list_w[LIST_MAX][3], list_avg[LIST_MAX],
+    list_err[LIST_MAX];
+static int list_parse(const char *buf, int ndim, int *nleaves, double *vol,
+                      double *avg, double *err)
+{
+  const char *p = buf;
+  int n = 0, i, j, d;
+  while ((p = strstr(p, "\nRegion (")) != NULL) {
+    if (n == LIST_MAX) return -1;
+    p += 7;
+    for (d = 0; d < ndim; ++d) {
+      double a, b;
+      int k = 0;
+      if (sscanf(p, " (%lf) - (%lf)%n", &a, &b, &k) != 2 || !k) return -1;
+      list_lo[n][d] = a;
+      list_w[n][d] = b - a;
+      p += k;
+    }
+    if (sscanf(p, " [1] %lf +- %lf", &list_avg[n], &list_err[n]) != 2)
+      return -1;
+    ++n;
+  }
+  *nleaves = 0;
+  *vol = *avg = *err = 0;
+  for (i = 0; i < n; ++i) {
+    int split = 0;
+    for (j = i + 1; j < n && !split; ++j) {
+      int same = 0, narrower = 0;
+      for (d = 0; d < ndim; ++d) {
+        if (list_lo[j][d] != list_lo[i][d]) break;
+        if (list_w[j][d] == list_w[i][d]) ++same;
+        else if (list_w[j][d] < list_w[i][d]) ++narrower;
+      }
+      split = d == ndim && same == ndim - 1 && narrower == 1;
+    }
+    if (split) continue;
+    ++*nleaves;
+    *vol += list_w[i][0] * list_w[i][1] * list_w[i][2];
+    *avg += list_avg[i];
+    *err += list_err[i];
+  }
+  return n;
+}
+
+static void check_listing(void)
+{
+  static char buf[8 << 20];
+  const char *file = "test-cuhre-args.regions";
+  result a, b;
+  double vol, avg, err;
+  int n, nleaves, save = capture_begin(file);
+  cuhre(&a, 3, 1, S(f3), 1, 1e-5, 3, 0, 100000000, 0);
+  capture_end(save, file, buf, sizeof buf);
+  n = list_parse(buf, 3, &nleaves, &vol, &avg, &err);
+  ok(a.fail == 0 && n > 0 && strlen(buf) < sizeof buf - 1,
+     "verbosity 3 lists the regions: %d listed (fail %d)", n, a.fail);
+  ok(nleaves == a.nregions && fabs(vol - 1) <= 1e-12,
+     "  ... the unsplit ones are the %d regions (%d) and tile the cube "
+     "(volume %.15g)", a.nregions, nleaves, vol);
+  /* the call's error also has a term for the rounding of its total,
+     GCUBA_CUHRE_ROUND units (cuhre_policy.h) */
+  ok(fabs(avg - a.integral[0]) <= 1e-13 * fabs(a.integral[0]) &&
+         fabs(err - a.error[0]) <=
+             1e-12 * a.error[0] + 4 * DBL_EPSILON * fabs(a.integral[0]),
+     "  ... their integrals add up to %.15g (%.15g), their errors to %.6g "
+     "(%.6g, %.2g less)", a.integral[0], avg, a.error[0], err,
+     a.error[0] - err);
+  save = capture_begin(file);
+  cuhre(&b, 3, 1, S(f3), 1, 1e-5, 2, 0, 100000000, 0);
+  capture_end(save, file, buf, sizeof buf);
+  ok(!strstr(buf, "Region (") && same(&a, &b, 1),
+     "verbosity 2 lists none, and the listing changes no result");
+}
+
 int main(void)
 {
   double g = sqrt(M_PI) / 25 * erf(12.5), truth3[3];
@@ -130,6 +214,8 @@ int main(void)
   ok(fabs(a.integral[0] - 1.2700170928250806e-07) <= 3 * a.error[0],
      "  ... with the best estimate %.10g +- %.2e", a.integral[0],
      a.error[0]);
+
+  check_listing();
 
   /* llgCuhre and gCuhre agree */
   cuhre(&a, 5, 1, S(f6), 1, 1e-4, 0, 0, 100000000, 0);

@@ -220,6 +220,53 @@ static void report(cuhre *t, long long nact)
   fflush(stderr);
 }
 
+/* Verbosity 3: the regions this iteration evaluated (the last nnew of
+   the store), as Cuba's Cuhre lists each region when its rule is
+   applied:
+     Region (lower) - (upper)        the first axis
+            (lower) - (upper)        the others
+     [c] integral +- error           each component
+   with every digit, and the error the region carries from here on
+   (after the two-level correction, and the floor of a region that
+   straddles a known feature).  Every process of a collective call takes
+   part (t->list); those whose verbosity asks for it print.  0 or a fail
+   code; a listing that finds no memory says so and the call goes on. */
+static int list_regions(cuhre *t, long long nnew)
+{
+  gcuba_call *c = t->c;
+  gcuba_region_set s;
+  const int ndim = c->ndim, ncomp = t->ncomp;
+  long long i;
+  int d, comp, rc;
+  memset(&s, 0, sizeof s);
+  rc = t->ops->save(t->ctx, &s);
+  if (rc == GCUBA_FAIL_NOMEM) {
+    gcuba_log(c, 3, "no memory to list the regions of this iteration");
+    rc = 0;
+  } else if (!rc && c->verbose >= 3) {
+    for (i = s.n - nnew; i < s.n; ++i) {
+      const double *lo = s.lo + i * ndim, *w = s.w + i * ndim;
+      for (d = 0; d < ndim; ++d)
+        fprintf(stderr, d ? "\n       (%.17g) - (%.17g)"
+                          : "\nRegion (%.17g) - (%.17g)",
+                lo[d], lo[d] + w[d]);
+      for (comp = 0; comp < ncomp; ++comp)
+        fprintf(stderr, "\n[%d] %.17g +- %.17g", comp + 1,
+                s.avg[i * ncomp + comp], s.err[i * ncomp + comp]);
+      fputc('\n', stderr);
+    }
+    fflush(stderr);
+  }
+  free(s.lo);
+  free(s.w);
+  free(s.avg);
+  free(s.err);
+  free(s.dims);
+  free(s.pavg);
+  free(s.perr);
+  return rc;
+}
+
 /* the end with outcome o (gcuba/detail/cuhre_policy.h), said as every executor
    of the policy says it */
 void gcuba_cuhre_end(cuhre *t, int o, int worst)
@@ -329,6 +376,11 @@ int gcuba_cuhre_open(cuhre *t, gcuba_call *c, const gcuba_cuhre_ops *ops)
   t->maxregions = gcuba_cuhre_max_regions(c, t->ops->device, 0);
   if (gcuba_coll_reduce_ll(c, &t->maxregions, 1, GCUBA_COLL_MIN))
     return c->fail;
+  {
+    long long list = c->verbose >= 3;
+    if (gcuba_coll_reduce_ll(c, &list, 1, GCUBA_COLL_MAX)) return c->fail;
+    t->list = list != 0;
+  }
   gcuba_log(c, 2, "ndim %d, ncomp %d, epsrel %g, epsabs %g, flags %d, "
             "mineval %lld, maxeval %lld, key %d (degree-%d rule, %d points"
             " and %d probes),"
@@ -488,6 +540,10 @@ int gcuba_cuhre_evaluate(cuhre *t, int need, double *excess, int *worst,
   converged = gcuba_cuhre_totals(&t->st, t->sumavg, t->sumerr, c->epsrel,
                                  c->epsabs, need, excess, worst);
   report(t, *nleaves);
+  if (t->list && nnew > 0 && (rc = list_regions(t, nnew))) {
+    gcuba_fail(c, rc, "listing the regions");
+    return -1;
+  }
   return converged;
 }
 

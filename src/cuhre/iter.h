@@ -56,6 +56,8 @@ typedef struct gcuba_cuhre_t {
   gcuba_region_set grow_set;        /* regions in this GPU's memory */
   int cont;                         /* run goes on where it stopped */
   int cuts; /* the backend's apply cuts (gcuba/detail/cut.h) */
+  int list; /* verbosity 3 on some process of the call: every one takes
+               part in listing the evaluated regions (iter.c) */
   gcuba_cutmap cm;                  /* and what it knows (c->cutmap) */
   double t0_iter, t1;                /* this iteration's start, its
                                        evaluation's end (ms) */
