@@ -4,7 +4,8 @@
    their flags, the parent records and trust levels), the two-level
    correction and the cap of loose children (gcuba_twolevel), the
    boundary probes (gcuba_rule_probe_err) and the degree 11 rule's axis
-   lines (gcuba_rule_line_axis).  This file is part of gcuba. */
+   lines (gcuba_rule_line_axis, and the least estimate they give).
+   This file is part of gcuba. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
@@ -411,6 +412,53 @@ static double lz(const double *x, const double *c, double w, int kind)
   }
   return kind == 1 ? 1 / v : kind == 2 ? exp(-g) : exp(x[0] + x[1] + x[2]);
 }
+/* The line as the least estimate of a region that is not deep: a box of
+   bench-peaks' 3-D Lorentzian #128 (seed 2), its peak 0.07 from the
+   box's face y = 1, where the null values fall off fast (e_1 cancels)
+   and only the y line shows the error; deep regions keep the null
+   values' estimate. */
+static void check_line_floor(const gcuba_rule *r)
+{
+  static const double lo[3] = {0.625, 0.5, 0.75}, hi[3] = {0.75, 1, 1};
+  static const double c[3] = {0.74563541242475373, 0.93132928671778448,
+                              0.66209630194311153};
+  const double w = 0.11075077748262677;
+  double f[256], u[3], x[3], vol = 1, truth = 1, avg, err, e[3], line;
+  double setsum[GCUBA_RULE_MAXSETS];
+  int p, i, s, fl, fl0, fl1;
+  for (i = 0; i < 3; ++i) {
+    vol *= hi[i] - lo[i];
+    truth *= w * (atan((hi[i] - c[i]) / w) - atan((lo[i] - c[i]) / w));
+  }
+  for (p = 0; p < r->npoints; ++p) {
+    gcuba_rule_point(r, p, u);
+    for (i = 0; i < 3; ++i)
+      x[i] = 0.5 * (lo[i] + hi[i]) + 0.5 * (hi[i] - lo[i]) * u[i];
+    f[p] = lz(x, c, w, 1);
+  }
+  for (s = 0; s < r->nsets; ++s) {
+    setsum[s] = 0;
+    for (p = r->set[s].first; p < r->set[s].first + r->set[s].npts; ++p)
+      setsum[s] += f[p];
+  }
+  line = gcuba_rule_line_guard(r, f[0], f + 1, 1);
+  gcuba_rule_apply(r, 1, f, vol, NULL, &avg, &err, NULL);
+  ok(line > 0 && err == vol * line && 2 * err >= fabs(avg - truth),
+     "axis lines: a box of a 3-D Lorentzian by its face, true error %.3g, "
+     "estimate %.3g (the y line's)", fabs(avg - truth), err);
+  /* the null values alone, and a deep region */
+  e[0] = 1e-6;
+  e[1] = 1e-4;
+  e[2] = 6e-4;
+  ok(gcuba_rule_nullerr(r, e, 0, 8e-5, &fl) == 8e-5 && fl == 0 &&
+         gcuba_rule_nullerr(r, e, GCUBA_TRUST, 8e-5, &fl1) == 8e-5 &&
+         fl1 == 0 &&
+         gcuba_rule_nullerr(r, e, GCUBA_TRUST | GCUBA_TRUST_DEEP, 8e-5,
+                            &fl0) < 8e-5 &&
+         (fl0 & GCUBA_RULE_DECAYS),
+     "axis lines: the line is the least estimate, except in deep regions");
+}
+
 static void check_lines(void)
 {
   static const double lo[3] = {0.625, 0.125, 0.25}, hi[3] = {0.75, 0.25, 0.5};
@@ -460,6 +508,7 @@ static void check_lines(void)
      gcuba_rule_line_guard(&r9, f[0], f + 1, 1) == 0,
      "axis lines: none act on exp(x1 + x2 + x3) or a Gaussian of width "
      "0.5 (boxes 1, 1/2, 1/4 wide); the degree 9 rule has none");
+  check_line_floor(&r);
 }
 
 int main(void)

@@ -361,7 +361,8 @@ GCUBA_RULE_FN int gcuba_rule_widest(int ndim, const double *width)
    does not fall off (c0 D8 > D6) and its share of the second null
    value, GCUBA_RULE_LINE_CAL8 D8 (the ratio of e_2 to D8 for u^8 along
    an axis), exceeds e_2, the null values missed what the line shows:
-   the region does not take the fast-decay estimate (gcuba_rule_nullerr).
+   the region does not take the fast-decay estimate; and outside deep
+   regions that share is the least estimate (gcuba_rule_nullerr).
    Over the 29,791 dyadic boxes of that Lorentzian (per-axis levels 0 to
    4, one rule application each), boxes underestimated more than 3 times
    64 -> 7 (worst 1245 -> 131 times); bench-peaks --dims 3, five seeds:
