@@ -8,7 +8,8 @@
    GCUBA_FAIL_COLLECTIVE (adaptive stratification: -6 on all),
    an abort or a NaN seen by one process ends the
    call on all, state files resume collectively, an integrand that calls
-   gCuhre itself runs its inner calls locally.  Rank 0 prints TAP lines
+   gCuhre itself runs its inner calls locally, verbosity 3 on one
+   process lists the regions there and changes no result.  Rank 0 prints TAP lines
    (unnumbered; the script adds the plan) and writes every collective
    result as hex to argv[1], which the script compares across process
    counts.  Compiled by nvcc as tests/test-mpi-gpu.cu (TEST_MPI_GPU), it
@@ -452,6 +453,28 @@ int main(int argc, char **argv)
                same(&a, &col[0]),
            "%s: at verbosity 2 each process's time in the same collective "
            "operations, the same result", k.name);
+  }
+
+  /* verbosity 3 on the first process only: every process takes part in
+     listing the regions, the first prints them */
+  {
+    static char buf[1 << 22];
+    char log[64];
+    kase k = ks[0];
+    const char *p = buf;
+    int save, nlisted = 0;
+    snprintf(log, sizeof log, "test-mpi-%ld.log", (long)getpid());
+    save = capture_begin(log);
+    if (rank == 0) k.flags |= 3;
+    call(&k, k.maxeval, NULL, &a);
+    capture_end(save, log, buf, sizeof buf);
+    while ((p = strstr(p, "\nRegion (")) != NULL) {
+      ++nlisted;
+      ++p;
+    }
+    report((rank == 0 ? nlisted > 0 : nlisted == 0) && same(&a, &col[0]),
+           "%s: verbosity 3 on the first process only: it lists the "
+           "regions, the others none, the same result", k.name);
   }
 
   rc = gcuba_mpi_comm(MPI_COMM_NULL);
