@@ -239,22 +239,26 @@ static void check_nullerr(void)
     ok(gcuba_rule_axis(flagged) == ax && gcuba_rule_axis(ax) == ax &&
        gcuba_rule_parent_err(2e-3, flagged) == -2e-3 &&
        gcuba_rule_parent_err(2e-3, ax) == 2e-3 &&
-       gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, flagged), 0.25, 5) &&
-       gcuba_rule_trusted(gcuba_rule_parent_err(0, flagged), 0.125, 5) &&
-       !gcuba_rule_trusted(gcuba_rule_parent_err(0, ax), 0.125, 5) &&
-       !gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, ax), 0.125, 5) &&
-       !gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, flagged), 0.5, 5) &&
+       gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, flagged), 0.25, 5, 9) &&
+       gcuba_rule_trusted(gcuba_rule_parent_err(0, flagged), 0.125, 5, 9) &&
+       !gcuba_rule_trusted(gcuba_rule_parent_err(0, ax), 0.125, 5, 9) &&
+       !gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, ax), 0.125, 5, 9) &&
+       !gcuba_rule_trusted(gcuba_rule_parent_err(2e-3, flagged), 0.5, 5, 9) &&
        /* -1e-3: the lowest bit clear, not slack */
-       gcuba_rule_trusted(-1e-3, 0.125, 1) == DEEP &&
-       gcuba_rule_trusted(-1e-3, 0.25, 1) == GCUBA_TRUST &&
-       gcuba_rule_trusted(-1e-3, 0.015625, 2) == DEEP &&
-       gcuba_rule_trusted(-1e-3, 0.015625 * 1.0001, 2) == GCUBA_TRUST &&
-       gcuba_rule_trusted(-1e-3, ldexp(1, -15), 5) == DEEP &&
-       gcuba_rule_trusted(-1e-3, ldexp(1, -14), 5) == GCUBA_TRUST &&
-       gcuba_rule_trusted(1e-3, ldexp(1, -10), 5) == 0,
+       gcuba_rule_trusted(-1e-3, 0.125, 1, 9) == DEEP &&
+       gcuba_rule_trusted(-1e-3, 0.25, 1, 9) == GCUBA_TRUST &&
+       gcuba_rule_trusted(-1e-3, 0.015625, 2, 9) == DEEP &&
+       gcuba_rule_trusted(-1e-3, 0.015625 * 1.0001, 2, 9) == GCUBA_TRUST &&
+       gcuba_rule_trusted(-1e-3, ldexp(1, -15), 5, 9) == DEEP &&
+       gcuba_rule_trusted(-1e-3, ldexp(1, -14), 5, 9) == GCUBA_TRUST &&
+       gcuba_rule_trusted(1e-3, ldexp(1, -10), 5, 9) == 0 &&
+       /* the degree 11 rule: deep at 16^-3 */
+       gcuba_rule_trusted(-1e-3, ldexp(1, -9), 3, 9) == DEEP &&
+       gcuba_rule_trusted(-1e-3, ldexp(1, -9), 3, 11) == GCUBA_TRUST &&
+       gcuba_rule_trusted(-1e-3, ldexp(1, -12), 3, 11) == DEEP,
        "parent records: the flag rides on the axis and the error's sign "
        "(0 too); trusted only two bisections deep (vol <= 1/4), deep "
-       "at vol <= 8^-ndim");
+       "at vol <= 8^-ndim (16^-3 for the degree 11 rule)");
   }
   {
     /* the slack mark rides on the record's lowest bit: one unit in the
@@ -265,14 +269,14 @@ static void check_nullerr(void)
     ok(rs < 0 && fabs(rs + 5e-3) <= 1e-18 && rn < 0 &&
        fabs(rn + 5e-3) <= 1e-18 && rs != rn &&
        gcuba_rule_parent_err(5e-3, 7 | GCUBA_RULE_SLACK) > 0 &&
-       gcuba_rule_trusted(rs, ldexp(1, -10), 5) ==
+       gcuba_rule_trusted(rs, ldexp(1, -10), 5, 9) ==
          (GCUBA_TRUST | GCUBA_TRUST_SLACK) &&
-       gcuba_rule_trusted(rs, ldexp(1, -10) * 1.0001, 5) == GCUBA_TRUST &&
-       gcuba_rule_trusted(rs, ldexp(1, -15), 5) ==
+       gcuba_rule_trusted(rs, ldexp(1, -10) * 1.0001, 5, 9) == GCUBA_TRUST &&
+       gcuba_rule_trusted(rs, ldexp(1, -15), 5, 9) ==
          (GCUBA_TRUST | GCUBA_TRUST_DEEP) &&
-       gcuba_rule_trusted(rn, ldexp(1, -10), 5) == GCUBA_TRUST &&
-       gcuba_rule_trusted(gcuba_rule_parent_err(0, sl), ldexp(1, -12), 5) ==
-         (GCUBA_TRUST | GCUBA_TRUST_SLACK),
+       gcuba_rule_trusted(rn, ldexp(1, -10), 5, 9) == GCUBA_TRUST &&
+       gcuba_rule_trusted(gcuba_rule_parent_err(0, sl), ldexp(1, -12), 5,
+                          9) == (GCUBA_TRUST | GCUBA_TRUST_SLACK),
        "parent records: the slack mark in the lowest bit (one ulp), slack "
        "trust at vol <= 4^-ndim above 8^-ndim, not without the mark");
   }

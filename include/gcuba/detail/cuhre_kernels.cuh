@@ -272,7 +272,7 @@ __device__ __forceinline__ int gcuba_cuhre_region(
                        r, e,
                        a.perr && i >= a.pfirst
                            ? gcuba_rule_trusted(a.perr[(i - a.pfirst) / 2],
-                                                vol, ndim)
+                                                vol, ndim, r->degree)
                            : 0,
                        line, &flags);
         int ax = (v > 0 ? kd : kw) | flags;
@@ -301,7 +301,8 @@ __device__ __forceinline__ int gcuba_cuhre_region(
             r, sc, vol,
             a.perr && i >= a.pfirst
                 ? gcuba_rule_trusted(
-                      a.perr[(i - a.pfirst) / 2 * ncomp + c], vol, ndim)
+                      a.perr[(i - a.pfirst) / 2 * ncomp + c], vol, ndim,
+                      r->degree)
                 : 0,
             gcuba_rule_line_guard(r, fax[c * nax], fax + c * nax + 1, 1),
             &a.avg[i * ncomp + c], &a.err[i * ncomp + c]);

@@ -13,7 +13,8 @@
 #define GCUBA_RULE_SLACK 0x10000000
 /* `trusted' (gcuba_rule_trusted, gcuba_rule_nullerr): bits */
 #define GCUBA_TRUST 1       /* the parent's null values fell off */
-#define GCUBA_TRUST_DEEP 2  /* and the region is at most 8^-ndim */
+#define GCUBA_TRUST_DEEP 2  /* and the region is at most 8^-ndim
+                               (gcuba_rule_deepvol) */
 #define GCUBA_TRUST_SLACK 4 /* or at most 4^-ndim under a slack parent */
 
 /* The error of the basic rule from its null values e[0..2] (e_1, e_2,
@@ -47,7 +48,8 @@
    adversarial sweep (bench/bench-adversarial) up to 7x off, where the degree 7, 9
    and 11 rules added no false claim.
    Deep regions (trusted == 2, gcuba_rule_trusted: volume at most
-   8^-ndim, every axis halved three times on average) are in the
+   8^-ndim, every axis halved three times on average; 16^-3 for the
+   degree 11 rule, gcuba_rule_deepvol) are in the
    asymptotic regime for a smooth integrand, and there two things change
    for the rules of degree 9 and up:
    - fast decay (r <= 1/c0): e_1 max(c1 f^2, r), f = max(c0 r,
@@ -97,7 +99,8 @@
    epsrel 1e-6 (bench-batch) were claimed 1.1-3.2x the tolerance off: a
    region 1/4 wide is not asymptotic for a peak 0.06 wide.  At 8^-ndim
    one is, 1.2x off, with 8% more evaluations; at 16^-ndim none, but a
-   4-D oscillatory product at 1e-12 runs to maxeval 1e7.
+   4-D oscillatory product at 1e-12 runs to maxeval 1e7 (so 16^-ndim
+   only for the degree 11 rule, since 2026-12-08).
    line: the axis lines' guard (gcuba_rule_line_guard, 0 for none): the
    share of e_2 that an axis line whose degree 8 content does not fall
    off shows.  When it exceeds e_2 the line shows content the null values
@@ -170,7 +173,8 @@ GCUBA_RULE_FN double gcuba_rule_nullerr(const gcuba_rule *r,
    raised the error.  When the region is split, its error goes to its
    children's parent record negated when the flag is set
    (gcuba_rule_parent_err), and a child evaluates with `trusted' =
-   gcuba_rule_trusted(parent record, its volume): the sign bit (0 errors
+   gcuba_rule_trusted(parent record, its volume, the rule's ndim and
+   degree): the sign bit (0 errors
    keep it; GCUBA_RULE_SLACK, set by gcuba_twolevel, rides on the
    lowest bit of the record's mantissa, a change of one unit in the
    last place of an estimate; state files of the older layout are
@@ -179,9 +183,20 @@ GCUBA_RULE_FN double gcuba_rule_nullerr(const gcuba_rule *r,
    1/4 of the unit cube: the domain's halves are not an asymptotic
    regime; this removed one of 18 false claims over nine sets of Genz
    instances and no honest answer).  It returns 0 or GCUBA_TRUST, with
-   GCUBA_TRUST_DEEP when the volume is also at most 8^-ndim, or else
-   GCUBA_TRUST_SLACK when it is at most 4^-ndim and the parent was
-   slack (see gcuba_rule_nullerr). */
+   GCUBA_TRUST_DEEP when the volume is also at most gcuba_rule_deepvol,
+   or else GCUBA_TRUST_SLACK when it is at most 4^-ndim and the parent
+   was slack (see gcuba_rule_nullerr).
+   gcuba_rule_deepvol: 8^-ndim, every axis halved three times on
+   average; 16^-ndim for the degree 11 rule (key 0 in 3-D).  A cube 1/8
+   wide is not asymptotic for a 3-D Gaussian 0.064 wide (1.9 widths): in
+   the one bad integral of 100,000 3-D peaks at epsrel 1e-6
+   (bench/bench-batch) such a cube by the peak's centre took the deep
+   fast-decay estimate, 10 times under its true error, and finished with
+   30 % of the integral (1.22 times the tolerance off).  At 16^-3 none
+   of the 100,000 is bad, for 1.7 % more evaluations; the 3-D peaks of
+   bench-peaks (seeds 1-5) take 1-5 % more.  The other rules keep 8^-ndim,
+   where a 4-D oscillatory product at epsrel = epsabs = 1e-12 (key 9)
+   needs the deep estimate. */
 GCUBA_RULE_FN int gcuba_rule_axis(int dims) { return dims & 0xffff; }
 GCUBA_RULE_FN double gcuba_rule_parent_err(double err, int dims)
 {
@@ -193,12 +208,17 @@ GCUBA_RULE_FN double gcuba_rule_parent_err(double err, int dims)
   memcpy(&v, &b, sizeof b);
   return (dims & GCUBA_RULE_DECAYS) ? -v : v;
 }
+GCUBA_RULE_FN double gcuba_rule_deepvol(int ndim, int degree)
+{
+  return ldexp(1.0, -(degree == 11 ? 4 : 3) * ndim);
+}
 GCUBA_RULE_FN int gcuba_rule_trusted(double parent_err, double vol,
-  int ndim)
+  int ndim, int degree)
 {
   unsigned long long b;
   if (!signbit(parent_err) || vol > 0.25) return 0;
-  if (vol <= ldexp(1.0, -3 * ndim)) return GCUBA_TRUST | GCUBA_TRUST_DEEP;
+  if (vol <= gcuba_rule_deepvol(ndim, degree))
+    return GCUBA_TRUST | GCUBA_TRUST_DEEP;
   memcpy(&b, &parent_err, sizeof b);
   return (b & 1ull) && vol <= ldexp(1.0, -2 * ndim)
            ? GCUBA_TRUST | GCUBA_TRUST_SLACK : GCUBA_TRUST;

@@ -462,7 +462,7 @@ GCUBA_RULE_FN void gcuba_rule_apply(const gcuba_rule *r, int ncomp,
       setsum[s] = sum;
     }
     s = gcuba_rule_combine(r, setsum, vol,
-      perr ? gcuba_rule_trusted(perr[c], vol, r->ndim) : 0,
+      perr ? gcuba_rule_trusted(perr[c], vol, r->ndim, r->degree) : 0,
       gcuba_rule_line_guard(r, f[c], f + ncomp + c, ncomp), &avg[c],
       &err[c]);
     if (splitdim)
