@@ -97,6 +97,8 @@ static int list_parse(const char *buf, int ndim, int *nleaves, double *vol,
 {
   const char *p = buf;
   int n = 0, i, j, d;
+  *nleaves = 0;
+  *vol = *avg = *err = 0;
   while ((p = strstr(p, "\nRegion (")) != NULL) {
     if (n == LIST_MAX) return -1;
     p += 7;
@@ -112,8 +114,6 @@ static int list_parse(const char *buf, int ndim, int *nleaves, double *vol,
       return -1;
     ++n;
   }
-  *nleaves = 0;
-  *vol = *avg = *err = 0;
   for (i = 0; i < n; ++i) {
     int split = 0;
     for (j = i + 1; j < n && !split; ++j) {
