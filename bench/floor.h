@@ -41,18 +41,7 @@ static inline int floor_prod(const int *ndim, const double x[],
   return 0;
 }
 
-/* int_0^1 exp(-a x) cos(w x) dx */
-static inline long double floor_ix(long double a, long double w)
-{
-  return (a + expl(-a) * (w * sinl(w) - a * cosl(w))) / (a * a + w * w);
-}
-
-static inline long double floor_osc_truth(const struct floor_par *p)
-{
-  return p->s * floor_ix(1, p->w) * floor_ix(2, 0.5L * p->w);
-}
-
-/* int_a^b exp(-a x) cos(w x) dx, from the antiderivative
+/* int_lo^hi exp(-a x) cos(w x) dx, from the antiderivative
    exp(-a x) (w sin(w x) - a cos(w x)) / (a^2 + w^2) */
 static inline long double floor_ixab(long double a, long double w,
                                      long double lo, long double hi)
@@ -60,6 +49,17 @@ static inline long double floor_ixab(long double a, long double w,
   return (expl(-a * hi) * (w * sinl(w * hi) - a * cosl(w * hi)) -
           expl(-a * lo) * (w * sinl(w * lo) - a * cosl(w * lo))) /
          (a * a + w * w);
+}
+
+/* int_0^1 exp(-a x) cos(w x) dx */
+static inline long double floor_ix(long double a, long double w)
+{
+  return floor_ixab(a, w, 0, 1);
+}
+
+static inline long double floor_osc_truth(const struct floor_par *p)
+{
+  return p->s * floor_ix(1, p->w) * floor_ix(2, 0.5L * p->w);
 }
 
 /* floor_prod over the box [lo, hi] */

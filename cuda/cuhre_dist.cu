@@ -622,12 +622,6 @@ int gcuba_cz_save_dist(gpu *t, gcuba_region_set *s)
   }
 #undef GATHER
 out:
-  free(m.lo);
-  free(m.w);
-  free(m.avg);
-  free(m.err);
-  free(m.dims);
-  free(m.pavg);
-  free(m.perr);
+  gcuba_region_set_free(&m);
   return rc;
 }

@@ -8,6 +8,7 @@
 #define GCUBA_CUHRE_BACKEND_H
 
 #include <math.h>
+#include <stdlib.h>
 #include "common/common.h"
 #include "gcuba/detail/rule.h"
 
@@ -28,6 +29,18 @@ typedef struct gcuba_region_set {
   unsigned short *wk;     /* ondev: [n*ndim] the widths as exponents, w =
                              2^-wk, where w is NULL (cuda/cuhre.cu) */
 } gcuba_region_set;
+
+/* the host arrays of a set that save filled (not an ondev one) */
+static inline void gcuba_region_set_free(gcuba_region_set *s)
+{
+  free(s->lo);
+  free(s->w);
+  free(s->avg);
+  free(s->err);
+  free(s->dims);
+  free(s->pavg);
+  free(s->perr);
+}
 
 typedef struct gcuba_cuhre_ops {
   const char *name;

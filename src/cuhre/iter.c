@@ -257,13 +257,7 @@ static int list_regions(cuhre *t, long long nnew)
     }
     fflush(stderr);
   }
-  free(s.lo);
-  free(s.w);
-  free(s.avg);
-  free(s.err);
-  free(s.dims);
-  free(s.pavg);
-  free(s.perr);
+  gcuba_region_set_free(&s);
   return rc;
 }
 

@@ -87,15 +87,8 @@ int gcuba_cuhre_payload(cuhre *t, gcuba_buf *pb, int file,
     rc = gcuba_fail(c, rc, "saving the regions");
   if (dev)
     *dev = s; /* GPU memory, the store's */
-  else {
-    free(s.lo);
-    free(s.w);
-    free(s.avg);
-    free(s.err);
-    free(s.dims);
-    free(s.pavg);
-    free(s.perr);
-  }
+  else
+    gcuba_region_set_free(&s);
   if (pb && !rc)
     *pb = b;
   else
